@@ -1,0 +1,156 @@
+//! DropTail: a FIFO that drops arrivals once the limit is reached.
+//!
+//! Source: the classic tail-drop queue (ns-2 `queue/drop-tail.cc`, ns-3
+//! `FifoQueueDisc`). Parameters:
+//! - `limit`: packets (integer) or bytes (string with unit); default 1000 packets.
+
+use super::{DropCause, Limit, QdCtx, QueueDisc};
+use crate::net::packet::Packet;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {
+    #[serde(default = "default_limit")]
+    pub limit: Limit,
+}
+
+fn default_limit() -> Limit {
+    Limit::Packets(1000)
+}
+
+impl Default for DropTailConfig {
+    fn default() -> Self {
+        DropTailConfig {
+            limit: default_limit(),
+        }
+    }
+}
+
+impl DropTailConfig {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        self.limit.validate().map_err(|m| ("limit".into(), m))
+    }
+}
+
+pub struct DropTail {
+    limit: Limit,
+    q: VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(c: &DropTailConfig) -> Self {
+        let cap = match c.limit {
+            Limit::Packets(n) => (n as usize).min(1 << 16),
+            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
+        };
+        DropTail {
+            limit: c.limit,
+            q: VecDeque::with_capacity(cap + 1),
+            bytes: 0,
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn kind(&self) -> &'static str {
+        "droptail"
+    }
+    fn enqueue(&mut self, pkt: Packet, _ctx: &mut QdCtx) -> Result<(), DropCause> {
+        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+            return Err(DropCause::Overflow);
+        }
+        self.bytes += pkt.size as u64;
+        self.q.push_back(pkt);
+        Ok(())
+    }
+    fn dequeue(&mut self, _ctx: &mut QdCtx) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStream;
+
+    fn ctx<'a>(rng: &'a mut RngStream, d: &'a mut Vec<(Packet, DropCause)>) -> QdCtx<'a> {
+        QdCtx {
+            now: 0,
+            rng,
+            dropped: d,
+            marked: 0,
+        }
+    }
+
+    #[test]
+    fn packet_limit_and_fifo_order() {
+        let mut q = DropTail::new(&DropTailConfig {
+            limit: Limit::Packets(3),
+        });
+        let (mut r, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = ctx(&mut r, &mut d);
+        for i in 0..5 {
+            let res = q.enqueue(
+                Packet {
+                    uid: i,
+                    size: 100,
+                    ..Default::default()
+                },
+                &mut c,
+            );
+            assert_eq!(res.is_ok(), i < 3);
+        }
+        assert_eq!(q.len_bytes(), 300);
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(&mut c).map(|p| p.uid)).collect();
+        assert_eq!(order, vec![0, 1, 2]);
+        assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn byte_limit() {
+        let mut q = DropTail::new(&DropTailConfig {
+            limit: Limit::Bytes(1000),
+        });
+        let (mut r, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = ctx(&mut r, &mut d);
+        assert!(q
+            .enqueue(
+                Packet {
+                    size: 600,
+                    ..Default::default()
+                },
+                &mut c
+            )
+            .is_ok());
+        assert!(q
+            .enqueue(
+                Packet {
+                    size: 400,
+                    ..Default::default()
+                },
+                &mut c
+            )
+            .is_ok());
+        assert_eq!(
+            q.enqueue(
+                Packet {
+                    size: 1,
+                    ..Default::default()
+                },
+                &mut c
+            ),
+            Err(DropCause::Overflow)
+        );
+    }
+}

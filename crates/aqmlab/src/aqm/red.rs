@@ -1,0 +1,390 @@
+//! RED — Random Early Detection.
+//!
+//! Source: S. Floyd and V. Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), 1993, Fig. 2 (the algorithm) and
+//! §7 (count-based spacing); details cross-checked with ns-2.35
+//! `queue/red.cc` (`estimator`, `calculate_p_new`, `modify_p`), from which
+//! the `gentle` curve and the `wait` variant of the spacing rule come.
+//!
+//! On each arrival, with `q` the instantaneous queue (packets, before the
+//! arrival):
+//! - average: if the link went idle at `q_time`, first decay
+//!   `avg ← (1 − w_q)^m · avg` with `m = (now − q_time) · C / (8 · mean_pktsize)`
+//!   (the number of small packets the link could have sent while idle), then
+//!   `avg ← (1 − w_q) · avg + w_q · q` (ns-2 `estimator`);
+//! - `avg < min_th`: accept, `count ← −1`;
+//! - `min_th ≤ avg < max_th`: `count ← count + 1`,
+//!   `p_b = max_p · (avg − min_th)/(max_th − min_th)`,
+//!   `p_a = p_b / (1 − count·p_b)` (1 once `count·p_b ≥ 1`); with probability
+//!   `p_a` drop (or mark, see `ecn`) and `count ← 0`;
+//! - `gentle` and `max_th ≤ avg < 2·max_th`: as above with
+//!   `p_b = max_p + (1 − max_p)(avg − max_th)/max_th`;
+//! - otherwise (`avg ≥ max_th`, or `≥ 2·max_th` if gentle): forced drop,
+//!   `count ← 0`;
+//! - a packet that would exceed `limit` is dropped (overflow), whatever `avg`.
+//!
+//! With `wait = true` (ns-2 `wait_`), `p_a = 0` while `count·p_b < 1`,
+//! `p_b/(2 − count·p_b)` while `count·p_b < 2`, else 1.
+//!
+//! Parameters (thresholds in packets):
+//! - `limit` (required): hard buffer limit, packets or bytes;
+//! - `min_th`, `max_th` (required), `min_th < max_th`;
+//! - `max_p` = 0.1 (ns-2 `linterm_ = 10`), in (0, 1];
+//! - `w_q` = 0.002, in (0, 1];
+//! - `gentle` = false; `wait` = false;
+//! - `ecn` = false: when true, an early drop of an ECN-capable packet becomes a
+//!   CE mark (RFC 3168 §5); forced and overflow drops stay drops;
+//! - `mean_pktsize` = 500 bytes (ns-2/ns-3 default), used only for the idle decay.
+
+use super::{DropCause, Limit, QdCtx, QueueDisc};
+use crate::engine::{Time, NS_PER_SEC};
+use crate::net::packet::{Ecn, Packet};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    pub limit: Limit,
+    pub min_th: f64,
+    pub max_th: f64,
+    #[serde(default = "d_max_p")]
+    pub max_p: f64,
+    #[serde(default = "d_w_q")]
+    pub w_q: f64,
+    #[serde(default)]
+    pub gentle: bool,
+    #[serde(default)]
+    pub wait: bool,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default = "d_mean_pktsize")]
+    pub mean_pktsize: u32,
+}
+
+fn d_max_p() -> f64 {
+    0.1
+}
+fn d_w_q() -> f64 {
+    0.002
+}
+fn d_mean_pktsize() -> u32 {
+    500
+}
+
+impl RedConfig {
+    /// A config with the given thresholds and ns-2 defaults elsewhere.
+    pub fn new(limit: Limit, min_th: f64, max_th: f64, max_p: f64, w_q: f64) -> Self {
+        RedConfig {
+            limit,
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle: false,
+            wait: false,
+            ecn: false,
+            mean_pktsize: d_mean_pktsize(),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let e = |k: &str, m: String| Err((k.to_string(), m));
+        self.limit
+            .validate()
+            .map_err(|m| ("limit".to_string(), m))?;
+        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
+            return e(
+                "min_th",
+                format!(
+                    "must be a non-negative number of packets, got {}",
+                    self.min_th
+                ),
+            );
+        }
+        if !(self.max_th > self.min_th && self.max_th.is_finite()) {
+            return e(
+                "max_th",
+                format!(
+                    "must be greater than min_th ({}), got {}",
+                    self.min_th, self.max_th
+                ),
+            );
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return e("max_p", format!("must be in (0, 1], got {}", self.max_p));
+        }
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return e("w_q", format!("must be in (0, 1], got {}", self.w_q));
+        }
+        if self.mean_pktsize == 0 {
+            return e("mean_pktsize", "must be a positive number of bytes".into());
+        }
+        Ok(())
+    }
+}
+
+pub struct Red {
+    c: RedConfig,
+    q: VecDeque<Packet>,
+    bytes: u64,
+    avg: f64,
+    count: i64,
+    /// Time the link found the queue empty (ns-2 `idletime_`), while idle.
+    idle_since: Option<Time>,
+    /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
+    ptc_per_ns: f64,
+}
+
+impl Red {
+    pub fn new(c: &RedConfig, rate_bps: u64) -> Self {
+        let cap = match c.limit {
+            Limit::Packets(n) => (n as usize).min(1 << 16),
+            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
+        };
+        Red {
+            c: c.clone(),
+            q: VecDeque::with_capacity(cap + 1),
+            bytes: 0,
+            avg: 0.0,
+            count: -1,
+            idle_since: Some(0),
+            ptc_per_ns: rate_bps as f64 / (8.0 * c.mean_pktsize as f64) / NS_PER_SEC as f64,
+        }
+    }
+
+    /// Update the average for an arrival at `now` (ns-2 `estimator`).
+    fn update_avg(&mut self, now: Time) {
+        let w = self.c.w_q;
+        if let Some(t0) = self.idle_since.take() {
+            let m = ((now - t0) as f64 * self.ptc_per_ns).floor();
+            self.avg *= (1.0 - w).powf(m);
+        }
+        self.avg = (1.0 - w) * self.avg + w * self.q.len() as f64;
+    }
+
+    /// The early-drop probability `p_a` for the current `avg` and `count`
+    /// (after `count` has been incremented for this arrival).
+    pub fn drop_probability(&self) -> f64 {
+        let c = &self.c;
+        let pb = if self.avg < c.max_th {
+            c.max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
+        } else {
+            c.max_p + (1.0 - c.max_p) * (self.avg - c.max_th) / c.max_th
+        };
+        spaced_probability(pb, self.count as f64, c.wait)
+    }
+
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+}
+
+/// Count-based spacing of early drops (FJ93 §7; ns-2 `modify_p`).
+pub fn spaced_probability(pb: f64, count: f64, wait: bool) -> f64 {
+    let cp = count * pb;
+    if wait {
+        if cp < 1.0 {
+            0.0
+        } else if cp < 2.0 {
+            pb / (2.0 - cp)
+        } else {
+            1.0
+        }
+    } else if cp < 1.0 {
+        pb / (1.0 - cp)
+    } else {
+        1.0
+    }
+}
+
+impl QueueDisc for Red {
+    fn kind(&self) -> &'static str {
+        "red"
+    }
+
+    fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
+        self.update_avg(ctx.now);
+        let c = &self.c;
+        let forced_at = if c.gentle { 2.0 * c.max_th } else { c.max_th };
+        if self.avg >= forced_at {
+            self.count = 0;
+            return Err(DropCause::Forced);
+        } else if self.avg >= c.min_th {
+            self.count += 1;
+            let pa = self.drop_probability();
+            if ctx.rng.uniform() < pa {
+                self.count = 0;
+                if self.c.ecn && pkt.ecn.capable() {
+                    pkt.ecn = Ecn::Ce;
+                    ctx.marked += 1;
+                } else {
+                    return Err(DropCause::Early);
+                }
+            }
+        } else {
+            self.count = -1;
+        }
+        if self.c.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+            if ctx.marked > 0 {
+                ctx.marked -= 1; // the mark never left the router
+            }
+            return Err(DropCause::Overflow);
+        }
+        self.bytes += pkt.size as u64;
+        self.q.push_back(pkt);
+        Ok(())
+    }
+
+    fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
+        match self.q.pop_front() {
+            Some(p) => {
+                self.bytes -= p.size as u64;
+                Some(p)
+            }
+            None => {
+                if self.idle_since.is_none() {
+                    self.idle_since = Some(ctx.now);
+                }
+                None
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn avg_len(&self) -> Option<f64> {
+        Some(self.avg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStream;
+
+    fn pkt(uid: u64) -> Packet {
+        Packet {
+            uid,
+            size: 1000,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ewma_follows_wq() {
+        let mut r = Red::new(
+            &RedConfig::new(Limit::Packets(100), 5.0, 15.0, 0.1, 0.5),
+            1_000_000,
+        );
+        let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut d,
+            marked: 0,
+        };
+        // queue empty at t=0 → one regular update with q=0
+        r.enqueue(pkt(0), &mut c).unwrap();
+        assert_eq!(r.avg(), 0.0);
+        r.enqueue(pkt(1), &mut c).unwrap(); // q = 1
+        assert!((r.avg() - 0.5).abs() < 1e-12);
+        r.enqueue(pkt(2), &mut c).unwrap(); // q = 2: 0.5*0.5 + 0.5*2
+        assert!((r.avg() - 1.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn idle_decay_counts_small_packets_the_link_could_send() {
+        // 8 Mbit/s, mean_pktsize 500 B → 2000 packets/s; 10 ms idle → m = 20.
+        let cfg = RedConfig::new(Limit::Packets(100), 5.0, 15.0, 0.1, 0.1);
+        let mut r = Red::new(&cfg, 8_000_000);
+        let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut d,
+            marked: 0,
+        };
+        r.avg = 10.0;
+        r.idle_since = None;
+        assert!(r.dequeue(&mut c).is_none()); // link finds the queue empty at t=0
+        c.now = 10_000_000;
+        r.enqueue(pkt(0), &mut c).unwrap();
+        let expect = 10.0 * 0.9f64.powi(20) * 0.9;
+        assert!((r.avg() - expect).abs() < 1e-9, "{} vs {}", r.avg(), expect);
+    }
+
+    #[test]
+    fn spacing_formula() {
+        assert_eq!(spaced_probability(0.1, 0.0, false), 0.1);
+        assert!((spaced_probability(0.1, 5.0, false) - 0.2).abs() < 1e-12);
+        assert_eq!(spaced_probability(0.1, 10.0, false), 1.0);
+        assert_eq!(spaced_probability(0.1, 5.0, true), 0.0);
+        assert!((spaced_probability(0.1, 15.0, true) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn forced_and_overflow_drops() {
+        let cfg = RedConfig::new(Limit::Packets(4), 1.0, 2.0, 0.1, 1.0);
+        let mut r = Red::new(&cfg, 1_000_000);
+        let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut d,
+            marked: 0,
+        };
+        r.enqueue(pkt(0), &mut c).unwrap(); // avg 0
+        let _ = r.enqueue(pkt(1), &mut c); // avg 1 (maybe early)
+                                           // with w_q = 1, avg = q; push until q ≥ 2 → forced
+        let mut saw_forced = false;
+        for i in 2..10 {
+            if r.enqueue(pkt(i), &mut c) == Err(DropCause::Forced) {
+                saw_forced = true;
+            }
+        }
+        assert!(saw_forced);
+        assert!(r.len_pkts() <= 4);
+    }
+
+    #[test]
+    fn ecn_marks_capable_packets_instead_of_early_drop() {
+        let mut cfg = RedConfig::new(Limit::Packets(1000), 0.0, 1000.0, 1.0, 1.0);
+        cfg.ecn = true;
+        let mut r = Red::new(&cfg, 1_000_000);
+        let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut c = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut d,
+            marked: 0,
+        };
+        let mut marks = 0;
+        for i in 0..500 {
+            let mut p = pkt(i);
+            p.ecn = Ecn::Ect0;
+            c.marked = 0;
+            assert!(r.enqueue(p, &mut c).is_ok(), "ECT packet dropped early");
+            marks += c.marked;
+        }
+        assert!(marks > 0);
+        // a non-ECT packet is dropped, not marked
+        let mut drops = 0;
+        for i in 0..200 {
+            c.marked = 0;
+            if r.enqueue(pkt(1000 + i), &mut c).is_err() {
+                drops += 1;
+            }
+            assert_eq!(c.marked, 0);
+        }
+        let ce = std::iter::from_fn(|| r.dequeue(&mut c))
+            .filter(|p| p.ecn == Ecn::Ce)
+            .count();
+        assert_eq!(ce as u32, marks);
+        assert!(drops > 0);
+    }
+}

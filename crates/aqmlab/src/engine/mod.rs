@@ -1,0 +1,54 @@
+//! The discrete-event engine: integer-nanosecond time, one event queue with a
+//! deterministic tie-break, cheaply re-armable timers and per-component RNG
+//! streams. It knows nothing of networks.
+
+mod queue;
+mod rng;
+mod timer;
+
+pub use queue::EventQueue;
+pub use rng::{stream_id, RngStream};
+pub use timer::{Timer, TimerAction};
+
+/// Simulated time in integer nanoseconds. No floating-point clock anywhere.
+pub type Time = u64;
+
+/// Nanoseconds per second.
+pub const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// Convert seconds (as written in a scenario, possibly fractional) to [`Time`],
+/// rounding to the nearest nanosecond.
+pub fn secs(s: f64) -> Time {
+    (s * NS_PER_SEC as f64).round() as Time
+}
+
+/// Convert a [`Time`] to seconds for reporting.
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / NS_PER_SEC as f64
+}
+
+/// Serialisation delay of `bytes` on a link of `rate_bps`, rounded to the
+/// nearest nanosecond: `size · 8 / rate`.
+pub fn tx_time(bytes: u32, rate_bps: u64) -> Time {
+    let bits = bytes as u128 * 8 * NS_PER_SEC as u128;
+    ((bits + rate_bps as u128 / 2) / rate_bps as u128) as Time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tx_time_is_size_times_8_over_rate() {
+        // 572-byte packet on 51.7 Mbit/s: 4576 bits / 51.7e6 = 88.51 us.
+        assert_eq!(tx_time(572, 51_700_000), 88_511);
+        assert_eq!(tx_time(1500, 1_000_000_000), 12_000);
+        assert_eq!(tx_time(1000, 8_000), NS_PER_SEC);
+    }
+
+    #[test]
+    fn secs_round_trip() {
+        assert_eq!(secs(0.002), 2_000_000);
+        assert_eq!(to_secs(secs(30.0)), 30.0);
+    }
+}

@@ -1,0 +1,160 @@
+//! Results of a run: per-flow, per-queue and per-link records, fairness, the
+//! queue time series, and the packet-conservation ledger.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)` (R. Jain, D. Chiu, W. Hawe, DEC
+/// TR-301, 1984). 1 when all equal, 1/n when one takes everything. Returns 1
+/// for an empty set or all zeros.
+pub fn jain(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if n == 0.0 || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    pub id: u32,
+    pub group: String,
+    pub src: String,
+    pub dst: String,
+    pub cc: String,
+    pub start_s: f64,
+    /// Payload bytes cumulatively acknowledged at the sender.
+    pub bytes_acked: u64,
+    /// Distinct data segments delivered in order to the receiver.
+    pub segments_delivered: u64,
+    /// `bytes_acked · 8 / (end − start)`, end = completion or end of run.
+    pub goodput_bps: f64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Packets of this flow (data and ACKs) dropped in the network.
+    pub drops: u64,
+    /// Time from start to the last byte acknowledged (sized flows that finished).
+    pub completion_s: Option<f64>,
+    /// Final congestion window, segments.
+    pub final_cwnd: f64,
+    /// Final smoothed RTT, seconds.
+    pub srtt_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueResult {
+    /// The simplex link whose egress this queue feeds (`a->b`).
+    pub link: String,
+    pub kind: String,
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub dropped: u64,
+    pub dropped_early: u64,
+    pub dropped_forced: u64,
+    pub dropped_overflow: u64,
+    pub dropped_aqm: u64,
+    pub marked: u64,
+    /// Time-averaged queue length, packets.
+    pub mean_len_pkts: f64,
+    pub mean_len_bytes: f64,
+    /// Mean per-packet queueing delay (enqueue to dequeue), seconds.
+    pub mean_delay_s: f64,
+    pub p50_delay_s: f64,
+    pub p99_delay_s: f64,
+    pub max_delay_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+    /// Packets lost to the link's random loss.
+    pub lost: u64,
+}
+
+/// One sample of a monitored queue.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct QueueSample {
+    pub time_s: f64,
+    pub len_pkts: u32,
+    pub len_bytes: u64,
+    /// The discipline's average (RED's `avg`), if it has one.
+    pub avg_pkts: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueSeries {
+    pub link: String,
+    pub samples: Vec<QueueSample>,
+}
+
+/// Every packet created is delivered, dropped, or still in the network.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+impl Conservation {
+    pub fn holds(&self) -> bool {
+        self.sent == self.delivered + self.dropped + self.in_flight
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub queues: Vec<QueueResult>,
+    pub links: Vec<LinkResult>,
+    /// Jain's index over the goodputs of each flow group.
+    pub fairness: BTreeMap<String, f64>,
+    pub conservation: Conservation,
+    #[serde(skip)]
+    pub series: Vec<QueueSeries>,
+}
+
+impl RunResult {
+    pub fn queue(&self, link: &str) -> Option<&QueueResult> {
+        self.queues.iter().find(|q| q.link == link)
+    }
+    pub fn link(&self, link: &str) -> Option<&LinkResult> {
+        self.links.iter().find(|l| l.link == link)
+    }
+    pub fn group(&self, g: &str) -> impl Iterator<Item = &FlowResult> {
+        let g = g.to_string();
+        self.flows.iter().filter(move |f| f.group == g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_bounds() {
+        assert_eq!(jain(&[5.0, 5.0, 5.0]), 1.0);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+        assert_eq!(jain(&[]), 1.0);
+    }
+}

@@ -1,0 +1,128 @@
+//! The packet: a small `Copy` record moved by value through queues and links.
+//! No byte buffers, no header serialisation (as in htsim); only the fields the
+//! models read. Sequence and acknowledgement numbers count *segments* (as in
+//! ns-2's TCP agents), sizes are bytes on the wire.
+
+use crate::engine::Time;
+
+/// Index of a node in the topology.
+pub type NodeId = u32;
+/// Index of a flow (a TCP connection) in the simulation.
+pub type FlowId = u32;
+
+/// TCP header flags.
+pub mod flags {
+    pub const SYN: u8 = 1 << 0;
+    pub const ACK: u8 = 1 << 1;
+    pub const FIN: u8 = 1 << 2;
+    /// ECN-Echo (RFC 3168 §6.1.3).
+    pub const ECE: u8 = 1 << 3;
+    /// Congestion Window Reduced (RFC 3168 §6.1.2).
+    pub const CWR: u8 = 1 << 4;
+    /// The packet carries data from the flow's sender to its receiver.
+    pub const DATA: u8 = 1 << 5;
+}
+
+/// IP ECN codepoint (RFC 3168 §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0,
+    Ect1 = 1,
+    Ect0 = 2,
+    Ce = 3,
+}
+
+impl Ecn {
+    /// True for ECT(0), ECT(1) and CE: an ECN-capable transport.
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// Service class tag (used by RIO-style disciplines; `Default` when unused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Class {
+    #[default]
+    Default = 0,
+    /// "In" / short-flow packets.
+    In = 1,
+    /// "Out" / long-flow packets.
+    Out = 2,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Unique id in this run (for traces and FIFO-order tests).
+    pub uid: u64,
+    /// Time the packet entered its current queue (set by the port).
+    pub enq_time: Time,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Segment number of the data (data packets) — SYN carries 0.
+    pub seq: u32,
+    /// Cumulative acknowledgement: the next segment expected (ACK packets).
+    pub ack: u32,
+    /// Bytes on the wire (payload + headers).
+    pub size: u32,
+    /// Payload bytes (0 for pure ACKs).
+    pub payload: u32,
+    pub flags: u8,
+    pub ecn: Ecn,
+    pub class: Class,
+    /// Explicit multi-bit congestion price (MaxNet); links may overwrite it
+    /// with a larger value. Echoed by receivers in `price` of ACKs.
+    pub price: f32,
+    /// Second explicit field: minimum spare capacity on the path, bit/s
+    /// (MaxStart). `f32::INFINITY` when not set.
+    pub spare: f32,
+}
+
+impl Packet {
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        self.flags & flags::DATA != 0
+    }
+    /// Travels from the flow's sender to its receiver (data or SYN).
+    #[inline]
+    pub fn is_forward(&self) -> bool {
+        self.flags & (flags::DATA | flags::SYN) != 0 && self.flags & flags::ACK == 0
+            || self.flags & flags::DATA != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_is_small() {
+        assert!(
+            std::mem::size_of::<Packet>() <= 56,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
+    }
+
+    #[test]
+    fn direction() {
+        let mut p = Packet {
+            flags: flags::DATA,
+            ..Default::default()
+        };
+        assert!(p.is_forward());
+        p.flags = flags::SYN;
+        assert!(p.is_forward());
+        p.flags = flags::SYN | flags::ACK;
+        assert!(!p.is_forward());
+        p.flags = flags::ACK | flags::ECE;
+        assert!(!p.is_forward());
+    }
+}

@@ -1,0 +1,108 @@
+//! Writing a run's results: `summary.json`, `flows.csv`, `queues.csv` (time
+//! series of the monitored queues) and `links.csv`. The schema is documented
+//! in the README. Every file is a pure function of the scenario and the seed,
+//! except `wall_seconds` in `summary.json`.
+
+use crate::metrics::RunResult;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+/// Write all output files of `r` into `dir` (created if missing).
+pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let mut f = fs::File::create(dir.join("summary.json"))?;
+    serde_json::to_writer_pretty(&mut f, r)?;
+    writeln!(f)?;
+    write_flows(r, &dir.join("flows.csv"))?;
+    write_queues(r, &dir.join("queues.csv"))?;
+    write_links(r, &dir.join("links.csv"))?;
+    Ok(())
+}
+
+fn csv_err(e: csv::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+pub fn write_flows(r: &RunResult, path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    for f in &r.flows {
+        w.serialize(f).map_err(csv_err)?;
+    }
+    if r.flows.is_empty() {
+        w.write_record(["id"]).map_err(csv_err)?;
+    }
+    w.flush()
+}
+
+pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    w.write_record(["time_s", "link", "len_pkts", "len_bytes", "avg_pkts"])
+        .map_err(csv_err)?;
+    for s in &r.series {
+        for x in &s.samples {
+            w.write_record([
+                format!("{}", x.time_s),
+                s.link.clone(),
+                x.len_pkts.to_string(),
+                x.len_bytes.to_string(),
+                x.avg_pkts.map(|a| format!("{a:.6}")).unwrap_or_default(),
+            ])
+            .map_err(csv_err)?;
+        }
+    }
+    w.flush()
+}
+
+pub fn write_links(r: &RunResult, path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    w.write_record([
+        "link",
+        "from",
+        "to",
+        "rate_bps",
+        "delay_s",
+        "tx_packets",
+        "tx_bytes",
+        "utilization",
+        "lost",
+        "kind",
+        "enqueued",
+        "dropped",
+        "dropped_early",
+        "dropped_forced",
+        "dropped_overflow",
+        "marked",
+        "mean_len_pkts",
+        "mean_delay_s",
+        "p50_delay_s",
+        "p99_delay_s",
+    ])
+    .map_err(csv_err)?;
+    for (l, q) in r.links.iter().zip(&r.queues) {
+        w.write_record([
+            l.link.clone(),
+            l.from.clone(),
+            l.to.clone(),
+            l.rate_bps.to_string(),
+            l.delay_s.to_string(),
+            l.tx_packets.to_string(),
+            l.tx_bytes.to_string(),
+            l.utilization.to_string(),
+            l.lost.to_string(),
+            q.kind.clone(),
+            q.enqueued.to_string(),
+            q.dropped.to_string(),
+            q.dropped_early.to_string(),
+            q.dropped_forced.to_string(),
+            q.dropped_overflow.to_string(),
+            q.marked.to_string(),
+            q.mean_len_pkts.to_string(),
+            q.mean_delay_s.to_string(),
+            q.p50_delay_s.to_string(),
+            q.p99_delay_s.to_string(),
+        ])
+        .map_err(csv_err)?;
+    }
+    w.flush()
+}

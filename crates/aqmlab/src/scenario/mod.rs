@@ -1,0 +1,413 @@
+//! The scenario: what to simulate, as a TOML file or built in code.
+//!
+//! Loading goes: parse TOML → deserialize with key paths (`serde_path_to_error`)
+//! → [`Scenario::validate`] (cross-references and ranges). Every error names
+//! the file, the key path and what is allowed.
+
+pub mod units;
+
+use crate::aqm::QueueSpec;
+use crate::tcp::cc::CcKind;
+use crate::tcp::{TcpOptions, TcpParams};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+use units::{Dur, Rate, Size};
+
+/// A bad scenario: where, and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{file}: cannot read: {msg}")]
+    Io { file: String, msg: String },
+    #[error("{file}: invalid TOML: {msg}")]
+    Syntax { file: String, msg: String },
+    #[error("{file}: `{path}`: {msg}")]
+    Invalid {
+        file: String,
+        path: String,
+        msg: String,
+    },
+}
+
+impl ScenarioError {
+    fn invalid(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Self {
+        ScenarioError::Invalid {
+            file: file.to_string(),
+            path: path.into(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name, used in outputs.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time.
+    pub duration: Dur,
+    /// Run seed (the CLI's `--seed` overrides it).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub nodes: NodesSpec,
+    pub links: Vec<LinkSpec>,
+    /// TCP defaults for every flow.
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NodesSpec {
+    /// End systems: run TCP, do not forward.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Forwarding nodes.
+    #[serde(default)]
+    pub routers: Vec<String>,
+}
+
+/// A duplex link between nodes `a` and `b`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Name; default `"a-b"`. The two directions are reported as `a->b`
+    /// and `b->a`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    /// Rate of both directions (`rate_ba` overrides b→a).
+    pub rate: Rate,
+    #[serde(default)]
+    pub rate_ba: Option<Rate>,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Queue discipline of both egress ports (default DropTail, 1000 packets).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Queue discipline of the a→b port (overrides `queue`).
+    #[serde(default)]
+    pub queue_ab: Option<QueueSpec>,
+    /// Queue discipline of the b→a port (overrides `queue`).
+    #[serde(default)]
+    pub queue_ba: Option<QueueSpec>,
+    /// Independent random loss probability on a→b.
+    #[serde(default)]
+    pub loss_ab: f64,
+    /// Independent random loss probability on b→a.
+    #[serde(default)]
+    pub loss_ba: f64,
+    /// Record queue time series for this link's ports (default: ports on
+    /// routers are recorded, ports on hosts are not).
+    #[serde(default)]
+    pub monitor: Option<bool>,
+}
+
+impl LinkSpec {
+    pub fn display_name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", self.a, self.b))
+    }
+}
+
+/// A group of identical flows.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Group name (fairness is reported per group).
+    pub group: String,
+    pub src: String,
+    pub dst: String,
+    /// Number of identical flows in the group.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Congestion control.
+    #[serde(default)]
+    pub cc: CcKind,
+    /// Start time of the group's flows.
+    #[serde(default)]
+    pub start: Dur,
+    /// Each flow starts at `start + U[0, start_spread)` (from the group's
+    /// random stream), to avoid artificial synchronisation.
+    #[serde(default)]
+    pub start_spread: Dur,
+    /// Bytes to transfer; absent = bulk (always has data, like FTP/iperf).
+    #[serde(default)]
+    pub size: Option<Size>,
+    /// TCP parameters overriding the scenario's `[tcp]` table.
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Sampling period of the queue time series.
+    #[serde(default = "default_sample")]
+    pub sample_interval: Dur,
+}
+
+fn default_sample() -> Dur {
+    Dur(10_000_000)
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec {
+            sample_interval: default_sample(),
+        }
+    }
+}
+
+impl Scenario {
+    /// Load and validate a scenario file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        Self::from_file_with(path, &[])
+    }
+
+    /// Load a scenario file, apply `key=value` overrides (see
+    /// [`apply_override`]), then validate.
+    pub fn from_file_with(
+        path: impl AsRef<Path>,
+        overrides: &[String],
+    ) -> Result<Scenario, ScenarioError> {
+        let file = path.as_ref().display().to_string();
+        let text = std::fs::read_to_string(path.as_ref()).map_err(|e| ScenarioError::Io {
+            file: file.clone(),
+            msg: e.to_string(),
+        })?;
+        Self::from_toml_with(&text, &file, overrides)
+    }
+
+    /// Parse and validate scenario text; `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        Self::from_toml_with(text, file, &[])
+    }
+
+    pub fn from_toml_with(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+    ) -> Result<Scenario, ScenarioError> {
+        let mut value: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+            file: file.to_string(),
+            msg: e.to_string().trim_end().to_string(),
+        })?;
+        for o in overrides {
+            apply_override(&mut value, o)
+                .map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
+        }
+        let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            ScenarioError::invalid(
+                file,
+                if path == "." {
+                    "(top level)".into()
+                } else {
+                    path
+                },
+                e.into_inner().to_string(),
+            )
+        })?;
+        sc.validate()
+            .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
+        Ok(sc)
+    }
+
+    /// Resolved TCP parameters of flow group `i`.
+    pub fn tcp_params(&self, i: usize) -> TcpParams {
+        let mut p = TcpParams::default();
+        p.apply(&self.tcp);
+        p.apply(&self.flows[i].tcp);
+        p
+    }
+
+    /// Check cross-references and ranges. Returns (key path, message).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let mut names: HashMap<&str, bool> = HashMap::new(); // name -> is_router
+        for (i, h) in self.nodes.hosts.iter().enumerate() {
+            if names.insert(h.as_str(), false).is_some() {
+                return Err((
+                    format!("nodes.hosts[{i}]"),
+                    format!("node `{h}` is declared twice"),
+                ));
+            }
+        }
+        for (i, r) in self.nodes.routers.iter().enumerate() {
+            if names.insert(r.as_str(), true).is_some() {
+                return Err((
+                    format!("nodes.routers[{i}]"),
+                    format!("node `{r}` is declared twice"),
+                ));
+            }
+        }
+        if names.is_empty() {
+            return Err((
+                "nodes".into(),
+                "declare at least two nodes in `hosts`/`routers`".into(),
+            ));
+        }
+        let known = |n: &str| {
+            let mut v: Vec<&str> = names.keys().copied().collect();
+            v.sort();
+            format!("unknown node `{n}`; declared nodes: {}", v.join(", "))
+        };
+        if self.duration.0 == 0 {
+            return Err(("duration".into(), "must be positive".into()));
+        }
+        if self.output.sample_interval.0 == 0 {
+            return Err(("output.sample_interval".into(), "must be positive".into()));
+        }
+        let mut link_names = HashMap::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            if !names.contains_key(l.a.as_str()) {
+                return Err((format!("{p}.a"), known(&l.a)));
+            }
+            if !names.contains_key(l.b.as_str()) {
+                return Err((format!("{p}.b"), known(&l.b)));
+            }
+            if l.a == l.b {
+                return Err((
+                    format!("{p}.b"),
+                    "a link must join two different nodes".into(),
+                ));
+            }
+            if link_names.insert(l.display_name(), i).is_some() {
+                return Err((
+                    format!("{p}.name"),
+                    format!("link name `{}` is used twice", l.display_name()),
+                ));
+            }
+            for (k, q) in [
+                ("queue", &l.queue),
+                ("queue_ab", &l.queue_ab),
+                ("queue_ba", &l.queue_ba),
+            ] {
+                if let Some(q) = q {
+                    q.validate()
+                        .map_err(|(key, m)| (format!("{p}.{k}.{key}"), m))?;
+                }
+            }
+            for (k, v) in [("loss_ab", l.loss_ab), ("loss_ba", l.loss_ba)] {
+                if !(0.0..1.0).contains(&v) {
+                    return Err((
+                        format!("{p}.{k}"),
+                        format!("must be a probability in [0, 1), got {v}"),
+                    ));
+                }
+            }
+        }
+        let mut global = TcpParams::default();
+        global.apply(&self.tcp);
+        global
+            .validate()
+            .map_err(|(k, m)| (format!("tcp.{k}"), m))?;
+        if self.flows.is_empty() {
+            return Err(("flows".into(), "declare at least one flow".into()));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            for (k, n) in [("src", &f.src), ("dst", &f.dst)] {
+                match names.get(n.as_str()) {
+                    None => return Err((format!("{p}.{k}"), known(n))),
+                    Some(true) => {
+                        return Err((
+                            format!("{p}.{k}"),
+                            format!("`{n}` is a router; flows run between hosts"),
+                        ))
+                    }
+                    Some(false) => {}
+                }
+            }
+            if f.src == f.dst {
+                return Err((format!("{p}.dst"), "src and dst must differ".into()));
+            }
+            if f.count == 0 {
+                return Err((format!("{p}.count"), "must be at least 1".into()));
+            }
+            self.tcp_params(i)
+                .validate()
+                .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+        }
+        Ok(())
+    }
+}
+
+/// Apply one `key.path=value` override to a parsed TOML document.
+///
+/// Path segments are separated by `.`; a numeric segment indexes an array; a
+/// non-numeric segment applied to an array of tables selects the element
+/// whose `name` (links) or `group` (flows) equals it. The value is parsed as
+/// a TOML value (`0.05`, `true`, `"10Mbps"`); a bare word that does not parse
+/// is taken as a string. Example: `links.bottleneck.queue.max_p=0.05`.
+pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
+    let (path, raw) = spec
+        .split_once('=')
+        .ok_or_else(|| "an override is written key.path=value".to_string())?;
+    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").expect("v"),
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    };
+    let segs: Vec<&str> = path.trim().split('.').collect();
+    let mut cur = doc;
+    for (i, seg) in segs.iter().enumerate() {
+        let last = i + 1 == segs.len();
+        cur = match cur {
+            toml::Value::Table(t) => {
+                if last {
+                    t.insert(seg.to_string(), value);
+                    return Ok(());
+                }
+                t.entry(seg.to_string())
+                    .or_insert_with(|| toml::Value::Table(Default::default()))
+            }
+            toml::Value::Array(a) => {
+                let idx = match seg.parse::<usize>() {
+                    Ok(n) if n < a.len() => n,
+                    Ok(n) => {
+                        return Err(format!(
+                            "index {n} is out of range (array has {} elements)",
+                            a.len()
+                        ))
+                    }
+                    Err(_) => a
+                        .iter()
+                        .position(|e| {
+                            ["name", "group"]
+                                .iter()
+                                .any(|k| e.get(k).and_then(|v| v.as_str()) == Some(seg))
+                        })
+                        .ok_or_else(|| format!("no element named `{seg}`"))?,
+                };
+                if last {
+                    a[idx] = value;
+                    return Ok(());
+                }
+                &mut a[idx]
+            }
+            _ => {
+                return Err(format!(
+                    "`{seg}` is inside a value that is not a table or array"
+                ))
+            }
+        };
+    }
+    Ok(())
+}

@@ -1,0 +1,516 @@
+//! The simulation: builds the network from a [`Scenario`], runs the event
+//! loop, and collects a [`RunResult`].
+//!
+//! One clock, one event queue, no global state: a `Simulation` owns
+//! everything. Events are plain data ([`Ev`]); packets move by value.
+
+use crate::engine::{stream_id, to_secs, tx_time, EventQueue, RngStream, Time, TimerAction};
+use crate::metrics::{
+    jain, Conservation, FlowResult, LinkResult, QueueResult, QueueSample, QueueSeries, RunResult,
+};
+use crate::net::link::{Link, Port};
+use crate::net::packet::{NodeId, Packet};
+use crate::net::routing::{Routes, NO_ROUTE};
+use crate::scenario::Scenario;
+use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
+use std::collections::{BTreeMap, VecDeque};
+
+/// An event. Plain data: no closures, no allocation.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// The transmitter of link `0` finished serialising its packet.
+    TxDone(u32),
+    /// The packet at the head of link `0`'s pipe reaches the far node.
+    Arrive(u32),
+    /// A flow timer.
+    Timer(u32, TimerKind),
+    /// Sample the monitored queues.
+    Sample,
+}
+
+struct Flow {
+    group: String,
+    cc: &'static str,
+    snd: Sender,
+    rcv: Receiver,
+    start: Time,
+    start_timer: bool,
+}
+
+pub struct Simulation {
+    name: String,
+    seed: u64,
+    now: Time,
+    end: Time,
+    events: EventQueue<Ev>,
+    node_names: Vec<String>,
+    links: Vec<Link>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    sample_interval: Time,
+    series: Vec<(usize, Vec<QueueSample>)>,
+    // scratch buffers reused on the hot path
+    out: Vec<Packet>,
+    timers: Vec<(Time, TimerKind)>,
+    drops: Vec<Packet>,
+    // conservation ledger
+    next_uid: u64,
+    delivered: u64,
+    dropped: u64,
+}
+
+impl Simulation {
+    /// Build a simulation of a validated scenario with the given seed.
+    pub fn new(sc: &Scenario, seed: u64) -> Simulation {
+        let mut node_names: Vec<String> = Vec::new();
+        let mut is_router = Vec::new();
+        for h in &sc.nodes.hosts {
+            node_names.push(h.clone());
+            is_router.push(false);
+        }
+        for r in &sc.nodes.routers {
+            node_names.push(r.clone());
+            is_router.push(true);
+        }
+        let id = |n: &str| {
+            node_names
+                .iter()
+                .position(|x| x == n)
+                .expect("validated node") as NodeId
+        };
+        let mut links = Vec::new();
+        for l in &sc.links {
+            let (a, b) = (id(&l.a), id(&l.b));
+            for (from, to, rate, q, loss) in [
+                (
+                    a,
+                    b,
+                    l.rate.0,
+                    l.queue_ab.as_ref().or(l.queue.as_ref()),
+                    l.loss_ab,
+                ),
+                (
+                    b,
+                    a,
+                    l.rate_ba.unwrap_or(l.rate).0,
+                    l.queue_ba.as_ref().or(l.queue.as_ref()),
+                    l.loss_ba,
+                ),
+            ] {
+                let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
+                let spec = q.cloned().unwrap_or_default();
+                let port = Port::new(
+                    spec.build(rate),
+                    RngStream::new(seed, stream_id(&format!("queue:{name}"))),
+                );
+                links.push(Link {
+                    loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
+                    name,
+                    from,
+                    to,
+                    rate_bps: rate,
+                    delay: l.delay.0,
+                    loss,
+                    port,
+                    tx: None,
+                    pipe: VecDeque::new(),
+                    monitored: l.monitor.unwrap_or(is_router[from as usize]),
+                    busy_ns: 0,
+                    tx_bytes: 0,
+                    tx_pkts: 0,
+                    lost: 0,
+                });
+            }
+        }
+        let pairs: Vec<(NodeId, NodeId)> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = Routes::compute(node_names.len(), &pairs, &is_router);
+        let mut events = EventQueue::new();
+        let mut flows = Vec::new();
+        for (gi, g) in sc.flows.iter().enumerate() {
+            let p = sc.tcp_params(gi);
+            let mut rng = RngStream::new(seed, stream_id(&format!("flows:{}", g.group)));
+            for _ in 0..g.count {
+                let fid = flows.len() as u32;
+                let (s, d) = (id(&g.src), id(&g.dst));
+                let spread = if g.start_spread.0 > 0 {
+                    rng.below(g.start_spread.0)
+                } else {
+                    0
+                };
+                let start = g.start.0 + spread;
+                let snd = Sender::new(p.clone(), g.cc.build(), fid, s, d, g.size.map(|x| x.0));
+                let rcv = Receiver::new(&p, fid, d, s);
+                events.schedule(start, Ev::Timer(fid, TimerKind::Start));
+                flows.push(Flow {
+                    group: g.group.clone(),
+                    cc: g.cc.name(),
+                    snd,
+                    rcv,
+                    start,
+                    start_timer: true,
+                });
+            }
+        }
+        let series: Vec<(usize, Vec<QueueSample>)> = links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.monitored)
+            .map(|(i, _)| (i, Vec::new()))
+            .collect();
+        if !series.is_empty() {
+            events.schedule(0, Ev::Sample);
+        }
+        Simulation {
+            name: sc.name.clone(),
+            seed,
+            now: 0,
+            end: sc.duration.0,
+            events,
+            node_names,
+            links,
+            routes,
+            flows,
+            sample_interval: sc.output.sample_interval.0,
+            series,
+            out: Vec::with_capacity(64),
+            timers: Vec::with_capacity(8),
+            drops: Vec::with_capacity(8),
+            next_uid: 0,
+            delivered: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Override the simulated duration.
+    pub fn set_duration(&mut self, d: Time) {
+        self.end = d;
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events.popped()
+    }
+
+    /// Run to the end and collect the results.
+    pub fn run(&mut self) -> RunResult {
+        self.run_with_progress(|_| {})
+    }
+
+    /// Run to the end, calling `progress(fraction_done)` now and then.
+    pub fn run_with_progress(&mut self, mut progress: impl FnMut(f64)) -> RunResult {
+        let wall = std::time::Instant::now();
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            match ev {
+                Ev::TxDone(l) => self.on_tx_done(l),
+                Ev::Arrive(l) => self.on_arrive(l),
+                Ev::Timer(f, k) => self.on_timer(f, k),
+                Ev::Sample => self.on_sample(),
+            }
+            if self.events.popped() & 0x3FFF == 0 {
+                progress(t as f64 / self.end as f64);
+            }
+        }
+        self.now = self.end;
+        progress(1.0);
+        self.collect(wall.elapsed().as_secs_f64())
+    }
+
+    // ---- packet movement -------------------------------------------------
+
+    #[inline]
+    fn send_on_link(&mut self, li: u32, pkt: Packet) {
+        let now = self.now;
+        let link = &mut self.links[li as usize];
+        link.port.enqueue(pkt, now, &mut self.drops);
+        if link.tx.is_none() {
+            self.start_tx(li);
+        }
+        self.account_drops();
+    }
+
+    #[inline]
+    fn start_tx(&mut self, li: u32) {
+        let now = self.now;
+        let link = &mut self.links[li as usize];
+        if let Some(p) = link.port.dequeue(now, &mut self.drops) {
+            let d = tx_time(p.size, link.rate_bps);
+            link.tx = Some(p);
+            link.busy_ns += d;
+            self.events.schedule(now + d, Ev::TxDone(li));
+        }
+    }
+
+    #[inline]
+    fn account_drops(&mut self) {
+        for p in self.drops.drain(..) {
+            self.dropped += 1;
+            if let Some(f) = self.flows.get_mut(p.flow as usize) {
+                f.snd.counters.drops += 1;
+            }
+        }
+    }
+
+    fn on_tx_done(&mut self, li: u32) {
+        let now = self.now;
+        let link = &mut self.links[li as usize];
+        let p = link.tx.take().expect("transmitting");
+        link.tx_pkts += 1;
+        link.tx_bytes += p.size as u64;
+        let at = now + link.delay;
+        if link.pipe.is_empty() {
+            self.events.schedule(at, Ev::Arrive(li));
+        }
+        link.pipe.push_back((at, p));
+        self.start_tx(li);
+        self.account_drops();
+    }
+
+    fn on_arrive(&mut self, li: u32) {
+        let link = &mut self.links[li as usize];
+        let (_, p) = link.pipe.pop_front().expect("pipe");
+        if let Some(&(t, _)) = link.pipe.front() {
+            self.events.schedule(t, Ev::Arrive(li));
+        }
+        if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
+            link.lost += 1;
+            self.drops.push(p);
+            self.account_drops();
+            return;
+        }
+        let node = link.to;
+        self.receive(node, p);
+    }
+
+    fn receive(&mut self, node: NodeId, p: Packet) {
+        if p.dst == node {
+            self.delivered += 1;
+            self.deliver(p);
+        } else {
+            let li = self.routes.next_link(node, p.dst);
+            debug_assert_ne!(li, NO_ROUTE, "validated routes");
+            self.send_on_link(li, p);
+        }
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        let fid = p.flow;
+        let f = &mut self.flows[fid as usize];
+        let mut ctx = TcpCtx {
+            now: self.now,
+            out: &mut self.out,
+            timers: &mut self.timers,
+        };
+        if p.is_forward() {
+            f.rcv.on_packet(&p, &mut ctx);
+        } else {
+            f.snd.on_ack(&p, &mut ctx);
+        }
+        self.flush_endpoint(fid);
+    }
+
+    fn on_timer(&mut self, fid: u32, k: TimerKind) {
+        let now = self.now;
+        let f = &mut self.flows[fid as usize];
+        let mut ctx = TcpCtx {
+            now,
+            out: &mut self.out,
+            timers: &mut self.timers,
+        };
+        match k {
+            TimerKind::Start => {
+                if f.start_timer {
+                    f.start_timer = false;
+                    f.snd.start(&mut ctx);
+                }
+            }
+            TimerKind::Rto => match f.snd.rto_timer.on_event(now) {
+                (true, _) => f.snd.on_rto(&mut ctx),
+                (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::Rto)),
+                _ => {}
+            },
+            TimerKind::DelAck => match f.rcv.delack_timer.on_event(now) {
+                (true, _) => f.rcv.on_delack(&mut ctx),
+                (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::DelAck)),
+                _ => {}
+            },
+        }
+        self.flush_endpoint(fid);
+    }
+
+    /// Send what an endpoint produced and schedule its timers.
+    fn flush_endpoint(&mut self, fid: u32) {
+        for (t, k) in self.timers.drain(..) {
+            self.events.schedule(t, Ev::Timer(fid, k));
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for mut p in out.drain(..) {
+            p.uid = self.next_uid;
+            self.next_uid += 1;
+            let li = self.routes.next_link(p.src, p.dst);
+            debug_assert_ne!(li, NO_ROUTE);
+            self.send_on_link(li, p);
+        }
+        self.out = out;
+    }
+
+    fn on_sample(&mut self) {
+        let t = to_secs(self.now);
+        for (li, v) in self.series.iter_mut() {
+            let qd = &self.links[*li].port.qd;
+            v.push(QueueSample {
+                time_s: t,
+                len_pkts: qd.len_pkts() as u32,
+                len_bytes: qd.len_bytes(),
+                avg_pkts: qd.avg_len(),
+            });
+        }
+        self.events
+            .schedule(self.now + self.sample_interval, Ev::Sample);
+    }
+
+    // ---- results ---------------------------------------------------------
+
+    /// The packet-conservation ledger at the current time.
+    pub fn conservation(&self) -> Conservation {
+        let in_flight: u64 = self
+            .links
+            .iter()
+            .map(|l| l.port.qd.len_pkts() as u64 + l.tx.is_some() as u64 + l.pipe.len() as u64)
+            .sum();
+        Conservation {
+            sent: self.next_uid,
+            delivered: self.delivered,
+            dropped: self.dropped,
+            in_flight,
+        }
+    }
+
+    fn collect(&mut self, wall: f64) -> RunResult {
+        let end = self.end;
+        let name = |n: NodeId| self.node_names[n as usize].clone();
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let s = &f.snd;
+                let started = !f.start_timer;
+                let stop = s.completion_time.unwrap_or(end);
+                let dur = stop.saturating_sub(f.start);
+                let bytes = s.bytes_acked();
+                FlowResult {
+                    id: i as u32,
+                    group: f.group.clone(),
+                    src: name(s.src_node()),
+                    dst: name(s.dst_node()),
+                    cc: f.cc.to_string(),
+                    start_s: to_secs(f.start),
+                    bytes_acked: bytes,
+                    segments_delivered: f.rcv.rcv_nxt as u64,
+                    goodput_bps: if started && dur > 0 {
+                        bytes as f64 * 8.0 / to_secs(dur)
+                    } else {
+                        0.0
+                    },
+                    segments_sent: s.counters.segments_sent,
+                    retransmits: s.counters.retransmits,
+                    timeouts: s.counters.timeouts,
+                    fast_retransmits: s.counters.fast_retransmits,
+                    ecn_reductions: s.counters.ecn_reductions,
+                    drops: s.counters.drops,
+                    completion_s: s.completion_time.map(|t| to_secs(t - f.start)),
+                    final_cwnd: s.st.cwnd,
+                    srtt_s: s.srtt().map(to_secs),
+                }
+            })
+            .collect();
+        let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for f in &flows {
+            groups
+                .entry(f.group.clone())
+                .or_default()
+                .push(f.goodput_bps);
+        }
+        let fairness = groups.into_iter().map(|(g, v)| (g, jain(&v))).collect();
+        let conservation = self.conservation();
+        let mut queues = Vec::new();
+        let mut links = Vec::new();
+        for l in self.links.iter_mut() {
+            let c = l.port.counters.clone();
+            let h = &l.port.sojourn;
+            let q = |v: f64| {
+                if c.dequeued == 0 {
+                    0.0
+                } else {
+                    to_secs(h.value_at_quantile(v))
+                }
+            };
+            queues.push(QueueResult {
+                link: l.name.clone(),
+                kind: l.port.qd.kind().to_string(),
+                enqueued: c.enqueued,
+                dequeued: c.dequeued,
+                dropped: c.dropped(),
+                dropped_early: c.dropped_early,
+                dropped_forced: c.dropped_forced,
+                dropped_overflow: c.dropped_overflow,
+                dropped_aqm: c.dropped_aqm,
+                marked: c.marked,
+                mean_len_pkts: 0.0,
+                mean_len_bytes: 0.0,
+                mean_delay_s: l.port.mean_sojourn_ns() / 1e9,
+                p50_delay_s: q(0.5),
+                p99_delay_s: q(0.99),
+                max_delay_s: if c.dequeued == 0 {
+                    0.0
+                } else {
+                    to_secs(h.max())
+                },
+            });
+            let last = queues.last_mut().expect("pushed");
+            last.mean_len_pkts = l.port.mean_len_pkts(end);
+            last.mean_len_bytes = l.port.mean_len_bytes(end);
+            links.push(LinkResult {
+                link: l.name.clone(),
+                from: self.node_names[l.from as usize].clone(),
+                to: self.node_names[l.to as usize].clone(),
+                rate_bps: l.rate_bps,
+                delay_s: to_secs(l.delay),
+                tx_packets: l.tx_pkts,
+                tx_bytes: l.tx_bytes,
+                utilization: (l.busy_ns.min(end) as f64 / end.max(1) as f64).min(1.0),
+                lost: l.lost,
+            });
+        }
+        let series = self
+            .series
+            .iter()
+            .map(|(li, v)| QueueSeries {
+                link: self.links[*li].name.clone(),
+                samples: v.clone(),
+            })
+            .collect();
+        RunResult {
+            scenario: self.name.clone(),
+            seed: self.seed,
+            sim_seconds: to_secs(end),
+            wall_seconds: wall,
+            events: self.events.popped(),
+            flows,
+            queues,
+            links,
+            fairness,
+            conservation,
+            series,
+        }
+    }
+}

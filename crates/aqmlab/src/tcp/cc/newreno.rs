@@ -1,0 +1,29 @@
+//! TCP NewReno — RFC 6582 (the NewReno modification to fast recovery) on top
+//! of RFC 5681's window growth.
+//!
+//! Window growth and `ssthresh` are Reno's (+1 per ACK in slow start, +1/cwnd
+//! per ACK in congestion avoidance, `ssthresh = max(FlightSize/2, 2)`). The
+//! difference is in recovery, carried out by the sender: a partial ACK
+//! retransmits the next hole and keeps the sender in fast recovery until all
+//! data outstanding at the loss (`recover`) is acknowledged (RFC 6582 §3.2
+//! steps 1–5, including the `recover` check that prevents a second fast
+//! retransmit in the same window). No parameters.
+
+use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
+
+pub struct NewReno;
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
+        reno_increase(s);
+    }
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        reno_ssthresh(s)
+    }
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+}

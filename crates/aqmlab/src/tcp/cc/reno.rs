@@ -1,0 +1,27 @@
+//! TCP Reno — RFC 5681 (§3.1 slow start and congestion avoidance, §3.2 fast
+//! retransmit and fast recovery); V. Jacobson, "Berkeley TCP Evolution from
+//! 4.3-Tahoe to 4.3-Reno", IETF 18, 1990.
+//!
+//! Window growth: +1 segment per ACK in slow start, +1/cwnd per ACK in
+//! congestion avoidance. On a congestion event `ssthresh = max(FlightSize/2,
+//! 2)`. Fast recovery ends on the first ACK that acknowledges new data (no
+//! partial-ACK handling; that is NewReno). No parameters.
+
+use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
+
+pub struct Reno;
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
+        reno_increase(s);
+    }
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        reno_ssthresh(s)
+    }
+    fn recovery(&self) -> Recovery {
+        Recovery::Reno
+    }
+}

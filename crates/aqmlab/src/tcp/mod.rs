@@ -1,0 +1,205 @@
+//! TCP: a sender with Reno/NewReno loss recovery and RFC 6298 RTO, a receiver
+//! with delayed ACKs, and the congestion-control trait (`cc`).
+//!
+//! Sequence numbers count segments (ns-2's model): segment `i` carries
+//! payload bytes `[i·mss, (i+1)·mss)`; the last segment of a sized transfer
+//! may be shorter. Windows are in segments.
+
+pub mod cc;
+pub mod receiver;
+pub mod sender;
+
+use crate::engine::Time;
+use crate::net::packet::Packet;
+use crate::scenario::units::Dur;
+use serde::{Deserialize, Serialize};
+
+pub use receiver::Receiver;
+pub use sender::Sender;
+
+/// The timers of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    /// The flow's application starts.
+    Start,
+    /// Sender retransmission timer.
+    Rto,
+    /// Receiver delayed-ACK timer.
+    DelAck,
+}
+
+/// What a TCP endpoint hands back to the simulation.
+pub struct TcpCtx<'a> {
+    pub now: Time,
+    /// Packets to send from this endpoint's node.
+    pub out: &'a mut Vec<Packet>,
+    /// Timer events to schedule.
+    pub timers: &'a mut Vec<(Time, TimerKind)>,
+}
+
+/// TCP parameters as written in a scenario's `[tcp]` table (global defaults)
+/// or a flow's `tcp` table (overrides). Every field is optional; unset fields
+/// take the value from the level above, and finally [`TcpParams::default`].
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    /// Payload bytes per full segment (MSS).
+    pub mss: Option<u32>,
+    /// TCP/IP header bytes added to every segment; a pure ACK is this size.
+    pub header_bytes: Option<u32>,
+    /// Initial congestion window, segments.
+    pub init_cwnd: Option<f64>,
+    /// Initial slow-start threshold, segments (default: no limit).
+    pub init_ssthresh: Option<f64>,
+    /// Receive window (the cap on the sender's window), segments.
+    pub max_window: Option<u32>,
+    /// Minimum RTO.
+    pub min_rto: Option<Dur>,
+    /// Maximum RTO.
+    pub max_rto: Option<Dur>,
+    /// RTO before any RTT sample (RFC 6298 §2.1; also the SYN timeout "ITO").
+    pub initial_rto: Option<Dur>,
+    /// Clock granularity G in RFC 6298 §2.3: RTO = SRTT + max(G, 4·RTTVAR).
+    pub granularity: Option<Dur>,
+    /// Receiver delays ACKs (one ACK per `delack_count` in-order segments).
+    pub delayed_ack: Option<bool>,
+    /// Segments per delayed ACK.
+    pub delack_count: Option<u32>,
+    /// Delayed-ACK timeout.
+    pub delack_timeout: Option<Dur>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: Option<u32>,
+    /// Open the connection with a SYN / SYN-ACK handshake.
+    pub handshake: Option<bool>,
+    /// ECN-capable transport (RFC 3168): data carries ECT(0), the receiver
+    /// echoes CE with ECE, the sender reacts once per window and sets CWR.
+    pub ecn: Option<bool>,
+}
+
+/// Resolved TCP parameters of one flow.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpParams {
+    pub mss: u32,
+    pub header_bytes: u32,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    pub max_window: u32,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub granularity: Time,
+    pub delayed_ack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: Time,
+    pub dupack_threshold: u32,
+    pub handshake: bool,
+    pub ecn: bool,
+}
+
+impl Default for TcpParams {
+    /// Defaults follow the RFCs and today's stacks where they agree; paper
+    /// scenarios pin every value explicitly (ns-2 differs: see README).
+    fn default() -> Self {
+        TcpParams {
+            mss: 1000,
+            header_bytes: 40,
+            init_cwnd: 2.0,
+            init_ssthresh: 1e9,
+            max_window: 10_000,
+            min_rto: 200_000_000,
+            max_rto: 60_000_000_000,
+            initial_rto: 1_000_000_000,
+            granularity: 1_000_000,
+            delayed_ack: true,
+            delack_count: 2,
+            delack_timeout: 200_000_000,
+            dupack_threshold: 3,
+            handshake: false,
+            ecn: false,
+        }
+    }
+}
+
+impl TcpParams {
+    /// Apply the options that are set.
+    pub fn apply(&mut self, o: &TcpOptions) {
+        macro_rules! set {
+            ($f:ident) => {
+                if let Some(v) = o.$f {
+                    self.$f = v;
+                }
+            };
+            ($f:ident, dur) => {
+                if let Some(v) = o.$f {
+                    self.$f = v.0;
+                }
+            };
+        }
+        set!(mss);
+        set!(header_bytes);
+        set!(init_cwnd);
+        set!(init_ssthresh);
+        set!(max_window);
+        set!(min_rto, dur);
+        set!(max_rto, dur);
+        set!(initial_rto, dur);
+        set!(granularity, dur);
+        set!(delayed_ack);
+        set!(delack_count);
+        set!(delack_timeout, dur);
+        set!(dupack_threshold);
+        set!(handshake);
+        set!(ecn);
+    }
+
+    /// Range checks; the error names the key.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let e = |k: &str, m: &str| Err((k.to_string(), m.to_string()));
+        if self.mss == 0 {
+            return e("mss", "must be a positive number of bytes");
+        }
+        if !(self.init_cwnd >= 1.0 && self.init_cwnd.is_finite()) {
+            return e("init_cwnd", "must be at least 1 segment");
+        }
+        if !(self.init_ssthresh >= 2.0) {
+            return e("init_ssthresh", "must be at least 2 segments");
+        }
+        if self.max_window == 0 {
+            return e("max_window", "must be at least 1 segment");
+        }
+        if self.min_rto == 0 {
+            return e("min_rto", "must be positive");
+        }
+        if self.max_rto < self.min_rto {
+            return e("max_rto", "must be at least min_rto");
+        }
+        if self.initial_rto == 0 {
+            return e("initial_rto", "must be positive");
+        }
+        if self.delack_count == 0 {
+            return e("delack_count", "must be at least 1");
+        }
+        if self.delayed_ack && self.delack_timeout == 0 {
+            return e("delack_timeout", "must be positive when delayed_ack = true");
+        }
+        if self.dupack_threshold == 0 {
+            return e("dupack_threshold", "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// Per-flow counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowCounters {
+    /// Data segments transmitted, retransmissions included.
+    pub segments_sent: u64,
+    /// Data segments retransmitted (fast retransmit, partial ACK, RTO).
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Congestion-window reductions caused by ECN echoes.
+    pub ecn_reductions: u64,
+    /// Packets of this flow (data or ACK) dropped anywhere in the network.
+    pub drops: u64,
+}

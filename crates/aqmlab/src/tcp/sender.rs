@@ -1,0 +1,432 @@
+//! The TCP sender: window-limited transmission, loss recovery and the
+//! retransmission timer.
+//!
+//! Sources:
+//! - RFC 5681 §3.2: fast retransmit on the `dupack_threshold`-th duplicate
+//!   ACK, `ssthresh` from the congestion controller, `cwnd = ssthresh + 3`,
+//!   window inflation by one segment per further duplicate ACK, deflation to
+//!   `ssthresh` when recovery ends.
+//! - RFC 6582 §3.2 (NewReno): `recover` = highest sequence sent when the loss
+//!   was detected; fast retransmit only if the duplicate ACKs cover more than
+//!   `recover` (step 2); on a partial ACK retransmit the first unacknowledged
+//!   segment, deflate `cwnd` by the amount acknowledged and add back one
+//!   segment (step 3, "partial window deflation"); a full ACK ends recovery
+//!   with `cwnd = ssthresh` (step 3, option 2, as in ns-2). After an RTO,
+//!   `recover` is set to the highest sequence sent (§4).
+//! - RFC 6298: SRTT/RTTVAR with α = 1/8, β = 1/4; RTO = SRTT + max(G, 4·RTTVAR)
+//!   clamped to [min_rto, max_rto]; `initial_rto` before the first sample;
+//!   the timer restarts on every ACK of new data and stops when all data is
+//!   acknowledged (§5); exponential backoff on expiry (§5.5), kept until a
+//!   new valid sample (Karn & Partridge: no samples from retransmitted
+//!   segments — one segment at a time is timed, and timing is cancelled by
+//!   any retransmission).
+//! - RFC 5681 §3.1: after a timeout `cwnd = 1` (loss window) and go-back-N
+//!   from the first unacknowledged segment.
+//! - RFC 3168 §6.1.2: on an ACK with ECE, reduce the window as for a loss,
+//!   at most once per window of data, and set CWR on the next new segment.
+//! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
+//!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
+//!   arrives; the SYN's RTT is a valid first sample if it was not resent.
+
+use super::cc::{CcState, CongestionControl, Recovery};
+use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
+use crate::engine::{Time, Timer, TimerAction};
+use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// Not started yet.
+    Idle,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    Established,
+    /// All data of a sized transfer acknowledged.
+    Done,
+}
+
+pub struct Sender {
+    pub p: TcpParams,
+    pub cc: Box<dyn CongestionControl>,
+    pub st: CcState,
+    pub state: SenderState,
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    /// Segments to send (`u32::MAX` for a bulk sender).
+    pub total_segs: u32,
+    last_payload: u32,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    /// One past the highest segment ever sent.
+    pub snd_max: u32,
+    dupacks: u32,
+    pub in_recovery: bool,
+    recover: i64,
+    // RTT estimation (RFC 6298), nanoseconds
+    srtt: f64,
+    rttvar: f64,
+    has_rtt: bool,
+    backoff: u32,
+    rtt_seq: Option<u32>,
+    rtt_time: Time,
+    pub rto_timer: Timer,
+    syn_time: Time,
+    syn_resent: bool,
+    // ECN
+    ecn_recover: i64,
+    cwr_pending: bool,
+    pub start_time: Time,
+    pub completion_time: Option<Time>,
+    pub counters: FlowCounters,
+}
+
+impl Sender {
+    pub fn new(
+        p: TcpParams,
+        cc: Box<dyn CongestionControl>,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        bytes: Option<u64>,
+    ) -> Sender {
+        let (total_segs, last_payload) = match bytes {
+            None => (u32::MAX, p.mss),
+            Some(b) => {
+                let n = b.div_ceil(p.mss as u64).max(1);
+                (n as u32, (b - (n - 1) * p.mss as u64) as u32)
+            }
+        };
+        let st = CcState {
+            now: 0,
+            cwnd: p.init_cwnd,
+            ssthresh: p.init_ssthresh,
+            in_flight: 0,
+            srtt: None,
+            min_rtt: None,
+            mss: p.mss,
+        };
+        Sender {
+            p,
+            cc,
+            st,
+            state: SenderState::Idle,
+            flow,
+            src,
+            dst,
+            total_segs,
+            last_payload,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: -1,
+            srtt: 0.0,
+            rttvar: 0.0,
+            has_rtt: false,
+            backoff: 0,
+            rtt_seq: None,
+            rtt_time: 0,
+            rto_timer: Timer::default(),
+            syn_time: 0,
+            syn_resent: false,
+            ecn_recover: -1,
+            cwr_pending: false,
+            start_time: 0,
+            completion_time: None,
+            counters: FlowCounters::default(),
+        }
+    }
+
+    /// Payload bytes cumulatively acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        if self.snd_una == 0 {
+            0
+        } else if self.snd_una >= self.total_segs {
+            (self.total_segs as u64 - 1) * self.p.mss as u64 + self.last_payload as u64
+        } else {
+            self.snd_una as u64 * self.p.mss as u64
+        }
+    }
+
+    /// The current RTO (backoff applied), nanoseconds.
+    pub fn rto(&self) -> Time {
+        let base = if self.has_rtt {
+            let g = self.p.granularity as f64;
+            (self.srtt + g.max(4.0 * self.rttvar)) as Time
+        } else {
+            self.p.initial_rto
+        };
+        let base = base.clamp(self.p.min_rto, self.p.max_rto);
+        base.saturating_mul(1u64 << self.backoff.min(32))
+            .min(self.p.max_rto)
+    }
+
+    pub fn srtt(&self) -> Option<Time> {
+        self.has_rtt.then_some(self.srtt as Time)
+    }
+
+    fn arm_rto(&mut self, ctx: &mut TcpCtx) {
+        if let TimerAction::Schedule(t) = self.rto_timer.arm(ctx.now + self.rto()) {
+            ctx.timers.push((t, TimerKind::Rto));
+        }
+    }
+
+    fn rtt_sample(&mut self, r: Time) {
+        let r = r as f64;
+        if !self.has_rtt {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.has_rtt = true;
+        } else {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        }
+        self.backoff = 0;
+        let rt = r as Time;
+        self.st.srtt = Some(self.srtt as Time);
+        self.st.min_rtt = Some(self.st.min_rtt.map_or(rt, |m| m.min(rt)));
+        self.cc.on_rtt(&self.st, rt);
+    }
+
+    fn sync(&mut self, now: Time) {
+        self.st.now = now;
+        self.st.in_flight = self.snd_max - self.snd_una;
+    }
+
+    /// The application starts: open the connection or start sending.
+    pub fn start(&mut self, ctx: &mut TcpCtx) {
+        self.start_time = ctx.now;
+        if self.p.handshake {
+            self.state = SenderState::SynSent;
+            self.syn_time = ctx.now;
+            self.send_syn(ctx);
+        } else {
+            self.state = SenderState::Established;
+            self.send_available(ctx);
+        }
+    }
+
+    fn send_syn(&mut self, ctx: &mut TcpCtx) {
+        ctx.out.push(Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            size: self.p.header_bytes,
+            flags: flags::SYN,
+            spare: f32::INFINITY,
+            ..Default::default()
+        });
+        self.arm_rto(ctx);
+    }
+
+    fn window(&self) -> u32 {
+        let w = self.st.cwnd.floor().max(1.0);
+        (w as u32).min(self.p.max_window)
+    }
+
+    /// Send new segments while the window allows.
+    fn send_available(&mut self, ctx: &mut TcpCtx) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        let wnd = self.window();
+        while self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+            let s = self.snd_nxt;
+            self.send_segment(s, ctx);
+            self.snd_nxt += 1;
+        }
+    }
+
+    fn send_segment(&mut self, seq: u32, ctx: &mut TcpCtx) {
+        let payload = if seq + 1 == self.total_segs {
+            self.last_payload
+        } else {
+            self.p.mss
+        };
+        let retx = seq < self.snd_max;
+        let mut f = flags::DATA;
+        if retx {
+            self.counters.retransmits += 1;
+            self.rtt_seq = None; // Karn: no sample across a retransmission
+        } else {
+            if self.rtt_seq.is_none() {
+                self.rtt_seq = Some(seq);
+                self.rtt_time = ctx.now;
+            }
+            self.snd_max = seq + 1;
+            if self.cwr_pending {
+                f |= flags::CWR;
+                self.cwr_pending = false;
+            }
+        }
+        self.counters.segments_sent += 1;
+        // RFC 3168 §6.1.5: no ECT on retransmitted segments.
+        let ecn = if self.p.ecn && !retx {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        };
+        ctx.out.push(Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            seq,
+            size: payload + self.p.header_bytes,
+            payload,
+            flags: f,
+            ecn,
+            spare: f32::INFINITY,
+            ..Default::default()
+        });
+        if !self.rto_timer.is_armed() {
+            self.arm_rto(ctx);
+        }
+    }
+
+    /// Process an ACK (or SYN-ACK) from the receiver.
+    pub fn on_ack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
+        self.sync(ctx.now);
+        self.cc.on_ack_packet(&mut self.st, ack);
+        match self.state {
+            SenderState::SynSent => {
+                if ack.has(flags::SYN) && ack.has(flags::ACK) {
+                    if !self.syn_resent {
+                        self.rtt_sample(ctx.now - self.syn_time);
+                    }
+                    self.backoff = 0;
+                    self.rto_timer.cancel();
+                    self.state = SenderState::Established;
+                    self.send_available(ctx);
+                }
+                return;
+            }
+            SenderState::Established => {}
+            _ => return,
+        }
+        if ack.has(flags::SYN) {
+            return; // duplicate SYN-ACK
+        }
+        let a = ack.ack;
+        if self.p.ecn
+            && ack.has(flags::ECE)
+            && (a as i64 - 1) > self.ecn_recover
+            && !self.in_recovery
+        {
+            // RFC 3168 §6.1.2: once per window of data.
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.cwnd = self.st.ssthresh;
+            self.ecn_recover = self.snd_max as i64 - 1;
+            self.cwr_pending = true;
+            self.counters.ecn_reductions += 1;
+        }
+        if a > self.snd_una {
+            self.on_new_ack(a, ctx);
+        } else if a == self.snd_una && self.snd_max > self.snd_una && ack.payload == 0 {
+            self.on_dupack(a, ctx);
+        }
+    }
+
+    fn on_new_ack(&mut self, a: u32, ctx: &mut TcpCtx) {
+        let a = a.min(self.snd_max);
+        let acked = a - self.snd_una;
+        if let Some(s) = self.rtt_seq {
+            if a > s {
+                self.rtt_sample(ctx.now - self.rtt_time);
+                self.rtt_seq = None;
+            }
+        }
+        self.snd_una = a;
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        self.sync(ctx.now);
+        if self.in_recovery {
+            if a as i64 > self.recover || self.cc.recovery() == Recovery::Reno {
+                // Full ACK (or Reno's first new ACK): leave fast recovery.
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.st.cwnd = self.st.ssthresh;
+                self.cc.on_recovery_exit(&mut self.st);
+            } else {
+                // NewReno partial ACK: retransmit the next hole, deflate.
+                self.send_segment(a, ctx);
+                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&mut self.st, acked);
+        }
+        if self.snd_una >= self.total_segs {
+            self.state = SenderState::Done;
+            self.completion_time = Some(ctx.now);
+            self.rto_timer.cancel();
+            return;
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_timer.cancel();
+        } else {
+            self.rto_timer.cancel();
+            self.arm_rto(ctx);
+        }
+        self.send_available(ctx);
+    }
+
+    fn on_dupack(&mut self, a: u32, ctx: &mut TcpCtx) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            self.st.cwnd += 1.0; // window inflation
+            self.send_available(ctx);
+        } else if self.dupacks == self.p.dupack_threshold {
+            // RFC 6582 step 2: only if the ACKs cover more than `recover`.
+            if (a as i64 - 1) < self.recover {
+                return;
+            }
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.cwnd = self.st.ssthresh + self.p.dupack_threshold as f64;
+            self.recover = self.snd_max as i64 - 1;
+            self.in_recovery = true;
+            self.counters.fast_retransmits += 1;
+            self.send_segment(a, ctx);
+            self.send_available(ctx);
+        }
+    }
+
+    /// The retransmission timer fired.
+    pub fn on_rto(&mut self, ctx: &mut TcpCtx) {
+        self.sync(ctx.now);
+        match self.state {
+            SenderState::SynSent => {
+                self.syn_resent = true;
+                self.counters.timeouts += 1;
+                self.backoff += 1;
+                self.send_syn(ctx);
+            }
+            SenderState::Established if self.snd_una < self.snd_max => {
+                self.counters.timeouts += 1;
+                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                self.cc.on_timeout(&self.st);
+                self.st.cwnd = 1.0;
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.recover = self.snd_max as i64 - 1;
+                self.backoff += 1;
+                self.snd_nxt = self.snd_una;
+                let s = self.snd_una;
+                self.send_segment(s, ctx);
+                self.snd_nxt = s + 1;
+                self.arm_rto(ctx);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Sender {
+    pub fn src_node(&self) -> NodeId {
+        self.src
+    }
+    pub fn dst_node(&self) -> NodeId {
+        self.dst
+    }
+}
