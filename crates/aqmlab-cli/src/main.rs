@@ -1,46 +1,94 @@
-use aqmlab::{Scenario, Simulation};
-fn main() {
-    let path = std::env::args().nth(1).unwrap();
-    let sc = match Scenario::from_file(&path) {
-        Ok(s) => s,
+//! The `aqmlab` command: a thin layer over the `aqmlab` library.
+//!
+//! Exit codes: 0 success, 2 bad input (with a message naming the file, key
+//! and what is allowed), 1 internal error. Bad input writes no result files.
+
+mod bench;
+mod plot;
+mod progress;
+mod reproduce;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// An error, classified for the exit code.
+#[derive(Debug)]
+pub enum CliError {
+    /// The user's input is wrong: exit 2.
+    Input(String),
+    /// Something failed that is not the user's fault: exit 1.
+    Internal(String),
+}
+
+impl From<aqmlab::ScenarioError> for CliError {
+    fn from(e: aqmlab::ScenarioError) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Internal(e.to_string())
+    }
+}
+
+pub type CliResult<T = ()> = Result<T, CliError>;
+
+#[derive(Parser)]
+#[command(
+    name = "aqmlab",
+    version,
+    about = "Fast, faithful packet-level simulator for TCP congestion control and AQM"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one scenario file and write summary.json, flows.csv, queues.csv, links.csv.
+    Run(run::RunArgs),
+    /// Reproduce a paper's experiment and print its numbers beside ours.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Run the fixed benchmark scenarios and print events/s, speed and peak memory.
+    Bench(bench::BenchArgs),
+}
+
+/// Where the repository's scenario files are (for commands that read them).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2)
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
         }
     };
-    let mut sim = Simulation::new(&sc, sc.seed);
-    let r = sim.run();
-    println!(
-        "events {} wall {:.3}s ev/s {:.0}",
-        r.events,
-        r.wall_seconds,
-        r.events as f64 / r.wall_seconds
-    );
-    for f in &r.flows {
-        println!("{} acked {} delivered {} gp {:.2}Mbps rtx {} to {} fr {} drops {} cwnd {:.1} srtt {:?}", f.group, f.bytes_acked, f.segments_delivered, f.goodput_bps/1e6, f.retransmits, f.timeouts, f.fast_retransmits, f.drops, f.final_cwnd, f.srtt_s);
-    }
-    for q in &r.queues {
-        if q.enqueued > 0 {
-            println!(
-                "{} {} enq {} drop {} (e{} f{} o{}) meanlen {:.2} delay {:.4}ms p99 {:.4}ms",
-                q.link,
-                q.kind,
-                q.enqueued,
-                q.dropped,
-                q.dropped_early,
-                q.dropped_forced,
-                q.dropped_overflow,
-                q.mean_len_pkts,
-                q.mean_delay_s * 1e3,
-                q.p99_delay_s * 1e3
-            );
+    let r = match cli.cmd {
+        Cmd::Run(a) => run::main(a),
+        Cmd::Reproduce(a) => reproduce::main(a),
+        Cmd::Bench(a) => bench::main(a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Internal(m)) => {
+            eprintln!("internal error: {m}");
+            ExitCode::from(1)
         }
     }
-    for l in &r.links {
-        if l.tx_packets > 0 {
-            println!("{} util {:.3}", l.link, l.utilization);
-        }
-    }
-    println!("{:?} holds {}", r.conservation, r.conservation.holds());
-    aqmlab::output::write_run(&r, std::path::Path::new("/tmp/out1")).unwrap();
 }

@@ -354,7 +354,7 @@ impl Scenario {
 ///
 /// Path segments are separated by `.`; a numeric segment indexes an array; a
 /// non-numeric segment applied to an array of tables selects the element
-/// whose `name` (links) or `group` (flows) equals it. The value is parsed as
+/// whose `name` (links; an unnamed link is `a-b`) or `group` (flows) equals it. The value is parsed as
 /// a TOML value (`0.05`, `true`, `"10Mbps"`); a bare word that does not parse
 /// is taken as a string. Example: `links.bottleneck.queue.max_p=0.05`.
 pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
@@ -390,9 +390,15 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
                     Err(_) => a
                         .iter()
                         .position(|e| {
-                            ["name", "group"]
-                                .iter()
-                                .any(|k| e.get(k).and_then(|v| v.as_str()) == Some(seg))
+                            let field = |k: &str| e.get(k).and_then(|v| v.as_str());
+                            field("name") == Some(seg)
+                                || field("group") == Some(seg)
+                                || (field("name").is_none()
+                                    && field("a")
+                                        .zip(field("b"))
+                                        .map(|(a, b)| format!("{a}-{b}"))
+                                        .as_deref()
+                                        == Some(seg))
                         })
                         .ok_or_else(|| format!("no element named `{seg}`"))?,
                 };
@@ -410,4 +416,103 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
         };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINI: &str = r#"
+name = "mini"
+duration = "1s"
+[nodes]
+hosts = ["h1", "h2"]
+routers = ["r"]
+[[links]]
+a = "h1"
+b = "r"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+name = "bottleneck"
+a = "r"
+b = "h2"
+rate = "1Mbps"
+delay = "5ms"
+queue_ab = { kind = "red", limit = 20, min_th = 5, max_th = 15 }
+[[flows]]
+group = "bulk"
+src = "h1"
+dst = "h2"
+"#;
+
+    fn err(text: &str) -> String {
+        Scenario::from_toml(text, "t.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn mini_loads_with_defaults() {
+        let sc = Scenario::from_toml(MINI, "t.toml").unwrap();
+        assert_eq!(sc.flows[0].count, 1);
+        assert_eq!(sc.flows[0].cc, CcKind::NewReno);
+        assert_eq!(sc.links[1].rate.0, 1_000_000);
+        assert_eq!(sc.tcp_params(0).mss, 1000);
+    }
+
+    #[test]
+    fn overrides_select_by_name_and_index() {
+        let sc = Scenario::from_toml_with(
+            MINI,
+            "t.toml",
+            &[
+                "links.bottleneck.queue_ab.max_p=0.05".into(),
+                "links.h1-r.rate=\"2Mbps\"".into(),
+                "flows.0.count=3".into(),
+            ],
+        )
+        .unwrap();
+        match sc.links[1].queue_ab.as_ref().unwrap() {
+            QueueSpec::Red(c) => assert_eq!(c.max_p, 0.05),
+            _ => panic!(),
+        }
+        assert_eq!(sc.links[0].rate.0, 2_000_000);
+        assert_eq!(sc.flows[0].count, 3);
+        let e =
+            Scenario::from_toml_with(MINI, "t.toml", &["links.nope.rate=1".into()]).unwrap_err();
+        assert!(e.to_string().contains("no element named `nope`"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_file_key_and_allowed_values() {
+        let e = err(&MINI.replace("kind = \"red\"", "kind = \"blue\""));
+        assert!(
+            e.contains("t.toml") && e.contains("links[1].queue_ab") && e.contains("droptail"),
+            "{e}"
+        );
+        let e = err(&MINI.replace("min_th = 5", "min_th = 20"));
+        assert!(
+            e.contains("links[1].queue_ab.max_th") && e.contains("greater than min_th"),
+            "{e}"
+        );
+        let e = err(&MINI.replace("\"1Mbps\"", "\"-1Mbps\""));
+        assert!(e.contains("links[1].rate") && e.contains("positive"), "{e}");
+        let e = err(&MINI.replace("dst = \"h2\"", "dst = \"h9\""));
+        assert!(
+            e.contains("flows[0].dst") && e.contains("unknown node `h9`"),
+            "{e}"
+        );
+        let e = err(&MINI.replace("dst = \"h2\"", "dst = \"r\""));
+        assert!(e.contains("is a router"), "{e}");
+        let e = err(&MINI.replace("delay = \"5ms\"", "delay = \"5 parsecs\""));
+        assert!(
+            e.contains("links[1].delay") && e.contains("unknown time unit"),
+            "{e}"
+        );
+        let e = err(&MINI.replace("group = \"bulk\"", "group = \"bulk\"\ncc = \"vegas9\""));
+        assert!(e.contains("flows[0].cc") && e.contains("newreno"), "{e}");
+        let e = err(&MINI.replace("min_th = 5", "min_thresh = 5"));
+        assert!(e.contains("min_thresh"), "{e}");
+        let e = err("name = [");
+        assert!(e.contains("invalid TOML"), "{e}");
+    }
 }
