@@ -93,7 +93,7 @@ impl Port {
             self.counters.dequeued += 1;
             let d = now - p.enq_time;
             self.sojourn_sum_ns += d as u128;
-            self.sojourn.saturating_record(d.max(1));
+            self.sojourn.saturating_record(d);
         }
         p
     }

@@ -161,7 +161,7 @@ impl TcpParams {
         if !(self.init_cwnd >= 1.0 && self.init_cwnd.is_finite()) {
             return e("init_cwnd", "must be at least 1 segment");
         }
-        if !(self.init_ssthresh >= 2.0) {
+        if self.init_ssthresh.is_nan() || self.init_ssthresh < 2.0 {
             return e("init_ssthresh", "must be at least 2 segments");
         }
         if self.max_window == 0 {

@@ -1,0 +1,313 @@
+//! The `aqmlab` binary as a user meets it: outputs, exit codes, messages.
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn aqmlab() -> Command {
+    Command::cargo_bin("aqmlab").unwrap()
+}
+
+const GOOD: &str = r#"
+name = "cli-test"
+duration = "2s"
+[nodes]
+hosts = ["h1", "h2"]
+routers = ["r"]
+[[links]]
+a = "h1"
+b = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+name = "bottleneck"
+a = "r"
+b = "h2"
+rate = "10Mbps"
+delay = "10ms"
+queue_ab = { kind = "red", limit = 50, min_th = 5, max_th = 15, max_p = 0.1 }
+[[flows]]
+group = "bulk"
+src = "h1"
+dst = "h2"
+count = 3
+start_spread = "100ms"
+"#;
+
+/// Run `aqmlab run` on `text`; return (exit code, stderr, out dir).
+fn run_text(dir: &Path, text: &str, extra: &[&str]) -> (i32, String, PathBuf) {
+    let f = dir.join("s.toml");
+    fs::write(&f, text).unwrap();
+    let out = dir.join("out");
+    let mut c = aqmlab();
+    c.arg("run").arg(&f).arg("--out").arg(&out).args(extra);
+    let o = c.output().unwrap();
+    (
+        o.status.code().unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        out,
+    )
+}
+
+#[test]
+fn run_writes_documented_outputs() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err, out) = run_text(d.path(), GOOD, &[]);
+    assert_eq!(code, 0, "{err}");
+    for f in ["summary.json", "flows.csv", "queues.csv", "links.csv"] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for k in [
+        "scenario",
+        "seed",
+        "sim_seconds",
+        "wall_seconds",
+        "events",
+        "flows",
+        "queues",
+        "links",
+        "fairness",
+    ] {
+        assert!(s.get(k).is_some(), "summary.json lacks `{k}`");
+    }
+    let f0 = &s["flows"][0];
+    for k in [
+        "id",
+        "group",
+        "src",
+        "dst",
+        "cc",
+        "bytes_acked",
+        "goodput_bps",
+        "retransmits",
+        "timeouts",
+        "fast_retransmits",
+        "completion_s",
+    ] {
+        assert!(f0.get(k).is_some(), "flow lacks `{k}`");
+    }
+    let q = s["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "r->h2")
+        .unwrap();
+    for k in [
+        "link",
+        "kind",
+        "enqueued",
+        "dropped",
+        "marked",
+        "mean_len_pkts",
+        "mean_delay_s",
+    ] {
+        assert!(q.get(k).is_some(), "queue lacks `{k}`");
+    }
+    assert_eq!(q["kind"], "red");
+    assert!(q["enqueued"].as_u64().unwrap() > 1000);
+    let l = s["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["link"] == "r->h2")
+        .unwrap();
+    let u = l["utilization"].as_f64().unwrap();
+    assert!(u > 0.5 && u <= 1.0, "bottleneck utilisation {u}");
+    assert!(s["fairness"]["bulk"].as_f64().unwrap() > 0.5);
+    assert_eq!(s["sim_seconds"].as_f64().unwrap(), 2.0);
+    let queues = fs::read_to_string(out.join("queues.csv")).unwrap();
+    assert!(queues.starts_with("time_s,link,len_pkts,len_bytes,avg_pkts"));
+    assert!(
+        queues.lines().count() > 200,
+        "10 ms samples over 2 s for each router port"
+    );
+}
+
+#[test]
+fn seed_duration_and_set_flags() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err, out) = run_text(
+        d.path(),
+        GOOD,
+        &[
+            "--seed",
+            "7",
+            "--duration",
+            "1s",
+            "--set",
+            "flows.bulk.count=2",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["seed"], 7);
+    assert_eq!(s["sim_seconds"].as_f64().unwrap(), 1.0);
+    assert_eq!(s["flows"].as_array().unwrap().len(), 2);
+}
+
+fn strip_wall(p: &Path) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("wall_seconds");
+    v.to_string()
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_differs() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    fs::write(&f, GOOD).unwrap();
+    let outs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|n| d.path().join(n)).collect();
+    for (o, seed) in outs.iter().zip(["3", "3", "4"]) {
+        aqmlab()
+            .arg("run")
+            .arg(&f)
+            .arg("--out")
+            .arg(o)
+            .args(["--seed", seed])
+            .assert()
+            .success();
+    }
+    for file in ["flows.csv", "queues.csv", "links.csv"] {
+        assert_eq!(
+            fs::read(outs[0].join(file)).unwrap(),
+            fs::read(outs[1].join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    assert_eq!(
+        strip_wall(&outs[0].join("summary.json")),
+        strip_wall(&outs[1].join("summary.json"))
+    );
+    assert_ne!(
+        fs::read(outs[0].join("flows.csv")).unwrap(),
+        fs::read(outs[2].join("flows.csv")).unwrap()
+    );
+}
+
+/// Each documented bad input: exit 2, a message naming the key and what is
+/// allowed, and no output directory.
+#[test]
+fn bad_inputs_exit_2_with_clear_message_and_no_output() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "kind = \"red\"",
+            "kind = \"blue\"",
+            &[
+                "links[1].queue_ab",
+                "unknown variant `blue`",
+                "droptail",
+                "red",
+            ],
+        ),
+        (
+            "min_th = 5",
+            "min_th = 15",
+            &["links[1].queue_ab.max_th", "greater than min_th"],
+        ),
+        (
+            "min_th = 5",
+            "min_th = 25",
+            &["links[1].queue_ab.max_th", "greater than min_th (25)"],
+        ),
+        ("\"10Mbps\"", "\"-10Mbps\"", &["links[1].rate", "positive"]),
+        ("\"10Mbps\"", "\"0Mbps\"", &["links[1].rate", "positive"]),
+        (
+            "dst = \"h2\"",
+            "dst = \"h3\"",
+            &["flows[0].dst", "unknown node `h3`", "h1, h2, r"],
+        ),
+        (
+            "\"10ms\"",
+            "\"10 msec\"",
+            &[
+                "links[1].delay",
+                "unknown time unit `msec`",
+                "ns, us, ms, s",
+            ],
+        ),
+        (
+            "\"10Mbps\"",
+            "\"10Mbsp\"",
+            &["links[1].rate", "unknown rate unit `Mbsp`", "Mbps"],
+        ),
+        ("\"10Mbps\"", "10", &["links[1].rate", "a unit is required"]),
+        (
+            "count = 3",
+            "count = 3\ncc = \"cubicle\"",
+            &["flows[0].cc", "unknown variant `cubicle`", "newreno"],
+        ),
+        ("max_p = 0.1", "max_p = 1.5", &["max_p", "(0, 1]"]),
+        ("limit = 50", "limit = 0", &["limit", "positive"]),
+        (
+            "count = 3",
+            "count = 3\nsizee = \"1MB\"",
+            &["flows[0]", "unknown field `sizee`"],
+        ),
+        ("[nodes]", "[nodes", &["invalid TOML", "line"]),
+        (
+            "duration = \"2s\"",
+            "duration = \"-2s\"",
+            &["duration", "negative"],
+        ),
+    ];
+    for (from, to, needles) in cases {
+        assert!(GOOD.contains(from), "test case does not apply: {from}");
+        let d = tempfile::tempdir().unwrap();
+        let (code, err, out) = run_text(d.path(), &GOOD.replacen(from, to, 1), &[]);
+        assert_eq!(code, 2, "{to}: exit {code}, stderr: {err}");
+        assert!(
+            err.contains("s.toml"),
+            "{to}: message does not name the file: {err}"
+        );
+        for n in *needles {
+            assert!(err.contains(n), "{to}: message lacks `{n}`: {err}");
+        }
+        assert!(!out.exists(), "{to}: output directory written on bad input");
+    }
+}
+
+#[test]
+fn missing_file_and_bad_flags_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let o = aqmlab()
+        .args(["run", "/nonexistent/x.toml", "--out"])
+        .arg(d.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+    let (code, err, out) = run_text(d.path(), GOOD, &["--duration", "ten"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--duration"), "{err}");
+    assert!(!out.exists());
+    let (code, err, _) = run_text(d.path(), GOOD, &["--set", "links.nowhere.rate=\"1Mbps\""]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no element named `nowhere`"), "{err}");
+    let o = aqmlab().args(["frobnicate"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn shipped_scenarios_all_load() {
+    let mut n = 0;
+    let mut stack = vec![root().join("scenarios")];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                aqmlab::Scenario::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 2);
+}
