@@ -99,10 +99,8 @@ impl Simulation {
             ] {
                 let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
                 let spec = q.cloned().unwrap_or_default();
-                let port = Port::new(
-                    spec.build(rate),
-                    RngStream::new(seed, stream_id(&format!("queue:{name}"))),
-                );
+                let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
+                let port = Port::new(spec.build(rate, &mut qrng), qrng);
                 links.push(Link {
                     loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
                     name,

@@ -9,14 +9,18 @@
 //! `QueueDisc` impl, then register it in [`QueueSpec`] and [`QueueSpec::build`]
 //! below (one variant, one match arm).
 
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod red;
 
 use crate::engine::{RngStream, Time};
 use crate::net::packet::Packet;
 use serde::{Deserialize, Serialize};
 
+pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use red::{Red, RedConfig};
 
 /// Why a packet was dropped.
@@ -172,16 +176,23 @@ pub enum QueueSpec {
     DropTail(DropTailConfig),
     /// Random Early Detection (Floyd & Jacobson 1993).
     Red(RedConfig),
+    /// Controlled Delay (RFC 8289).
+    Codel(CodelConfig),
+    /// Flow-queue CoDel (RFC 8290).
+    #[serde(rename = "fq_codel")]
+    FqCodel(FqCodelConfig),
 }
 
 impl QueueSpec {
     /// The names accepted for `kind`.
-    pub const KINDS: &'static [&'static str] = &["droptail", "red"];
+    pub const KINDS: &'static [&'static str] = &["droptail", "red", "codel", "fq_codel"];
 
     pub fn kind(&self) -> &'static str {
         match self {
             QueueSpec::DropTail(_) => "droptail",
             QueueSpec::Red(_) => "red",
+            QueueSpec::Codel(_) => "codel",
+            QueueSpec::FqCodel(_) => "fq_codel",
         }
     }
 
@@ -190,14 +201,22 @@ impl QueueSpec {
         match self {
             QueueSpec::DropTail(c) => c.validate(),
             QueueSpec::Red(c) => c.validate(),
+            QueueSpec::Codel(c) => c.validate(),
+            QueueSpec::FqCodel(c) => c.validate(),
         }
     }
 
-    /// Build the discipline for an egress port on a link of `rate_bps`.
-    pub fn build(&self, rate_bps: u64) -> Box<dyn QueueDisc> {
+    /// Build the discipline for an egress port on a link of `rate_bps`;
+    /// `rng` is the port's own stream (e.g. for FQ-CoDel's hash perturbation).
+    pub fn build(&self, rate_bps: u64, rng: &mut RngStream) -> Box<dyn QueueDisc> {
         match self {
             QueueSpec::DropTail(c) => Box::new(DropTail::new(c)),
             QueueSpec::Red(c) => Box::new(Red::new(c, rate_bps)),
+            QueueSpec::Codel(c) => Box::new(Codel::new(c)),
+            QueueSpec::FqCodel(c) => {
+                use rand::RngCore;
+                Box::new(FqCodel::new(c, rng.next_u64()))
+            }
         }
     }
 }
