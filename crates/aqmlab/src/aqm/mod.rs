@@ -13,6 +13,7 @@ pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
 pub mod red;
+pub mod sfq_codel;
 
 use crate::engine::{RngStream, Time};
 use crate::net::packet::Packet;
@@ -22,6 +23,7 @@ pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use red::{Red, RedConfig};
+pub use sfq_codel::{SfqCodel, SfqCodelConfig, SfqVariant};
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,11 +183,15 @@ pub enum QueueSpec {
     /// Flow-queue CoDel (RFC 8290).
     #[serde(rename = "fq_codel")]
     FqCodel(FqCodelConfig),
+    /// Stochastic flow queueing with CoDel per bin (ns-2 Pollere sfqCoDel).
+    #[serde(rename = "sfq_codel")]
+    SfqCodel(SfqCodelConfig),
 }
 
 impl QueueSpec {
     /// The names accepted for `kind`.
-    pub const KINDS: &'static [&'static str] = &["droptail", "red", "codel", "fq_codel"];
+    pub const KINDS: &'static [&'static str] =
+        &["droptail", "red", "codel", "fq_codel", "sfq_codel"];
 
     pub fn kind(&self) -> &'static str {
         match self {
@@ -193,6 +199,7 @@ impl QueueSpec {
             QueueSpec::Red(_) => "red",
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
+            QueueSpec::SfqCodel(_) => "sfq_codel",
         }
     }
 
@@ -203,6 +210,7 @@ impl QueueSpec {
             QueueSpec::Red(c) => c.validate(),
             QueueSpec::Codel(c) => c.validate(),
             QueueSpec::FqCodel(c) => c.validate(),
+            QueueSpec::SfqCodel(c) => c.validate(),
         }
     }
 
@@ -216,6 +224,10 @@ impl QueueSpec {
             QueueSpec::FqCodel(c) => {
                 use rand::RngCore;
                 Box::new(FqCodel::new(c, rng.next_u64()))
+            }
+            QueueSpec::SfqCodel(c) => {
+                use rand::RngCore;
+                Box::new(SfqCodel::new(c, rng.next_u64()))
             }
         }
     }
