@@ -10,7 +10,8 @@
 //!   was detected; fast retransmit only if the duplicate ACKs cover more than
 //!   `recover` (step 2); on a partial ACK retransmit the first unacknowledged
 //!   segment, deflate `cwnd` by the amount acknowledged and add back one
-//!   segment (step 3, "partial window deflation"); a full ACK ends recovery
+//!   segment (step 3, "partial window deflation"), and restart the RTO timer
+//!   on the first partial ACK only (step 3 and §4, the "Impatient" variant); a full ACK ends recovery
 //!   with `cwnd = ssthresh` (step 3, option 2, as in ns-2). After an RTO,
 //!   `recover` is set to the highest sequence sent (§4).
 //! - RFC 6298: SRTT/RTTVAR with α = 1/8, β = 1/4; RTO = SRTT + max(G, 4·RTTVAR)
@@ -62,6 +63,8 @@ pub struct Sender {
     dupacks: u32,
     pub in_recovery: bool,
     recover: i64,
+    /// A partial ACK has arrived in the current recovery.
+    partial_acked: bool,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
     rttvar: f64,
@@ -121,6 +124,7 @@ impl Sender {
             dupacks: 0,
             in_recovery: false,
             recover: -1,
+            partial_acked: false,
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -341,6 +345,7 @@ impl Sender {
             self.snd_nxt = a;
         }
         self.sync(ctx.now);
+        let mut restart_timer = true;
         if self.in_recovery {
             if a as i64 > self.recover || self.cc.recovery() == Recovery::Reno {
                 // Full ACK (or Reno's first new ACK): leave fast recovery.
@@ -352,6 +357,10 @@ impl Sender {
                 // NewReno partial ACK: retransmit the next hole, deflate.
                 self.send_segment(a, ctx);
                 self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                // RFC 6582 §3.2 step 3: reset the timer only on the first
+                // partial ACK of this recovery ("Impatient", §4).
+                restart_timer = !self.partial_acked;
+                self.partial_acked = true;
             }
         } else {
             self.dupacks = 0;
@@ -365,7 +374,7 @@ impl Sender {
         }
         if self.snd_una >= self.snd_max {
             self.rto_timer.cancel();
-        } else {
+        } else if restart_timer {
             self.rto_timer.cancel();
             self.arm_rto(ctx);
         }
@@ -386,6 +395,7 @@ impl Sender {
             self.st.cwnd = self.st.ssthresh + self.p.dupack_threshold as f64;
             self.recover = self.snd_max as i64 - 1;
             self.in_recovery = true;
+            self.partial_acked = false;
             self.counters.fast_retransmits += 1;
             self.send_segment(a, ctx);
             self.send_available(ctx);
@@ -428,5 +438,149 @@ impl Sender {
     }
     pub fn dst_node(&self) -> NodeId {
         self.dst
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::CcKind;
+
+    struct H {
+        s: Sender,
+        out: Vec<Packet>,
+        timers: Vec<(Time, TimerKind)>,
+        now: Time,
+    }
+
+    impl H {
+        fn new(cc: CcKind, cwnd: f64) -> H {
+            let p = TcpParams {
+                init_cwnd: cwnd,
+                delayed_ack: false,
+                ..TcpParams::default()
+            };
+            let mut h = H {
+                s: Sender::new(p, cc.build(), 0, 0, 1, None),
+                out: vec![],
+                timers: vec![],
+                now: 0,
+            };
+            h.with(|s, c| s.start(c));
+            h
+        }
+        fn with(&mut self, f: impl FnOnce(&mut Sender, &mut TcpCtx)) {
+            let mut c = TcpCtx {
+                now: self.now,
+                out: &mut self.out,
+                timers: &mut self.timers,
+            };
+            f(&mut self.s, &mut c);
+        }
+        fn ack(&mut self, a: u32) -> Vec<u32> {
+            self.out.clear();
+            let p = Packet {
+                ack: a,
+                flags: flags::ACK,
+                ..Default::default()
+            };
+            self.with(|s, c| s.on_ack(&p, c));
+            self.out.iter().map(|p| p.seq).collect()
+        }
+    }
+
+    #[test]
+    fn fast_retransmit_recovery_and_partial_acks() {
+        let mut h = H::new(CcKind::NewReno, 10.0);
+        assert_eq!(h.out.len(), 10, "initial window");
+        h.now = 100_000_000;
+        // segments 2 and 5 are lost; ACKs for 0, 1 arrive, then dupacks for 2
+        h.ack(1);
+        h.ack(2);
+        let sent = h.ack(2);
+        assert!(sent.is_empty());
+        h.ack(2);
+        let flight = h.s.snd_max - 2;
+        let sent = h.ack(2); // third duplicate
+        assert_eq!(sent.first(), Some(&2), "fast retransmit of the hole");
+        assert!(h.s.in_recovery);
+        assert_eq!(h.s.st.ssthresh, (flight as f64 / 2.0).max(2.0));
+        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh + 3.0);
+        let before = h.s.st.cwnd;
+        h.ack(2);
+        assert_eq!(h.s.st.cwnd, before + 1.0, "window inflation");
+        // partial ACK up to the second hole (5): retransmit 5, deflate
+        let deadline_before = h.s.rto_timer.deadline();
+        h.now += 10_000_000;
+        let cw = h.s.st.cwnd;
+        let sent = h.ack(5);
+        assert_eq!(sent.first(), Some(&5));
+        assert_eq!(h.s.st.cwnd, cw - 3.0 + 1.0, "deflate by acked, add one");
+        assert!(
+            h.s.in_recovery,
+            "NewReno stays in recovery on a partial ACK"
+        );
+        let first_partial_deadline = h.s.rto_timer.deadline();
+        assert_ne!(
+            first_partial_deadline, deadline_before,
+            "timer reset on the first partial ACK"
+        );
+        // a second partial ACK does not reset the timer (RFC 6582 "Impatient")
+        h.now += 10_000_000;
+        h.ack(6);
+        assert_eq!(h.s.rto_timer.deadline(), first_partial_deadline);
+        // full ACK ends recovery with cwnd = ssthresh
+        let sent_max = h.s.snd_max;
+        h.ack(sent_max);
+        assert!(!h.s.in_recovery);
+        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh);
+        assert_eq!(h.s.counters.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_on_first_new_ack() {
+        let mut h = H::new(CcKind::Reno, 10.0);
+        for a in [1, 2, 2, 2, 2] {
+            h.ack(a);
+        }
+        assert!(h.s.in_recovery);
+        h.ack(5); // partial for NewReno, but Reno exits
+        assert!(!h.s.in_recovery);
+        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh);
+    }
+
+    #[test]
+    fn timeout_backs_off_and_goes_back_n() {
+        let mut h = H::new(CcKind::NewReno, 4.0);
+        let rto0 = h.s.rto();
+        assert_eq!(rto0, 1_000_000_000, "initial RTO before any sample");
+        h.now = rto0;
+        h.out.clear();
+        h.with(|s, c| s.on_rto(c));
+        assert_eq!(h.out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(h.s.st.cwnd, 1.0);
+        assert_eq!(h.s.rto(), 2 * rto0, "exponential backoff");
+        assert_eq!(h.s.counters.timeouts, 1);
+        assert_eq!(h.s.counters.retransmits, 1);
+        // Karn: the ACK of a retransmitted segment gives no RTT sample
+        h.now += 50_000_000;
+        h.ack(4);
+        assert!(h.s.srtt().is_none());
+        assert_eq!(h.s.rto(), 2 * rto0, "backoff kept until a valid sample");
+    }
+
+    #[test]
+    fn rtt_estimator_follows_rfc6298() {
+        let mut h = H::new(CcKind::NewReno, 1.0);
+        h.now = 100_000_000; // 100 ms RTT sample
+        h.ack(1);
+        assert_eq!(h.s.srtt(), Some(100_000_000));
+        // RTO = SRTT + max(G, 4·RTTVAR) = 100 + 4·50 = 300 ms
+        assert_eq!(h.s.rto(), 300_000_000);
+        h.now += 200_000_000; // next sample: 200 ms
+        h.ack(2);
+        // RTTVAR = 3/4·50 + 1/4·|100−200| = 62.5; SRTT = 7/8·100 + 1/8·200 = 112.5
+        assert_eq!(h.s.srtt(), Some(112_500_000));
+        assert_eq!(h.s.rto(), 112_500_000 + 250_000_000);
     }
 }
