@@ -9,9 +9,11 @@
 //! `QueueDisc` impl, then register it in [`QueueSpec`] and [`QueueSpec::build`]
 //! below (one variant, one match arm).
 
+pub mod ared;
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod sfq_codel;
 
@@ -19,9 +21,11 @@ use crate::engine::{RngStream, Time};
 use crate::net::packet::Packet;
 use serde::{Deserialize, Serialize};
 
+pub use ared::AredConfig;
 pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 pub use sfq_codel::{SfqCodel, SfqCodelConfig, SfqVariant};
 
@@ -186,12 +190,23 @@ pub enum QueueSpec {
     /// Stochastic flow queueing with CoDel per bin (ns-2 Pollere sfqCoDel).
     #[serde(rename = "sfq_codel")]
     SfqCodel(SfqCodelConfig),
+    /// Proportional Integral controller Enhanced (RFC 8033).
+    Pie(PieConfig),
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
+    Ared(AredConfig),
 }
 
 impl QueueSpec {
     /// The names accepted for `kind`.
-    pub const KINDS: &'static [&'static str] =
-        &["droptail", "red", "codel", "fq_codel", "sfq_codel"];
+    pub const KINDS: &'static [&'static str] = &[
+        "droptail",
+        "red",
+        "codel",
+        "fq_codel",
+        "sfq_codel",
+        "pie",
+        "ared",
+    ];
 
     pub fn kind(&self) -> &'static str {
         match self {
@@ -200,6 +215,8 @@ impl QueueSpec {
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::SfqCodel(_) => "sfq_codel",
+            QueueSpec::Pie(_) => "pie",
+            QueueSpec::Ared(_) => "ared",
         }
     }
 
@@ -211,6 +228,8 @@ impl QueueSpec {
             QueueSpec::Codel(c) => c.validate(),
             QueueSpec::FqCodel(c) => c.validate(),
             QueueSpec::SfqCodel(c) => c.validate(),
+            QueueSpec::Pie(c) => c.validate(),
+            QueueSpec::Ared(c) => c.validate(),
         }
     }
 
@@ -229,6 +248,8 @@ impl QueueSpec {
                 use rand::RngCore;
                 Box::new(SfqCodel::new(c, rng.next_u64()))
             }
+            QueueSpec::Pie(c) => Box::new(Pie::new(c)),
+            QueueSpec::Ared(c) => Box::new(Red::adaptive(&c.red, rate_bps, c.adaptation())),
         }
     }
 }

@@ -134,6 +134,9 @@ pub struct Red {
     idle_since: Option<Time>,
     /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
     ptc_per_ns: f64,
+    /// The current `max_p` (changes only with Adaptive RED).
+    cur_max_p: f64,
+    adapt: Option<super::ared::Adaptation>,
 }
 
 impl Red {
@@ -150,7 +153,21 @@ impl Red {
             count: -1,
             idle_since: Some(0),
             ptc_per_ns: rate_bps as f64 / (8.0 * c.mean_pktsize as f64) / NS_PER_SEC as f64,
+            cur_max_p: c.max_p,
+            adapt: None,
         }
+    }
+
+    /// RED whose `max_p` adapts (Adaptive RED, `ared.rs`).
+    pub fn adaptive(c: &RedConfig, rate_bps: u64, a: super::ared::Adaptation) -> Self {
+        let mut r = Red::new(c, rate_bps);
+        r.adapt = Some(a);
+        r
+    }
+
+    /// The current `max_p`.
+    pub fn max_p(&self) -> f64 {
+        self.cur_max_p
     }
 
     /// Update the average for an arrival at `now` (ns-2 `estimator`).
@@ -167,10 +184,11 @@ impl Red {
     /// (after `count` has been incremented for this arrival).
     pub fn drop_probability(&self) -> f64 {
         let c = &self.c;
+        let max_p = self.cur_max_p;
         let pb = if self.avg < c.max_th {
-            c.max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
+            max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
         } else {
-            c.max_p + (1.0 - c.max_p) * (self.avg - c.max_th) / c.max_th
+            max_p + (1.0 - max_p) * (self.avg - c.max_th) / c.max_th
         };
         spaced_probability(pb, self.count as f64, c.wait)
     }
@@ -200,11 +218,24 @@ pub fn spaced_probability(pb: f64, count: f64, wait: bool) -> f64 {
 
 impl QueueDisc for Red {
     fn kind(&self) -> &'static str {
-        "red"
+        if self.adapt.is_some() {
+            "ared"
+        } else {
+            "red"
+        }
     }
 
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.update_avg(ctx.now);
+        if let Some(a) = &mut self.adapt {
+            self.cur_max_p = a.update(
+                ctx.now,
+                self.avg,
+                self.c.min_th,
+                self.c.max_th,
+                self.cur_max_p,
+            );
+        }
         let c = &self.c;
         let forced_at = if c.gentle { 2.0 * c.max_th } else { c.max_th };
         if self.avg >= forced_at {

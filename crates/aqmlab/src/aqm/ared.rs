@@ -1,0 +1,156 @@
+//! Adaptive RED — RED whose `max_p` adapts to keep the average queue between
+//! `min_th` and `max_th`.
+//!
+//! Source: S. Floyd, R. Gummadi, S. Shenker, "Adaptive RED: An Algorithm for
+//! Increasing the Robustness of RED's Active Queue Management" (ICSI, 2001),
+//! Fig. 2; as in ns-2.35 `red.cc` `updateMaxP` (also ns-3's ARED).
+//!
+//! Every `interval` (checked at arrivals, as ns-2 does): with the target band
+//! `[min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)]`,
+//! - `avg` above the band and `max_p ≤ top`: `max_p += min(alpha, max_p/4)`
+//!   (additive increase);
+//! - `avg` below the band and `max_p ≥ bottom`: `max_p *= beta`
+//!   (multiplicative decrease).
+//!
+//! Parameters: every RED parameter (see `red.rs`; `max_p` is the initial
+//! value), plus `interval` = 0.5 s, `alpha` = 0.01, `beta` = 0.9,
+//! `top` = 0.5, `bottom` = 0.01.
+
+use super::red::RedConfig;
+use crate::engine::Time;
+use crate::scenario::units::Dur;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AredConfig {
+    #[serde(flatten)]
+    pub red: RedConfig,
+    #[serde(default = "d_interval")]
+    pub interval: Dur,
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    #[serde(default = "d_beta")]
+    pub beta: f64,
+    #[serde(default = "d_top")]
+    pub top: f64,
+    #[serde(default = "d_bottom")]
+    pub bottom: f64,
+}
+
+fn d_interval() -> Dur {
+    Dur(500_000_000)
+}
+fn d_alpha() -> f64 {
+    0.01
+}
+fn d_beta() -> f64 {
+    0.9
+}
+fn d_top() -> f64 {
+    0.5
+}
+fn d_bottom() -> f64 {
+    0.01
+}
+
+impl AredConfig {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        self.red.validate()?;
+        if self.interval.0 == 0 {
+            return Err(("interval".into(), "must be positive".into()));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err((
+                "alpha".into(),
+                format!("must be in (0, 1), got {}", self.alpha),
+            ));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err((
+                "beta".into(),
+                format!("must be in (0, 1), got {}", self.beta),
+            ));
+        }
+        if !(self.bottom > 0.0 && self.bottom < self.top && self.top <= 1.0) {
+            return Err(("top".into(), "need 0 < bottom < top <= 1".into()));
+        }
+        Ok(())
+    }
+
+    pub fn adaptation(&self) -> Adaptation {
+        Adaptation {
+            interval: self.interval.0,
+            alpha: self.alpha,
+            beta: self.beta,
+            top: self.top,
+            bottom: self.bottom,
+            last: 0,
+        }
+    }
+}
+
+/// The `max_p` adaptation state carried by a [`super::Red`].
+#[derive(Clone, Debug)]
+pub struct Adaptation {
+    interval: Time,
+    alpha: f64,
+    beta: f64,
+    top: f64,
+    bottom: f64,
+    last: Time,
+}
+
+impl Adaptation {
+    /// ns-2 `updateMaxP`, run when `interval` has passed since the last
+    /// change. Returns the new `max_p`.
+    pub fn update(&mut self, now: Time, avg: f64, min_th: f64, max_th: f64, max_p: f64) -> f64 {
+        if now < self.last + self.interval {
+            return max_p;
+        }
+        self.last = now;
+        let part = 0.4 * (max_th - min_th);
+        if avg < min_th + part && max_p >= self.bottom {
+            max_p * self.beta
+        } else if avg > max_th - part && max_p <= self.top {
+            max_p + self.alpha.min(max_p / 4.0)
+        } else {
+            max_p
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a() -> Adaptation {
+        let c: AredConfig = toml::from_str("limit = 100\nmin_th = 10\nmax_th = 30").unwrap();
+        c.adaptation()
+    }
+
+    #[test]
+    fn aimd_on_max_p() {
+        let mut ad = a();
+        // band is [18, 22]
+        assert_eq!(ad.update(500_000_000, 25.0, 10.0, 30.0, 0.1), 0.11);
+        // within the interval: no change
+        assert_eq!(ad.update(600_000_000, 25.0, 10.0, 30.0, 0.11), 0.11);
+        assert!((ad.update(1_000_000_000, 12.0, 10.0, 30.0, 0.11) - 0.099).abs() < 1e-12);
+        assert_eq!(ad.update(1_500_000_000, 20.0, 10.0, 30.0, 0.099), 0.099);
+        // small max_p: increase limited to max_p/4
+        assert_eq!(ad.update(2_000_000_000, 25.0, 10.0, 30.0, 0.02), 0.025);
+    }
+
+    #[test]
+    fn flattened_red_keys_and_unknown_key_error() {
+        let c: AredConfig =
+            toml::from_str("limit = 100\nmin_th = 10\nmax_th = 30\ngentle = true").unwrap();
+        assert!(c.red.gentle);
+        assert!(c.validate().is_ok());
+        assert!(
+            toml::from_str::<AredConfig>("limit = 100\nmin_th = 10\nmax_th = 30\nalpah = 1")
+                .is_err()
+        );
+    }
+}
