@@ -1,10 +1,567 @@
 //! Plots (PNG and SVG) drawn with plotters, using a bundled DejaVu Sans font
 //! so no system font library is needed.
+//!
+//! Every figure is drawn twice from the same code, once on a bitmap backend
+//! (`<stem>.png`) and once on an SVG backend (`<stem>.svg`).
+//!
+//! - [`queue_series`]: instantaneous queue length and the discipline's
+//!   average (RED's `avg`) over time, one panel per monitored queue that
+//!   held packets at some sample;
+//! - [`queue_series_window`]: the same over a time window;
+//! - [`grouped_bars`]: grouped bar charts (e.g. paper vs aqmlab per sender),
+//!   in one or more panels sharing the y scale.
 
 use aqmlab::RunResult;
-use std::path::Path;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// DejaVu Sans (Bitstream Vera licence), registered as "sans-serif".
+static FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
+static FONT_OK: OnceLock<bool> = OnceLock::new();
+
+const FAMILY: &str = "sans-serif";
+
+/// Register the bundled font once per process.
+fn init_font() -> std::io::Result<()> {
+    let ok = *FONT_OK.get_or_init(|| {
+        plotters::style::register_font(FAMILY, plotters::style::FontStyle::Normal, FONT).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(
+            "the bundled font could not be loaded",
+        ))
+    }
+}
+
+type DrawResult = Result<(), Box<dyn Error>>;
+
+/// Something that can draw itself on any plotters backend.
+trait Figure {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static;
+}
+
+fn with_ext(stem: &Path, ext: &str) -> PathBuf {
+    let mut s = stem.as_os_str().to_owned();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+/// Draw `fig` to `<stem>.png` and `<stem>.svg`.
+fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
+    init_font()?;
+    if let Some(dir) = stem.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir)?;
+        }
+    }
+    let err = |what: &str, e: Box<dyn Error>| {
+        std::io::Error::other(format!("drawing {}.{what}: {e}", stem.display()))
+    };
+    let png = with_ext(stem, "png");
+    {
+        let root = BitMapBackend::new(&png, fig.size()).into_drawing_area();
+        let r: DrawResult = (|| {
+            root.fill(&WHITE)?;
+            fig.draw(&root)?;
+            root.present()?;
+            Ok(())
+        })();
+        r.map_err(|e| err("png", e))?;
+    }
+    let svg = with_ext(stem, "svg");
+    {
+        let root = SVGBackend::new(&svg, fig.size()).into_drawing_area();
+        let r: DrawResult = (|| {
+            root.fill(&WHITE)?;
+            fig.draw(&root)?;
+            root.present()?;
+            Ok(())
+        })();
+        r.map_err(|e| err("svg", e))?;
+    }
+    Ok(())
+}
+
+/// One legend entry: a line (`true`) or a filled box (`false`) in `color`.
+struct LegendItem {
+    name: String,
+    color: RGBColor,
+    line: bool,
+}
+
+/// Draw a legend in one row, right-aligned at the top of `area` (a figure
+/// header), so that it never covers data.
+fn header_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[LegendItem],
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let font: TextStyle = (FAMILY, 15).into_font().color(&BLACK);
+    let (w, _) = area.dim_in_pixel();
+    let widths: Vec<i32> = items
+        .iter()
+        .map(|it| {
+            let (tw, _) = area
+                .estimate_text_size(&it.name, &font)
+                .unwrap_or((100, 15));
+            30 + tw as i32 + 20
+        })
+        .collect();
+    let mut x = w as i32 - 20 - widths.iter().sum::<i32>();
+    let y = 18;
+    for (it, wi) in items.iter().zip(&widths) {
+        if it.line {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 24, y)],
+                it.color.stroke_width(3),
+            ))?;
+        } else {
+            area.draw(&Rectangle::new(
+                [(x + 4, y - 8), (x + 20, y + 8)],
+                it.color.filled(),
+            ))?;
+        }
+        area.draw(&Text::new(
+            it.name.clone(),
+            (x + 30, y),
+            font.clone()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+        x += wi;
+    }
+    Ok(())
+}
+
+/// Tick labels with as many decimals as the axis range needs.
+fn tick_decimals(max: f64) -> usize {
+    if max >= 8.0 {
+        0
+    } else if max >= 0.8 {
+        1
+    } else {
+        2
+    }
+}
+
+// ---- queue time series ----------------------------------------------------
+
+const INST_COLOR: RGBColor = RGBColor(70, 130, 200);
+const AVG_COLOR: RGBColor = RGBColor(200, 30, 30);
+
+struct QueueFig<'a> {
+    r: &'a RunResult,
+    window: Option<(f64, f64)>,
+    /// Indices into `r.series` of the panels to draw.
+    panels: Vec<usize>,
+    /// Monitored queues left out because they never held a packet.
+    empty: Vec<String>,
+}
+
+impl<'a> QueueFig<'a> {
+    fn new(r: &'a RunResult, window: Option<(f64, f64)>) -> Self {
+        let mut panels = Vec::new();
+        let mut empty = Vec::new();
+        for (i, s) in r.series.iter().enumerate() {
+            let busy = s
+                .samples
+                .iter()
+                .any(|x| x.len_pkts > 0 || x.avg_pkts.is_some_and(|a| a > 0.0));
+            if busy {
+                panels.push(i);
+            } else {
+                empty.push(s.link.clone());
+            }
+        }
+        if panels.is_empty() && !r.series.is_empty() {
+            panels.push(0);
+            empty.remove(0);
+        }
+        QueueFig {
+            r,
+            window,
+            panels,
+            empty,
+        }
+    }
+}
+
+const PANEL_H: u32 = 330;
+const HEADER_H: u32 = 60;
+
+impl Figure for QueueFig<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1200, HEADER_H + PANEL_H * self.panels.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H);
+        let mut title = format!(
+            "Queue length over time — {} (seed {})",
+            self.r.scenario, self.r.seed
+        );
+        if let Some((t0, t1)) = self.window {
+            title.push_str(&format!(", {t0:.1}–{t1:.1} s"));
+        }
+        header.draw(&Text::new(
+            title,
+            (20, 8),
+            (FAMILY, 24).into_font().color(&BLACK),
+        ))?;
+        let interval = self
+            .r
+            .series
+            .first()
+            .and_then(|s| s.samples.get(1).map(|x| x.time_s - s.samples[0].time_s))
+            .unwrap_or(0.0);
+        let mut sub = format!(
+            "sampled every {:.0} ms; instantaneous length and the discipline's average",
+            interval * 1e3
+        );
+        if !self.empty.is_empty() {
+            sub.push_str(&format!(
+                "; not shown (always empty): {}",
+                self.empty.join(", ")
+            ));
+        }
+        header.draw(&Text::new(
+            sub,
+            (20, 36),
+            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
+        ))?;
+        if self.panels.is_empty() {
+            return Ok(());
+        }
+        let mut legend = vec![LegendItem {
+            name: "instantaneous".into(),
+            color: INST_COLOR,
+            line: true,
+        }];
+        let any_avg = self.panels.iter().any(|&i| {
+            self.r.series[i]
+                .samples
+                .iter()
+                .any(|x| x.avg_pkts.is_some())
+        });
+        if any_avg {
+            let red = self.panels.iter().all(|&i| {
+                self.r
+                    .queue(&self.r.series[i].link)
+                    .is_some_and(|q| q.kind == "red")
+            });
+            legend.push(LegendItem {
+                name: if red { "RED average (avg)" } else { "average" }.into(),
+                color: AVG_COLOR,
+                line: true,
+            });
+        }
+        header_legend(&header, &legend)?;
+        let areas = body.split_evenly((self.panels.len(), 1));
+        let (t0, t1) = self.window.unwrap_or((0.0, self.r.sim_seconds.max(1e-9)));
+        for (area, &si) in areas.iter().zip(&self.panels) {
+            let s = &self.r.series[si];
+            let kind = self
+                .r
+                .queue(&s.link)
+                .map(|q| q.kind.clone())
+                .unwrap_or_default();
+            let pts: Vec<_> = s
+                .samples
+                .iter()
+                .filter(|x| x.time_s >= t0 && x.time_s <= t1)
+                .collect();
+            let ymax = pts
+                .iter()
+                .map(|x| (x.len_pkts as f64).max(x.avg_pkts.unwrap_or(0.0)))
+                .fold(1.0f64, f64::max)
+                * 1.1;
+            let mut chart = ChartBuilder::on(area)
+                .caption(
+                    format!("{} ({kind})", s.link),
+                    (FAMILY, 19).into_font().color(&BLACK),
+                )
+                .margin(10)
+                .margin_right(25)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d(t0..t1, 0.0..ymax)?;
+            let yd = tick_decimals(ymax);
+            let fy = |v: &f64| format!("{v:.yd$}");
+            chart
+                .configure_mesh()
+                .y_label_formatter(&fy)
+                .x_desc("time (s)")
+                .y_desc("queue length (packets)")
+                .label_style((FAMILY, 15))
+                .axis_desc_style((FAMILY, 16))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()?;
+            chart.draw_series(LineSeries::new(
+                pts.iter().map(|x| (x.time_s, x.len_pkts as f64)),
+                INST_COLOR.stroke_width(1),
+            ))?;
+            chart.draw_series(LineSeries::new(
+                pts.iter().filter_map(|x| x.avg_pkts.map(|a| (x.time_s, a))),
+                AVG_COLOR.stroke_width(2),
+            ))?;
+        }
+        Ok(())
+    }
+}
 
 /// Queue length over time for every monitored queue: `<stem>.png` and `<stem>.svg`.
-pub fn queue_series(_r: &RunResult, _stem: &Path) -> std::io::Result<()> {
-    Err(std::io::Error::other("plots not written yet"))
+///
+/// Draws the instantaneous length (packets) and, where the discipline keeps
+/// one, its average (RED's `avg`), one panel per monitored queue that held
+/// a packet at some sample; queues that were always empty are named in the
+/// subtitle instead.
+pub fn queue_series(r: &RunResult, stem: &Path) -> std::io::Result<()> {
+    render(&QueueFig::new(r, None), stem)
+}
+
+/// As [`queue_series`], restricted to simulated times `t0..=t1` seconds.
+pub fn queue_series_window(r: &RunResult, stem: &Path, t0: f64, t1: f64) -> std::io::Result<()> {
+    if t1.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
+        return Err(std::io::Error::other(format!(
+            "empty plot window {t0}..{t1} s"
+        )));
+    }
+    render(&QueueFig::new(r, Some((t0, t1))), stem)
+}
+
+// ---- grouped bars ---------------------------------------------------------
+
+/// One panel of a grouped bar chart.
+pub struct BarPanel {
+    pub title: String,
+    /// Category names along the x axis.
+    pub categories: Vec<String>,
+    /// `values[series][category]`.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// A grouped bar chart: one bar per series in each category, one or more
+/// panels side by side on a shared y scale.
+pub struct GroupedBars {
+    pub title: String,
+    pub subtitle: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Series names, in the order of `BarPanel::values`.
+    pub series: Vec<String>,
+    pub panels: Vec<BarPanel>,
+    /// Decimals of the value printed above each bar.
+    pub decimals: usize,
+}
+
+/// An x axis of `n` categories at 0, 1, …, n−1, each one unit wide, with
+/// a tick (and label) at every category and nowhere else.
+struct Categories(usize);
+
+impl Ranged for Categories {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let f = (v + 0.5) / self.0 as f64;
+        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            return vec![];
+        }
+        (0..self.0).map(|i| i as f64).collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        -0.5..self.0 as f64 - 0.5
+    }
+}
+
+const BAR_COLORS: [RGBColor; 4] = [
+    RGBColor(160, 160, 160),
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+];
+
+impl Figure for GroupedBars {
+    fn size(&self) -> (u32, u32) {
+        ((80 + 480 * self.panels.len().max(1) as u32).max(900), 560)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H + 10);
+        header.draw(&Text::new(
+            self.title.clone(),
+            (20, 8),
+            (FAMILY, 24).into_font().color(&BLACK),
+        ))?;
+        header.draw(&Text::new(
+            self.subtitle.clone(),
+            (20, 38),
+            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
+        ))?;
+        if self.panels.is_empty() {
+            return Ok(());
+        }
+        let legend: Vec<LegendItem> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, n)| LegendItem {
+                name: n.clone(),
+                color: BAR_COLORS[i % BAR_COLORS.len()],
+                line: false,
+            })
+            .collect();
+        let (legend_row, body) = body.split_vertically(30);
+        header_legend(&legend_row, &legend)?;
+        let ymax = self
+            .panels
+            .iter()
+            .flat_map(|p| p.values.iter().flatten())
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.15;
+        let nser = self.series.len().max(1);
+        let areas = body.split_evenly((1, self.panels.len()));
+        for (pi, (area, p)) in areas.iter().zip(&self.panels).enumerate() {
+            let n = p.categories.len().max(1);
+            let mut chart = ChartBuilder::on(area)
+                .caption(p.title.clone(), (FAMILY, 20).into_font().color(&BLACK))
+                .margin(10)
+                .x_label_area_size(40)
+                .y_label_area_size(if pi == 0 { 80 } else { 55 })
+                .build_cartesian_2d(Categories(n), 0.0..ymax)?;
+            let cats = &p.categories;
+            let fmt_x = |x: &f64| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    cats.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            };
+            let yd = tick_decimals(ymax);
+            let fy = |v: &f64| format!("{v:.yd$}");
+            let mut mesh = chart.configure_mesh();
+            mesh.disable_x_mesh()
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&fy)
+                .x_desc(self.x_label.clone())
+                .label_style((FAMILY, 15))
+                .axis_desc_style((FAMILY, 16))
+                .light_line_style(RGBColor(235, 235, 235));
+            if pi == 0 {
+                mesh.y_desc(self.y_label.clone());
+            }
+            mesh.draw()?;
+            let group_w = 0.8;
+            let bar_w = group_w / nser as f64;
+            for (si, vals) in p.values.iter().enumerate() {
+                let color = BAR_COLORS[si % BAR_COLORS.len()];
+                let x_of = |ci: usize| ci as f64 - group_w / 2.0 + si as f64 * bar_w;
+                chart.draw_series(vals.iter().enumerate().map(|(ci, &v)| {
+                    let x0 = x_of(ci);
+                    Rectangle::new([(x0, 0.0), (x0 + bar_w * 0.92, v)], color.filled())
+                }))?;
+                let d = self.decimals;
+                chart.draw_series(vals.iter().enumerate().map(|(ci, &v)| {
+                    let xc = x_of(ci) + bar_w * 0.46;
+                    EmptyElement::at((xc, v))
+                        + Text::new(
+                            format!("{v:.d$}"),
+                            (0, -4),
+                            (FAMILY, 12)
+                                .into_font()
+                                .color(&BLACK)
+                                .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                        )
+                }))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draw a grouped bar chart to `<stem>.png` and `<stem>.svg`.
+pub fn grouped_bars(fig: &GroupedBars, stem: &Path) -> std::io::Result<()> {
+    render(fig, stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_bars_write_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("bars");
+        let fig = GroupedBars {
+            title: "t".into(),
+            subtitle: "s".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec!["a".into(), "b".into()],
+            panels: vec![BarPanel {
+                title: "p".into(),
+                categories: vec!["c1".into(), "c2".into()],
+                values: vec![vec![1.0, 2.0], vec![3.0, 0.5]],
+            }],
+            decimals: 1,
+        };
+        grouped_bars(&fig, &stem).unwrap();
+        let png = std::fs::read(dir.path().join("bars.png")).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let svg = std::fs::read_to_string(dir.path().join("bars.svg")).unwrap();
+        assert!(svg.contains("<svg"));
+        // legend entries, category labels and a bar value are drawn as text
+        for label in ["a", "b", "c1", "c2", "0.5"] {
+            let t = format!("\n{label}\n</text>");
+            assert!(svg.contains(&t), "text {label:?} missing from the SVG");
+        }
+    }
+
+    #[test]
+    fn queue_series_draws_busy_queues_only() {
+        let text = include_str!("../../../scenarios/papers/red-gateway/b1.toml");
+        let sc =
+            aqmlab::Scenario::from_toml_with(text, "b1.toml", &["duration=\"1s\"".into()]).unwrap();
+        let r = aqmlab::Simulation::new(&sc, 1).run();
+        let fig = QueueFig::new(&r, None);
+        assert_eq!(fig.panels.len(), 1, "only gw->sink holds packets");
+        assert_eq!(r.series[fig.panels[0]].link, "gw->sink");
+        assert_eq!(fig.empty.len(), 5);
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("sub").join("q");
+        queue_series(&r, &stem).unwrap();
+        let png = std::fs::read(dir.path().join("sub/q.png")).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let svg = std::fs::read_to_string(dir.path().join("sub/q.svg")).unwrap();
+        assert!(svg.contains("RED average (avg)"));
+        assert!(queue_series_window(&r, &stem, 1.0, 1.0).is_err());
+    }
 }

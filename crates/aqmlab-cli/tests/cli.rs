@@ -311,3 +311,60 @@ fn shipped_scenarios_all_load() {
     }
     assert!(n >= 2);
 }
+
+#[test]
+fn reproduce_red_gateway_writes_tables_report_and_plots() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("rg");
+    let o = aqmlab()
+        .args(["reproduce", "red-gateway", "--seeds", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for t in ["Table I", "Table II", "Table III", "Table IV"] {
+        assert!(stdout.contains(t), "stdout lacks {t}");
+    }
+    // the paper's numbers are printed beside ours
+    assert!(
+        stdout.contains("651 /") && stdout.contains("0.55 /"),
+        "{stdout}"
+    );
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("Table IV") && report.contains("Usage"));
+    let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
+    assert!(csv.lines().count() > 50);
+    for p in [
+        "goodput_b.png",
+        "goodput_b.svg",
+        "queue_b1_seed1.png",
+        "queue_b1_seed1.svg",
+    ] {
+        assert!(fs::metadata(out.join(p)).unwrap().len() > 1000, "{p} empty");
+    }
+}
+
+#[test]
+fn reproduce_bad_arguments_exit_2() {
+    let o = aqmlab()
+        .args(["reproduce", "red-gateway", "--seeds", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--seeds"));
+    let o = aqmlab()
+        .args(["reproduce", "no-such-paper"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("red-gateway"),
+        "lists the allowed papers"
+    );
+}
