@@ -13,6 +13,7 @@ use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
+use crate::traffic::Cbr;
 use std::collections::{BTreeMap, VecDeque};
 
 /// An event. Plain data: no closures, no allocation.
@@ -26,15 +27,31 @@ pub enum Ev {
     Timer(u32, TimerKind),
     /// Sample the monitored queues.
     Sample,
+    /// A constant-bit-rate flow sends its next packet.
+    Cbr(u32),
+}
+
+/// The endpoints of a flow.
+enum Transport {
+    Tcp {
+        snd: Box<Sender>,
+        rcv: Box<Receiver>,
+    },
+    Cbr(Cbr),
 }
 
 struct Flow {
     group: String,
     cc: &'static str,
-    snd: Sender,
-    rcv: Receiver,
+    t: Transport,
     start: Time,
     start_timer: bool,
+    /// Packets of this flow dropped anywhere.
+    drops: u64,
+    /// One-way delay of data packets delivered: sum, count, max (ns).
+    owd_sum: u128,
+    owd_n: u64,
+    owd_max: Time,
 }
 
 pub struct Simulation {
@@ -136,16 +153,31 @@ impl Simulation {
                     0
                 };
                 let start = g.start.0 + spread;
-                let snd = Sender::new(p.clone(), g.cc.build(), fid, s, d, g.size.map(|x| x.0));
-                let rcv = Receiver::new(&p, fid, d, s);
+                let t = match &g.cbr {
+                    Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0))),
+                    None => Transport::Tcp {
+                        snd: Box::new(Sender::new(
+                            p.clone(),
+                            g.cc.build(),
+                            fid,
+                            s,
+                            d,
+                            g.size.map(|x| x.0),
+                        )),
+                        rcv: Box::new(Receiver::new(&p, fid, d, s)),
+                    },
+                };
                 events.schedule(start, Ev::Timer(fid, TimerKind::Start));
                 flows.push(Flow {
                     group: g.group.clone(),
-                    cc: g.cc.name(),
-                    snd,
-                    rcv,
+                    cc: if g.cbr.is_some() { "cbr" } else { g.cc.name() },
+                    t,
                     start,
                     start_timer: true,
+                    drops: 0,
+                    owd_sum: 0,
+                    owd_n: 0,
+                    owd_max: 0,
                 });
             }
         }
@@ -212,6 +244,7 @@ impl Simulation {
                 Ev::Arrive(l) => self.on_arrive(l),
                 Ev::Timer(f, k) => self.on_timer(f, k),
                 Ev::Sample => self.on_sample(),
+                Ev::Cbr(f) => self.on_cbr(f),
             }
             if self.events.popped() & 0x3FFF == 0 {
                 progress(t as f64 / self.end as f64);
@@ -252,7 +285,7 @@ impl Simulation {
         for p in self.drops.drain(..) {
             self.dropped += 1;
             if let Some(f) = self.flows.get_mut(p.flow as usize) {
-                f.snd.counters.drops += 1;
+                f.drops += 1;
             }
         }
     }
@@ -301,16 +334,28 @@ impl Simulation {
 
     fn deliver(&mut self, p: Packet) {
         let fid = p.flow;
+        let now = self.now;
         let f = &mut self.flows[fid as usize];
+        if p.is_data() {
+            let d = now - p.sent_time;
+            f.owd_sum += d as u128;
+            f.owd_n += 1;
+            f.owd_max = f.owd_max.max(d);
+        }
         let mut ctx = TcpCtx {
-            now: self.now,
+            now,
             out: &mut self.out,
             timers: &mut self.timers,
         };
-        if p.is_forward() {
-            f.rcv.on_packet(&p, &mut ctx);
-        } else {
-            f.snd.on_ack(&p, &mut ctx);
+        match &mut f.t {
+            Transport::Tcp { snd, rcv } => {
+                if p.is_forward() {
+                    rcv.on_packet(&p, &mut ctx);
+                } else {
+                    snd.on_ack(&p, &mut ctx);
+                }
+            }
+            Transport::Cbr(c) => c.on_receive(&p),
         }
         self.flush_endpoint(fid);
     }
@@ -323,23 +368,38 @@ impl Simulation {
             out: &mut self.out,
             timers: &mut self.timers,
         };
-        match k {
-            TimerKind::Start => {
-                if f.start_timer {
-                    f.start_timer = false;
-                    f.snd.start(&mut ctx);
-                }
+        match (&mut f.t, k) {
+            (_, TimerKind::Start) if !f.start_timer => {}
+            (Transport::Cbr(c), TimerKind::Start) => {
+                f.start_timer = false;
+                let t = c.start(now);
+                self.events.schedule(t, Ev::Cbr(fid));
             }
-            TimerKind::Rto => match f.snd.rto_timer.on_event(now) {
-                (true, _) => f.snd.on_rto(&mut ctx),
+            (Transport::Tcp { snd, .. }, TimerKind::Start) => {
+                f.start_timer = false;
+                snd.start(&mut ctx);
+            }
+            (Transport::Tcp { snd, .. }, TimerKind::Rto) => match snd.rto_timer.on_event(now) {
+                (true, _) => snd.on_rto(&mut ctx),
                 (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::Rto)),
                 _ => {}
             },
-            TimerKind::DelAck => match f.rcv.delack_timer.on_event(now) {
-                (true, _) => f.rcv.on_delack(&mut ctx),
+            (Transport::Tcp { rcv, .. }, TimerKind::DelAck) => match rcv.delack_timer.on_event(now)
+            {
+                (true, _) => rcv.on_delack(&mut ctx),
                 (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::DelAck)),
                 _ => {}
             },
+            (Transport::Cbr(_), _) => {}
+        }
+        self.flush_endpoint(fid);
+    }
+
+    fn on_cbr(&mut self, fid: u32) {
+        if let Transport::Cbr(c) = &mut self.flows[fid as usize].t {
+            if let Some(next) = c.send(self.now, &mut self.out) {
+                self.events.schedule(next, Ev::Cbr(fid));
+            }
         }
         self.flush_endpoint(fid);
     }
@@ -400,35 +460,60 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let s = &f.snd;
                 let started = !f.start_timer;
-                let stop = s.completion_time.unwrap_or(end);
-                let dur = stop.saturating_sub(f.start);
-                let bytes = s.bytes_acked();
-                FlowResult {
+                let owd = (f.owd_n > 0).then(|| f.owd_sum as f64 / f.owd_n as f64 / 1e9);
+                let mut r = FlowResult {
                     id: i as u32,
                     group: f.group.clone(),
-                    src: name(s.src_node()),
-                    dst: name(s.dst_node()),
+                    src: String::new(),
+                    dst: String::new(),
                     cc: f.cc.to_string(),
                     start_s: to_secs(f.start),
-                    bytes_acked: bytes,
-                    segments_delivered: f.rcv.rcv_nxt as u64,
-                    goodput_bps: if started && dur > 0 {
-                        bytes as f64 * 8.0 / to_secs(dur)
-                    } else {
-                        0.0
-                    },
-                    segments_sent: s.counters.segments_sent,
-                    retransmits: s.counters.retransmits,
-                    timeouts: s.counters.timeouts,
-                    fast_retransmits: s.counters.fast_retransmits,
-                    ecn_reductions: s.counters.ecn_reductions,
-                    drops: s.counters.drops,
-                    completion_s: s.completion_time.map(|t| to_secs(t - f.start)),
-                    final_cwnd: s.st.cwnd,
-                    srtt_s: s.srtt().map(to_secs),
+                    bytes_acked: 0,
+                    segments_delivered: 0,
+                    goodput_bps: 0.0,
+                    segments_sent: 0,
+                    retransmits: 0,
+                    timeouts: 0,
+                    fast_retransmits: 0,
+                    ecn_reductions: 0,
+                    drops: f.drops,
+                    completion_s: None,
+                    final_cwnd: 0.0,
+                    srtt_s: None,
+                    mean_owd_s: owd,
+                    max_owd_s: (f.owd_n > 0).then(|| to_secs(f.owd_max)),
+                };
+                let stop = match &f.t {
+                    Transport::Tcp { snd: s, rcv } => {
+                        r.src = name(s.src_node());
+                        r.dst = name(s.dst_node());
+                        r.bytes_acked = s.bytes_acked();
+                        r.segments_delivered = rcv.rcv_nxt as u64;
+                        r.segments_sent = s.counters.segments_sent;
+                        r.retransmits = s.counters.retransmits;
+                        r.timeouts = s.counters.timeouts;
+                        r.fast_retransmits = s.counters.fast_retransmits;
+                        r.ecn_reductions = s.counters.ecn_reductions;
+                        r.completion_s = s.completion_time.map(|t| to_secs(t - f.start));
+                        r.final_cwnd = s.st.cwnd;
+                        r.srtt_s = s.srtt().map(to_secs);
+                        s.completion_time.unwrap_or(end)
+                    }
+                    Transport::Cbr(c) => {
+                        r.src = name(c.src_node());
+                        r.dst = name(c.dst_node());
+                        r.bytes_acked = c.bytes_received;
+                        r.segments_delivered = c.received;
+                        r.segments_sent = c.sent;
+                        end
+                    }
+                };
+                let dur = stop.saturating_sub(f.start);
+                if started && dur > 0 {
+                    r.goodput_bps = r.bytes_acked as f64 * 8.0 / to_secs(dur);
                 }
+                r
             })
             .collect();
         let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();

@@ -45,6 +45,10 @@ pub struct FlowResult {
     pub final_cwnd: f64,
     /// Final smoothed RTT, seconds.
     pub srtt_s: Option<f64>,
+    /// Mean one-way delay of this flow's data packets delivered, seconds.
+    pub mean_owd_s: Option<f64>,
+    /// Largest one-way delay of a delivered data packet, seconds.
+    pub max_owd_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -59,6 +59,8 @@ pub struct Packet {
     pub uid: u64,
     /// Time the packet entered its current queue (set by the port).
     pub enq_time: Time,
+    /// Time the sending endpoint emitted it (for one-way delay).
+    pub sent_time: Time,
     pub flow: FlowId,
     pub src: NodeId,
     pub dst: NodeId,
@@ -105,7 +107,7 @@ mod tests {
     #[test]
     fn packet_is_small() {
         assert!(
-            std::mem::size_of::<Packet>() <= 56,
+            std::mem::size_of::<Packet>() <= 64,
             "{}",
             std::mem::size_of::<Packet>()
         );

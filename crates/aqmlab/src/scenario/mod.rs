@@ -146,6 +146,10 @@ pub struct FlowSpec {
     /// Bytes to transfer; absent = bulk (always has data, like FTP/iperf).
     #[serde(default)]
     pub size: Option<Size>,
+    /// Make the flows unresponsive constant-bit-rate sources (UDP-like)
+    /// instead of TCP: `{ rate = "1Mbps", packet_size = 1000, ecn = false }`.
+    #[serde(default)]
+    pub cbr: Option<crate::traffic::CbrSpec>,
     /// TCP parameters overriding the scenario's `[tcp]` table.
     #[serde(default)]
     pub tcp: TcpOptions,

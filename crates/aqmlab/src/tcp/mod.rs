@@ -200,6 +200,4 @@ pub struct FlowCounters {
     pub fast_retransmits: u64,
     /// Congestion-window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
-    /// Packets of this flow (data or ACK) dropped anywhere in the network.
-    pub drops: u64,
 }

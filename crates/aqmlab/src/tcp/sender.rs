@@ -280,6 +280,7 @@ impl Sender {
             payload,
             flags: f,
             ecn,
+            sent_time: ctx.now,
             spare: f32::INFINITY,
             ..Default::default()
         });
