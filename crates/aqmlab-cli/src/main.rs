@@ -8,6 +8,7 @@ mod plot;
 mod progress;
 mod reproduce;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -51,6 +52,8 @@ struct Cli {
 enum Cmd {
     /// Run one scenario file and write summary.json, flows.csv, queues.csv, links.csv.
     Run(run::RunArgs),
+    /// Run every combination of a scenario's [sweep] axes over several seeds.
+    Sweep(sweep::SweepArgs),
     /// Reproduce a paper's experiment and print its numbers beside ours.
     Reproduce(reproduce::ReproduceArgs),
     /// Run the fixed benchmark scenarios and print events/s, speed and peak memory.
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
     };
     let r = match cli.cmd {
         Cmd::Run(a) => run::main(a),
+        Cmd::Sweep(a) => sweep::main(a),
         Cmd::Reproduce(a) => reproduce::main(a),
         Cmd::Bench(a) => bench::main(a),
     };

@@ -512,6 +512,130 @@ pub fn grouped_bars(fig: &GroupedBars, stem: &Path) -> std::io::Result<()> {
     render(fig, stem)
 }
 
+// ---- several time series on one chart --------------------------------------
+
+/// Colours for up to ten series (then repeated).
+const LINE_COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// A line chart of several named series sharing the axes.
+pub struct Lines {
+    pub title: String,
+    pub subtitle: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    /// (name, points).
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// One panel per series (shared axes) instead of all on one chart.
+    pub panels: bool,
+}
+
+impl Figure for Lines {
+    fn size(&self) -> (u32, u32) {
+        if self.panels {
+            (1200, HEADER_H + 170 * self.series.len().max(1) as u32)
+        } else {
+            (1200, HEADER_H + 480)
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H);
+        header.draw(&Text::new(
+            self.title.clone(),
+            (20, 8),
+            (FAMILY, 24).into_font().color(&BLACK),
+        ))?;
+        header.draw(&Text::new(
+            self.subtitle.clone(),
+            (20, 36),
+            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
+        ))?;
+        let color = |i: usize| LINE_COLORS[i % LINE_COLORS.len()];
+        let pts = self.series.iter().flat_map(|(_, p)| p.iter());
+        let (x0, x1, y1) = pts.fold((f64::MAX, f64::MIN, 0.0f64), |(a, b, c), &(x, y)| {
+            (a.min(x), b.max(x), c.max(y))
+        });
+        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+        let ymax = (y1 * 1.1).max(1e-9);
+        let yd = tick_decimals(ymax);
+        let fy = |v: &f64| format!("{v:.yd$}");
+        if !self.panels {
+            let legend: Vec<LegendItem> = self
+                .series
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| LegendItem {
+                    name: n.clone(),
+                    color: color(i),
+                    line: true,
+                })
+                .collect();
+            header_legend(&header, &legend)?;
+        }
+        let areas = if self.panels {
+            body.split_evenly((self.series.len().max(1), 1))
+        } else {
+            vec![body]
+        };
+        for (k, area) in areas.iter().enumerate() {
+            let last = k + 1 == areas.len();
+            let mut b = ChartBuilder::on(area);
+            b.margin(6)
+                .margin_right(25)
+                .x_label_area_size(if self.panels && !last { 28 } else { 45 })
+                .y_label_area_size(80);
+            if self.panels {
+                b.caption(
+                    self.series[k].0.clone(),
+                    (FAMILY, 16).into_font().color(&BLACK),
+                );
+            }
+            let mut chart = b.build_cartesian_2d(x0..x1, 0.0..ymax)?;
+            chart
+                .configure_mesh()
+                .y_label_formatter(&fy)
+                .x_desc(if last { self.x_desc.as_str() } else { "" })
+                .y_desc(self.y_desc.as_str())
+                .y_labels(if self.panels { 4 } else { 10 })
+                .label_style((FAMILY, 14))
+                .axis_desc_style((FAMILY, 15))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()?;
+            let which: Vec<usize> = if self.panels {
+                vec![k]
+            } else {
+                (0..self.series.len()).collect()
+            };
+            for i in which {
+                chart.draw_series(LineSeries::new(
+                    self.series[i].1.iter().copied(),
+                    color(i).stroke_width(if self.panels { 1 } else { 2 }),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draw a [`Lines`] chart to `<stem>.png` and `<stem>.svg`.
+pub fn lines(fig: &Lines, stem: &Path) -> std::io::Result<()> {
+    render(fig, stem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -368,3 +368,91 @@ fn reproduce_bad_arguments_exit_2() {
         "lists the allowed papers"
     );
 }
+
+#[test]
+fn sweep_runs_every_combination_and_writes_table_and_plots() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("sw");
+    let o = aqmlab()
+        .arg("sweep")
+        .arg(root().join("scenarios/aqm-compare.toml"))
+        .args(["--seeds", "1", "--set", "duration=\"5s\"", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let kinds = [
+        "droptail",
+        "red",
+        "ared",
+        "codel",
+        "fq_codel",
+        "sfq_codel",
+        "pie",
+    ];
+    for k in kinds {
+        assert!(
+            stdout.contains(&format!("| {k} | {k} |")),
+            "summary lacks {k}: {stdout}"
+        );
+        assert!(out.join(k).join("seed-1").join("summary.json").exists());
+    }
+    let csv = fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + kinds.len());
+    // the AQMs keep the standing queue far below DropTail's 4 x BDP buffer
+    let delay = |k: &str| -> f64 {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{k},")))
+            .unwrap();
+        line.split(',').nth(10).unwrap().parse().unwrap()
+    };
+    assert!(delay("droptail") > 5.0 * delay("codel"), "{csv}");
+    for p in [
+        "queue_delay.png",
+        "queue_delay.svg",
+        "queue_length.png",
+        "summary.md",
+    ] {
+        assert!(fs::metadata(out.join(p)).unwrap().len() > 500, "{p}");
+    }
+}
+
+#[test]
+fn sweep_bad_input_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    // a scenario without [sweep]
+    fs::write(&f, GOOD).unwrap();
+    let o = aqmlab()
+        .arg("sweep")
+        .arg(&f)
+        .arg("--out")
+        .arg(d.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no [sweep] table"));
+    // an unknown link to report
+    let text = format!(
+        "{GOOD}\n[sweep]\nlink = \"r->h9\"\n[[sweep.vary]]\nkey = \"flows.bulk.count\"\nvalues = [1, 2]\n"
+    );
+    fs::write(&f, text).unwrap();
+    let o = aqmlab()
+        .arg("sweep")
+        .arg(&f)
+        .arg("--out")
+        .arg(d.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("sweep.link") && err.contains("r->h2"), "{err}");
+    assert!(!d.path().join("o").exists());
+}

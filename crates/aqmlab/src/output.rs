@@ -37,8 +37,15 @@ pub fn write_flows(r: &RunResult, path: &Path) -> std::io::Result<()> {
 
 pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
     let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record(["time_s", "link", "len_pkts", "len_bytes", "avg_pkts"])
-        .map_err(csv_err)?;
+    w.write_record([
+        "time_s",
+        "link",
+        "len_pkts",
+        "len_bytes",
+        "avg_pkts",
+        "delay_s",
+    ])
+    .map_err(csv_err)?;
     for s in &r.series {
         for x in &s.samples {
             w.write_record([
@@ -47,6 +54,7 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
                 x.len_pkts.to_string(),
                 x.len_bytes.to_string(),
                 x.avg_pkts.map(|a| format!("{a:.6}")).unwrap_or_default(),
+                format!("{}", x.delay_s),
             ])
             .map_err(csv_err)?;
         }

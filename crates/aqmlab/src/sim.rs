@@ -423,12 +423,19 @@ impl Simulation {
     fn on_sample(&mut self) {
         let t = to_secs(self.now);
         for (li, v) in self.series.iter_mut() {
-            let qd = &self.links[*li].port.qd;
+            let port = &self.links[*li].port;
+            let qd = &port.qd;
+            let len = qd.len_pkts();
             v.push(QueueSample {
                 time_s: t,
-                len_pkts: qd.len_pkts() as u32,
+                len_pkts: len as u32,
                 len_bytes: qd.len_bytes(),
                 avg_pkts: qd.avg_len(),
+                delay_s: if len == 0 {
+                    0.0
+                } else {
+                    to_secs(port.last_sojourn)
+                },
             });
         }
         self.events

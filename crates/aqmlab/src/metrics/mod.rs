@@ -97,6 +97,9 @@ pub struct QueueSample {
     pub len_bytes: u64,
     /// The discipline's average (RED's `avg`), if it has one.
     pub avg_pkts: Option<f64>,
+    /// Queueing delay: the sojourn time of the last packet dequeued before
+    /// the sample, 0 when the queue is empty.
+    pub delay_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -23,6 +23,8 @@ pub struct Port {
     /// Per-packet queueing delay (enqueue → dequeue), nanoseconds.
     pub sojourn: Histogram<u64>,
     sojourn_sum_ns: u128,
+    /// Sojourn time of the last packet dequeued.
+    pub last_sojourn: Time,
     scratch: Vec<(Packet, DropCause)>,
 }
 
@@ -38,6 +40,7 @@ impl Port {
             // 1 ns .. 1000 s at 3 significant digits
             sojourn: Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("histogram"),
             sojourn_sum_ns: 0,
+            last_sojourn: 0,
             scratch: Vec::new(),
         }
     }
@@ -92,6 +95,7 @@ impl Port {
         if let Some(p) = &p {
             self.counters.dequeued += 1;
             let d = now - p.enq_time;
+            self.last_sojourn = d;
             self.sojourn_sum_ns += d as u128;
             self.sojourn.saturating_record(d);
         }

@@ -60,6 +60,162 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Parameter sweep run by `aqmlab sweep` (ignored by `aqmlab run`).
+    #[serde(default)]
+    pub sweep: Option<SweepSpec>,
+}
+
+/// A parameter sweep: the cartesian product of the `vary` axes, each
+/// combination run with seeds `1..=seeds`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Seeds per combination (seeds 1..=N).
+    #[serde(default = "one_u64")]
+    pub seeds: u64,
+    /// The link direction (`a->b`) whose queue the sweep tables and plots
+    /// report; default: the monitored queue with the most packets enqueued.
+    #[serde(default)]
+    pub link: Option<String>,
+    pub vary: Vec<VaryAxis>,
+}
+
+/// One sweep axis: a key path (as in `--set`) and the values it takes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VaryAxis {
+    pub key: String,
+    pub values: Vec<toml::Value>,
+    /// Names of the values (default: a table's `kind`, or the value itself).
+    #[serde(default)]
+    pub labels: Option<Vec<String>>,
+}
+
+fn one_u64() -> u64 {
+    1
+}
+
+/// One combination of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepPoint {
+    /// `label1_label2…`, one label per axis; safe as a directory name.
+    pub label: String,
+    pub scenario: Scenario,
+}
+
+fn value_label(v: &toml::Value) -> String {
+    let raw = match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
+            Some(k) => k.to_string(),
+            None => v.to_string(),
+        },
+        other => other.to_string(),
+    };
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl Scenario {
+    /// Expand the `[sweep]` of a scenario text into its combinations, each
+    /// validated. `overrides` (`--set`) apply to every combination first.
+    pub fn sweep_from_toml(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+    ) -> Result<Vec<SweepPoint>, ScenarioError> {
+        let base = Scenario::from_toml_with(text, file, overrides)?;
+        let Some(sw) = base.sweep.clone() else {
+            return Err(ScenarioError::invalid(
+                file,
+                "sweep",
+                "the file has no [sweep] table; add one with at least one [[sweep.vary]] axis",
+            ));
+        };
+        if sw.vary.is_empty() {
+            return Err(ScenarioError::invalid(
+                file,
+                "sweep.vary",
+                "add at least one axis: [[sweep.vary]] key = \"...\", values = [...]",
+            ));
+        }
+        if sw.seeds == 0 {
+            return Err(ScenarioError::invalid(
+                file,
+                "sweep.seeds",
+                "must be at least 1",
+            ));
+        }
+        let mut labels: Vec<Vec<String>> = Vec::new();
+        for (i, ax) in sw.vary.iter().enumerate() {
+            if ax.values.is_empty() {
+                return Err(ScenarioError::invalid(
+                    file,
+                    format!("sweep.vary[{i}].values"),
+                    "give at least one value",
+                ));
+            }
+            let l: Vec<String> = match &ax.labels {
+                Some(l) if l.len() != ax.values.len() => {
+                    return Err(ScenarioError::invalid(
+                        file,
+                        format!("sweep.vary[{i}].labels"),
+                        format!("has {} labels for {} values", l.len(), ax.values.len()),
+                    ))
+                }
+                Some(l) => l
+                    .iter()
+                    .map(|x| value_label(&toml::Value::String(x.clone())))
+                    .collect(),
+                None => ax.values.iter().map(value_label).collect(),
+            };
+            let mut seen = std::collections::HashSet::new();
+            if let Some(d) = l.iter().find(|x| !seen.insert(x.as_str())) {
+                return Err(ScenarioError::invalid(
+                    file,
+                    format!("sweep.vary[{i}].labels"),
+                    format!("two values are both labelled `{d}`; give `labels = [...]`"),
+                ));
+            }
+            labels.push(l);
+        }
+        let mut doc: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+            file: file.to_string(),
+            msg: e.to_string().trim_end().to_string(),
+        })?;
+        for o in overrides {
+            apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
+        }
+        let mut points = Vec::new();
+        let n: usize = sw.vary.iter().map(|a| a.values.len()).product();
+        for mut k in 0..n {
+            let mut d = doc.clone();
+            let mut label = Vec::new();
+            for (i, ax) in sw.vary.iter().enumerate() {
+                let j = k % ax.values.len();
+                k /= ax.values.len();
+                set_path(&mut d, &ax.key, ax.values[j].clone())
+                    .map_err(|m| ScenarioError::invalid(file, format!("sweep.vary[{i}].key"), m))?;
+                label.push(labels[i][j].clone());
+            }
+            let label = label.join("_");
+            let text = toml::to_string(&d)
+                .map_err(|e| ScenarioError::invalid(file, "sweep", e.to_string()))?;
+            let sc = Scenario::from_toml(&text, &format!("{file} [sweep point {label}]"))?;
+            points.push(SweepPoint {
+                label,
+                scenario: sc,
+            });
+        }
+        Ok(points)
+    }
 }
 
 fn default_seed() -> u64 {
@@ -369,6 +525,11 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
         Ok(mut t) => t.remove("v").expect("v"),
         Err(_) => toml::Value::String(raw.trim().to_string()),
     };
+    set_path(doc, path, value)
+}
+
+/// Set the value at `path` (the path syntax of [`apply_override`]).
+pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
     let segs: Vec<&str> = path.trim().split('.').collect();
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
@@ -484,6 +645,38 @@ dst = "h2"
         let e =
             Scenario::from_toml_with(MINI, "t.toml", &["links.nope.rate=1".into()]).unwrap_err();
         assert!(e.to_string().contains("no element named `nope`"), "{e}");
+    }
+
+    #[test]
+    fn sweep_expands_the_cartesian_product_with_labels() {
+        let text = format!(
+            "{MINI}\n[sweep]\nseeds = 2\n[[sweep.vary]]\nkey = \"links.bottleneck.queue_ab\"\nvalues = [{{kind = \"droptail\", limit = 20}}, {{kind = \"codel\"}}]\n[[sweep.vary]]\nkey = \"flows.bulk.count\"\nvalues = [1, 4]\n"
+        );
+        let pts = Scenario::sweep_from_toml(&text, "s.toml", &[]).unwrap();
+        let labels: Vec<&str> = pts.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["droptail_1", "codel_1", "droptail_4", "codel_4"]);
+        assert_eq!(pts[3].scenario.flows[0].count, 4);
+        assert_eq!(
+            pts[3].scenario.links[1].queue_ab.as_ref().unwrap().kind(),
+            "codel"
+        );
+        assert_eq!(pts[0].scenario.sweep.as_ref().unwrap().seeds, 2);
+        // a bad value names the sweep point
+        let bad = text.replace(
+            "{kind = \"codel\"}",
+            "{kind = \"codel\", target = \"5 parsecs\"}",
+        );
+        let e = Scenario::sweep_from_toml(&bad, "s.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sweep point codel_1") && e.contains("unknown time unit"),
+            "{e}"
+        );
+        let e = Scenario::sweep_from_toml(MINI, "s.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no [sweep] table"), "{e}");
     }
 
     #[test]
