@@ -241,7 +241,11 @@ fn bad_inputs_exit_2_with_clear_message_and_no_output() {
         (
             "count = 3",
             "count = 3\ncc = \"cubicle\"",
-            &["flows[0].cc", "unknown variant `cubicle`", "newreno"],
+            &[
+                "flows[0].cc",
+                "unknown congestion control `cubicle`",
+                "newreno",
+            ],
         ),
         ("max_p = 0.1", "max_p = 1.5", &["max_p", "(0, 1]"]),
         ("limit = 50", "limit = 0", &["limit", "positive"]),

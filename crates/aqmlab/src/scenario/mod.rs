@@ -218,6 +218,15 @@ impl Scenario {
     }
 }
 
+/// toml's value deserializer appends "in `key.path`" to custom errors; the
+/// path is already reported (with array indices), so drop it.
+fn strip_toml_key_suffix(m: &str) -> String {
+    match m.rfind("\nin `") {
+        Some(i) if m[i..].trim_end().ends_with('`') => m[..i].to_string(),
+        _ => m.to_string(),
+    }
+}
+
 fn default_seed() -> u64 {
     1
 }
@@ -289,8 +298,9 @@ pub struct FlowSpec {
     /// Number of identical flows in the group.
     #[serde(default = "one")]
     pub count: u32,
-    /// Congestion control.
-    #[serde(default)]
+    /// Congestion control: a name (`"newreno"`) or a table with `kind`
+    /// and parameters.
+    #[serde(default, deserialize_with = "crate::tcp::cc::deserialize_cc")]
     pub cc: CcKind,
     /// Start time of the group's flows.
     #[serde(default)]
@@ -382,7 +392,7 @@ impl Scenario {
                 } else {
                     path
                 },
-                e.into_inner().to_string(),
+                strip_toml_key_suffix(&e.into_inner().to_string()),
             )
         })?;
         sc.validate()
@@ -619,7 +629,7 @@ dst = "h2"
     fn mini_loads_with_defaults() {
         let sc = Scenario::from_toml(MINI, "t.toml").unwrap();
         assert_eq!(sc.flows[0].count, 1);
-        assert_eq!(sc.flows[0].cc, CcKind::NewReno);
+        assert_eq!(sc.flows[0].cc, CcKind::NewReno(Default::default()));
         assert_eq!(sc.links[1].rate.0, 1_000_000);
         assert_eq!(sc.tcp_params(0).mss, 1000);
     }

@@ -33,6 +33,7 @@ use super::cc::{CcState, CongestionControl, Recovery};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -73,6 +74,8 @@ pub struct Sender {
     rtt_seq: Option<u32>,
     rtt_time: Time,
     pub rto_timer: Timer,
+    /// Send time and "was retransmitted" of segments snd_una..snd_max.
+    sent: VecDeque<(Time, bool)>,
     syn_time: Time,
     syn_resent: bool,
     // ECN
@@ -107,6 +110,9 @@ impl Sender {
             srtt: None,
             min_rtt: None,
             mss: p.mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            last_rtt: None,
         };
         Sender {
             p,
@@ -132,6 +138,7 @@ impl Sender {
             rtt_seq: None,
             rtt_time: 0,
             rto_timer: Timer::default(),
+            sent: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
             ecn_recover: -1,
@@ -187,15 +194,14 @@ impl Sender {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         self.backoff = 0;
-        let rt = r as Time;
         self.st.srtt = Some(self.srtt as Time);
-        self.st.min_rtt = Some(self.st.min_rtt.map_or(rt, |m| m.min(rt)));
-        self.cc.on_rtt(&self.st, rt);
     }
 
     fn sync(&mut self, now: Time) {
         self.st.now = now;
         self.st.in_flight = self.snd_max - self.snd_una;
+        self.st.snd_una = self.snd_una;
+        self.st.snd_nxt = self.snd_max;
     }
 
     /// The application starts: open the connection or start sending.
@@ -253,7 +259,11 @@ impl Sender {
         if retx {
             self.counters.retransmits += 1;
             self.rtt_seq = None; // Karn: no sample across a retransmission
+            if let Some(e) = self.sent.get_mut((seq - self.snd_una) as usize) {
+                e.1 = true;
+            }
         } else {
+            self.sent.push_back((ctx.now, false));
             if self.rtt_seq.is_none() {
                 self.rtt_seq = Some(seq);
                 self.rtt_time = ctx.now;
@@ -341,11 +351,27 @@ impl Sender {
                 self.rtt_seq = None;
             }
         }
+        // Per-ACK RTT sample for the congestion controller (Karn: none if
+        // any newly acknowledged segment was retransmitted).
+        let mut newest = None;
+        let mut retx = false;
+        for _ in 0..acked {
+            if let Some((t, r)) = self.sent.pop_front() {
+                newest = Some(t);
+                retx |= r;
+            }
+        }
         self.snd_una = a;
         if self.snd_nxt < a {
             self.snd_nxt = a;
         }
         self.sync(ctx.now);
+        if let (Some(t), false) = (newest, retx) {
+            let r = ctx.now - t;
+            self.st.last_rtt = Some(r);
+            self.st.min_rtt = Some(self.st.min_rtt.map_or(r, |m| m.min(r)));
+            self.cc.on_rtt(&self.st, r, acked);
+        }
         let mut restart_timer = true;
         if self.in_recovery {
             if a as i64 > self.recover || self.cc.recovery() == Recovery::Reno {
@@ -492,7 +518,7 @@ mod tests {
 
     #[test]
     fn fast_retransmit_recovery_and_partial_acks() {
-        let mut h = H::new(CcKind::NewReno, 10.0);
+        let mut h = H::new(CcKind::NewReno(Default::default()), 10.0);
         assert_eq!(h.out.len(), 10, "initial window");
         h.now = 100_000_000;
         // segments 2 and 5 are lost; ACKs for 0, 1 arrive, then dupacks for 2
@@ -540,7 +566,7 @@ mod tests {
 
     #[test]
     fn reno_leaves_recovery_on_first_new_ack() {
-        let mut h = H::new(CcKind::Reno, 10.0);
+        let mut h = H::new(CcKind::Reno(Default::default()), 10.0);
         for a in [1, 2, 2, 2, 2] {
             h.ack(a);
         }
@@ -552,7 +578,7 @@ mod tests {
 
     #[test]
     fn timeout_backs_off_and_goes_back_n() {
-        let mut h = H::new(CcKind::NewReno, 4.0);
+        let mut h = H::new(CcKind::NewReno(Default::default()), 4.0);
         let rto0 = h.s.rto();
         assert_eq!(rto0, 1_000_000_000, "initial RTO before any sample");
         h.now = rto0;
@@ -571,8 +597,35 @@ mod tests {
     }
 
     #[test]
+    fn per_ack_rtt_samples_follow_karn() {
+        let mut h = H::new(CcKind::NewReno(Default::default()), 4.0); // segments 0..4 sent at t = 0
+        h.now = 30_000_000;
+        h.ack(2);
+        assert_eq!(h.s.st.last_rtt, Some(30_000_000));
+        // segment 4 and 5 go out at t = 30 ms (window growth); ACK at 70 ms
+        h.now = 70_000_000;
+        h.ack(5);
+        assert_eq!(
+            h.s.st.last_rtt,
+            Some(40_000_000),
+            "newest acked segment (4) was sent at 30 ms"
+        );
+        assert_eq!(h.s.st.min_rtt, Some(30_000_000));
+        // a timeout retransmits segment 5: its ACK gives no sample
+        h.now = 2_000_000_000;
+        h.with(|s, c| s.on_rto(c));
+        h.now += 10_000_000;
+        h.ack(6);
+        assert_eq!(
+            h.s.st.last_rtt,
+            Some(40_000_000),
+            "no sample from a retransmitted segment"
+        );
+    }
+
+    #[test]
     fn rtt_estimator_follows_rfc6298() {
-        let mut h = H::new(CcKind::NewReno, 1.0);
+        let mut h = H::new(CcKind::NewReno(Default::default()), 1.0);
         h.now = 100_000_000; // 100 ms RTT sample
         h.ack(1);
         assert_eq!(h.s.srtt(), Some(100_000_000));

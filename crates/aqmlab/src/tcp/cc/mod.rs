@@ -33,6 +33,31 @@ pub struct CcState {
     pub min_rtt: Option<Time>,
     /// Bytes of payload per full segment.
     pub mss: u32,
+    /// First unacknowledged segment.
+    pub snd_una: u32,
+    /// One past the highest segment sent (Linux `snd_nxt`).
+    pub snd_nxt: u32,
+    /// The latest per-ACK RTT sample (see [`CongestionControl::on_rtt`]).
+    pub last_rtt: Option<Time>,
+}
+
+impl CcState {
+    /// A state with the given window and threshold, everything else empty
+    /// (for tests and fluid models).
+    pub fn with_window(cwnd: f64, ssthresh: f64, mss: u32) -> CcState {
+        CcState {
+            now: 0,
+            cwnd,
+            ssthresh,
+            in_flight: 0,
+            srtt: None,
+            min_rtt: None,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            last_rtt: None,
+        }
+    }
 }
 
 /// How the sender recovers from a loss detected by duplicate ACKs.
@@ -61,8 +86,12 @@ pub trait CongestionControl: Send {
     /// sender then sets `cwnd` to the loss window.
     fn on_timeout(&mut self, _s: &CcState) {}
 
-    /// A valid RTT sample (Karn's rule applied).
-    fn on_rtt(&mut self, _s: &CcState, _rtt: Time) {}
+    /// An RTT sample, taken on every ACK that acknowledges new data none of
+    /// which was retransmitted (Karn), from the send time of the newest
+    /// segment it acknowledges — Linux's `pkts_acked(sk, num_acked, rtt_us)`.
+    /// Called before [`CongestionControl::on_ack`], in and out of recovery.
+    /// (The RFC 6298 RTO estimator times one segment per RTT on its own.)
+    fn on_rtt(&mut self, _s: &CcState, _rtt: Time, _acked: u32) {}
 
     /// Fast recovery ended; the sender has set `cwnd = ssthresh`.
     fn on_recovery_exit(&mut self, _s: &mut CcState) {}
@@ -77,33 +106,85 @@ pub trait CongestionControl: Send {
     }
 }
 
-/// The algorithms a scenario can name in `cc`. Registration point.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum CcKind {
+/// The algorithms a scenario can name in `cc`, each with its parameters.
+/// Registration point: one variant, one arm in `name`, `validate`, `build`.
+///
+/// In a scenario, `cc` is either a name (`cc = "newreno"`, every parameter
+/// at its default) or a table with `kind` and parameters
+/// (`cc = { kind = "cubic", variant = "linux-2.6.22" }`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum CcConfig {
     /// TCP Reno (RFC 5681).
-    Reno,
+    Reno(NoParams),
     /// TCP NewReno (RFC 5681 + RFC 6582).
-    #[default]
-    NewReno,
+    NewReno(NoParams),
 }
 
-impl CcKind {
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::NewReno(NoParams {})
+    }
+}
+
+/// The parameters of an algorithm that has none (any key is an error).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// `cc` as written in a scenario: a name or a table (see [`CcConfig`]).
+pub type CcKind = CcConfig;
+
+impl CcConfig {
     pub const NAMES: &'static [&'static str] = &["reno", "newreno"];
 
     pub fn name(&self) -> &'static str {
         match self {
-            CcKind::Reno => "reno",
-            CcKind::NewReno => "newreno",
+            CcConfig::Reno(_) => "reno",
+            CcConfig::NewReno(_) => "newreno",
+        }
+    }
+
+    /// Range checks; the error names the key.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self {
+            CcConfig::Reno(_) | CcConfig::NewReno(_) => Ok(()),
         }
     }
 
     pub fn build(&self) -> Box<dyn CongestionControl> {
         match self {
-            CcKind::Reno => Box::new(reno::Reno),
-            CcKind::NewReno => Box::new(newreno::NewReno),
+            CcConfig::Reno(_) => Box::new(reno::Reno),
+            CcConfig::NewReno(_) => Box::new(newreno::NewReno),
         }
     }
+}
+
+/// Deserialize `cc` from a name or a table.
+pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig, D::Error> {
+    use serde::de::{Error, IntoDeserializer};
+    let v = toml::Value::deserialize(d)?;
+    let table = match v {
+        toml::Value::String(name) => {
+            if !CcConfig::NAMES.contains(&name.as_str()) {
+                return Err(D::Error::custom(format!(
+                    "unknown congestion control `{name}`, expected one of {}",
+                    CcConfig::NAMES.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            let mut t = toml::Table::new();
+            t.insert("kind".into(), toml::Value::String(name));
+            t
+        }
+        toml::Value::Table(t) => t,
+        other => {
+            return Err(D::Error::custom(format!(
+                "expected a congestion-control name such as \"newreno\" or a table {{ kind = \"...\", ... }}, got {}",
+                other.type_str()
+            )))
+        }
+    };
+    CcConfig::deserialize(toml::Value::Table(table).into_deserializer()).map_err(D::Error::custom)
 }
 
 /// RFC 5681 §3.1 window growth shared by Reno-family algorithms: slow start
@@ -136,6 +217,9 @@ mod tests {
             srtt: None,
             min_rtt: None,
             mss: 1000,
+            snd_una: 0,
+            snd_nxt: 0,
+            last_rtt: None,
         }
     }
 
@@ -167,12 +251,39 @@ mod tests {
         assert_eq!(reno_ssthresh(&s), 2.0);
     }
 
+    #[derive(Deserialize)]
+    struct T {
+        #[serde(deserialize_with = "deserialize_cc")]
+        cc: CcConfig,
+    }
+
     #[test]
     fn names_round_trip() {
-        for n in CcKind::NAMES {
-            let k: CcKind = serde_json::from_str(&format!("\"{n}\"")).unwrap();
-            assert_eq!(k.name(), *n);
-            assert_eq!(k.build().name(), *n);
+        for n in CcConfig::NAMES {
+            let t: T = toml::from_str(&format!("cc = \"{n}\"")).unwrap();
+            assert_eq!(t.cc.name(), *n);
+            assert_eq!(t.cc.build().name(), *n);
+            let t: T = toml::from_str(&format!("cc = {{ kind = \"{n}\" }}")).unwrap();
+            assert_eq!(t.cc.name(), *n);
         }
+    }
+
+    #[test]
+    fn unknown_names_and_keys_are_errors() {
+        let e = toml::from_str::<T>("cc = \"cubicle\"")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("unknown congestion control `cubicle`") && e.contains("`newreno`"),
+            "{e}"
+        );
+        let e = toml::from_str::<T>("cc = { kind = \"reno\", beta = 0.5 }")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("beta"), "{e}");
+        let e = toml::from_str::<T>("cc = 3").err().unwrap().to_string();
+        assert!(e.contains("congestion-control name"), "{e}");
     }
 }
