@@ -460,3 +460,24 @@ fn sweep_bad_input_exit_2() {
     assert!(err.contains("sweep.link") && err.contains("r->h2"), "{err}");
     assert!(!d.path().join("o").exists());
 }
+
+#[test]
+fn cwnd_trace_on_request() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err, out) = run_text(d.path(), GOOD, &["--set", "flows.bulk.trace_cwnd=true"]);
+    assert_eq!(code, 0, "{err}");
+    let csv = fs::read_to_string(out.join("cwnd.csv")).unwrap();
+    assert!(csv.starts_with("time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s"));
+    // 3 flows sampled every 10 ms for 2 s (t = 0 included)
+    assert_eq!(csv.lines().count() - 1, 3 * 201);
+    let max_cwnd = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(4).unwrap().parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert!(max_cwnd > 4.0, "windows grow: {max_cwnd}");
+    // no trace unless asked
+    let d2 = tempfile::tempdir().unwrap();
+    let (_, _, out2) = run_text(d2.path(), GOOD, &[]);
+    assert!(!out2.join("cwnd.csv").exists());
+}

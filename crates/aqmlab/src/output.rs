@@ -17,7 +17,43 @@ pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
     write_flows(r, &dir.join("flows.csv"))?;
     write_queues(r, &dir.join("queues.csv"))?;
     write_links(r, &dir.join("links.csv"))?;
+    if !r.cwnd.is_empty() {
+        write_cwnd(r, &dir.join("cwnd.csv"))?;
+    }
     Ok(())
+}
+
+/// `cwnd.csv`: `time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s` for the
+/// traced flows.
+pub fn write_cwnd(r: &RunResult, path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    w.write_record([
+        "time_s",
+        "flow",
+        "group",
+        "cc",
+        "cwnd",
+        "ssthresh",
+        "in_flight",
+        "srtt_s",
+    ])
+    .map_err(csv_err)?;
+    for t in &r.cwnd {
+        for x in &t.samples {
+            w.write_record([
+                format!("{}", x.time_s),
+                t.flow.to_string(),
+                t.group.clone(),
+                t.cc.clone(),
+                format!("{:.4}", x.cwnd),
+                x.ssthresh.map(|v| format!("{v:.4}")).unwrap_or_default(),
+                x.in_flight.to_string(),
+                x.srtt_s.map(|v| format!("{v}")).unwrap_or_default(),
+            ])
+            .map_err(csv_err)?;
+        }
+    }
+    w.flush()
 }
 
 fn csv_err(e: csv::Error) -> std::io::Error {

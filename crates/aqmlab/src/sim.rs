@@ -6,7 +6,8 @@
 
 use crate::engine::{stream_id, to_secs, tx_time, EventQueue, RngStream, Time, TimerAction};
 use crate::metrics::{
-    jain, Conservation, FlowResult, LinkResult, QueueResult, QueueSample, QueueSeries, RunResult,
+    jain, Conservation, CwndSample, CwndTrace, FlowResult, LinkResult, QueueResult, QueueSample,
+    QueueSeries, RunResult,
 };
 use crate::net::link::{Link, Port};
 use crate::net::packet::{NodeId, Packet};
@@ -29,6 +30,8 @@ pub enum Ev {
     Sample,
     /// A constant-bit-rate flow sends its next packet.
     Cbr(u32),
+    /// Sample the traced congestion windows.
+    CwndSample,
 }
 
 /// The endpoints of a flow.
@@ -66,6 +69,8 @@ pub struct Simulation {
     flows: Vec<Flow>,
     sample_interval: Time,
     series: Vec<(usize, Vec<QueueSample>)>,
+    cwnd_interval: Time,
+    cwnd: Vec<(u32, Vec<CwndSample>)>,
     // scratch buffers reused on the hot path
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
@@ -181,6 +186,19 @@ impl Simulation {
                 });
             }
         }
+        let mut cwnd = Vec::new();
+        let mut fid = 0u32;
+        for g in &sc.flows {
+            for _ in 0..g.count {
+                if g.trace_cwnd && g.cbr.is_none() {
+                    cwnd.push((fid, Vec::new()));
+                }
+                fid += 1;
+            }
+        }
+        if !cwnd.is_empty() {
+            events.schedule(0, Ev::CwndSample);
+        }
         let series: Vec<(usize, Vec<QueueSample>)> = links
             .iter()
             .enumerate()
@@ -202,6 +220,12 @@ impl Simulation {
             flows,
             sample_interval: sc.output.sample_interval.0,
             series,
+            cwnd_interval: sc
+                .output
+                .cwnd_interval
+                .unwrap_or(sc.output.sample_interval)
+                .0,
+            cwnd,
             out: Vec::with_capacity(64),
             timers: Vec::with_capacity(8),
             drops: Vec::with_capacity(8),
@@ -245,6 +269,7 @@ impl Simulation {
                 Ev::Timer(f, k) => self.on_timer(f, k),
                 Ev::Sample => self.on_sample(),
                 Ev::Cbr(f) => self.on_cbr(f),
+                Ev::CwndSample => self.on_cwnd_sample(),
             }
             if self.events.popped() & 0x3FFF == 0 {
                 progress(t as f64 / self.end as f64);
@@ -442,6 +467,23 @@ impl Simulation {
             .schedule(self.now + self.sample_interval, Ev::Sample);
     }
 
+    fn on_cwnd_sample(&mut self) {
+        let t = to_secs(self.now);
+        for (fid, v) in self.cwnd.iter_mut() {
+            if let Transport::Tcp { snd, .. } = &self.flows[*fid as usize].t {
+                v.push(CwndSample {
+                    time_s: t,
+                    cwnd: snd.st.cwnd,
+                    ssthresh: (snd.st.ssthresh < 1e8).then_some(snd.st.ssthresh),
+                    in_flight: snd.snd_max - snd.snd_una,
+                    srtt_s: snd.srtt().map(to_secs),
+                });
+            }
+        }
+        self.events
+            .schedule(self.now + self.cwnd_interval, Ev::CwndSample);
+    }
+
     // ---- results ---------------------------------------------------------
 
     /// The packet-conservation ledger at the current time.
@@ -589,7 +631,21 @@ impl Simulation {
                 samples: v.clone(),
             })
             .collect();
+        let cwnd = self
+            .cwnd
+            .iter()
+            .map(|(fid, v)| {
+                let f = &self.flows[*fid as usize];
+                CwndTrace {
+                    flow: *fid,
+                    group: f.group.clone(),
+                    cc: f.cc.to_string(),
+                    samples: v.clone(),
+                }
+            })
+            .collect();
         RunResult {
+            cwnd,
             scenario: self.name.clone(),
             seed: self.seed,
             sim_seconds: to_secs(end),

@@ -108,6 +108,29 @@ pub struct QueueSeries {
     pub samples: Vec<QueueSample>,
 }
 
+/// One sample of a flow's congestion state.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CwndSample {
+    pub time_s: f64,
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments (None while unset).
+    pub ssthresh: Option<f64>,
+    /// Segments in flight.
+    pub in_flight: u32,
+    /// Smoothed RTT, seconds.
+    pub srtt_s: Option<f64>,
+}
+
+/// A flow's cwnd over time (flows with `trace_cwnd = true`).
+#[derive(Clone, Debug, Serialize)]
+pub struct CwndTrace {
+    pub flow: u32,
+    pub group: String,
+    pub cc: String,
+    pub samples: Vec<CwndSample>,
+}
+
 /// Every packet created is delivered, dropped, or still in the network.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Conservation {
@@ -138,6 +161,9 @@ pub struct RunResult {
     pub conservation: Conservation,
     #[serde(skip)]
     pub series: Vec<QueueSeries>,
+    /// cwnd traces of the flows that asked for one.
+    #[serde(skip)]
+    pub cwnd: Vec<CwndTrace>,
 }
 
 impl RunResult {
@@ -146,6 +172,10 @@ impl RunResult {
     }
     pub fn link(&self, link: &str) -> Option<&LinkResult> {
         self.links.iter().find(|l| l.link == link)
+    }
+    /// The cwnd trace of flow `id`, if it was traced.
+    pub fn cwnd_trace(&self, id: u32) -> Option<&CwndTrace> {
+        self.cwnd.iter().find(|t| t.flow == id)
     }
     pub fn group(&self, g: &str) -> impl Iterator<Item = &FlowResult> {
         let g = g.to_string();

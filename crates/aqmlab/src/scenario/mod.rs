@@ -319,6 +319,9 @@ pub struct FlowSpec {
     /// TCP parameters overriding the scenario's `[tcp]` table.
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// Record each flow's congestion window over time (`cwnd.csv`).
+    #[serde(default)]
+    pub trace_cwnd: bool,
 }
 
 fn one() -> u32 {
@@ -331,6 +334,9 @@ pub struct OutputSpec {
     /// Sampling period of the queue time series.
     #[serde(default = "default_sample")]
     pub sample_interval: Dur,
+    /// Sampling period of cwnd traces (default: `sample_interval`).
+    #[serde(default)]
+    pub cwnd_interval: Option<Dur>,
 }
 
 fn default_sample() -> Dur {
@@ -341,6 +347,7 @@ impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec {
             sample_interval: default_sample(),
+            cwnd_interval: None,
         }
     }
 }
@@ -443,6 +450,9 @@ impl Scenario {
         }
         if self.output.sample_interval.0 == 0 {
             return Err(("output.sample_interval".into(), "must be positive".into()));
+        }
+        if self.output.cwnd_interval.is_some_and(|d| d.0 == 0) {
+            return Err(("output.cwnd_interval".into(), "must be positive".into()));
         }
         let mut link_names = HashMap::new();
         for (i, l) in self.links.iter().enumerate() {
