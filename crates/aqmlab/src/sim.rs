@@ -122,7 +122,7 @@ impl Simulation {
                 let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
                 let spec = q.cloned().unwrap_or_default();
                 let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
-                let port = Port::new(spec.build(rate, &mut qrng), qrng);
+                let port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
                 links.push(Link {
                     loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
                     name,

@@ -216,7 +216,7 @@ proptest! {
         ops in prop::collection::vec(op(), 0..400),
         seed in any::<u64>(),
     ) {
-        let mut q = Red::new(&c, rate);
+        let mut q = Red::new(&c, rate, 0);
         let forced_at = if c.gentle { 2.0 * c.max_th } else { c.max_th };
         let mut max_len = 0usize;
         exercise(&mut q, c.limit, &ops, seed, |a| {

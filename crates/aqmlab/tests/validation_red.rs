@@ -116,7 +116,7 @@ impl Observed {
 /// Hold RED's instantaneous queue at `n` packets and observe `arrivals`
 /// arrivals after the average has converged.
 fn hold_queue(c: &RedConfig, n: usize, arrivals: u64, seed: u64) -> Observed {
-    let mut red = Red::new(c, 10_000_000);
+    let mut red = Red::new(c, 10_000_000, 0);
     let mut rng = RngStream::new(seed, 7);
     let mut dropped: Vec<(Packet, DropCause)> = Vec::new();
     let mut uid = 0u64;
@@ -140,7 +140,7 @@ fn hold_queue(c: &RedConfig, n: usize, arrivals: u64, seed: u64) -> Observed {
         red.enqueue(next(), &mut ctx).expect("pre-fill accepted");
     }
     assert_eq!(red.len_pkts(), n);
-    let warmup = (20.0 / c.w_q) as u64;
+    let warmup = (20.0 / c.w_q.expect("explicit w_q")) as u64;
     let mut obs = Observed {
         avg: 0.0,
         arrivals: 0,

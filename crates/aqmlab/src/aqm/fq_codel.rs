@@ -230,11 +230,12 @@ impl QueueDisc for FqCodel {
             b.deficit = self.quantum;
             self.new_flows.push_back(idx);
         }
-        let over = match self.limit {
+        // One batch always suffices for a packet limit (as in Linux); a byte
+        // limit needs more when a batch frees fewer bytes than arrived.
+        while match self.limit {
             Limit::Packets(n) => self.pkts > n as usize,
             Limit::Bytes(n) => self.bytes > n,
-        };
-        if over {
+        } {
             self.drop_from_fattest(ctx);
         }
         Ok(())

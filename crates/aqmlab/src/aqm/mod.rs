@@ -233,12 +233,13 @@ impl QueueSpec {
         }
     }
 
-    /// Build the discipline for an egress port on a link of `rate_bps`;
+    /// Build the discipline for an egress port on a link of `rate_bps` and
+    /// one-way delay `delay`;
     /// `rng` is the port's own stream (e.g. for FQ-CoDel's hash perturbation).
-    pub fn build(&self, rate_bps: u64, rng: &mut RngStream) -> Box<dyn QueueDisc> {
+    pub fn build(&self, rate_bps: u64, delay: Time, rng: &mut RngStream) -> Box<dyn QueueDisc> {
         match self {
             QueueSpec::DropTail(c) => Box::new(DropTail::new(c)),
-            QueueSpec::Red(c) => Box::new(Red::new(c, rate_bps)),
+            QueueSpec::Red(c) => Box::new(Red::new(c, rate_bps, delay)),
             QueueSpec::Codel(c) => Box::new(Codel::new(c)),
             QueueSpec::FqCodel(c) => {
                 use rand::RngCore;
@@ -249,7 +250,7 @@ impl QueueSpec {
                 Box::new(SfqCodel::new(c, rng.next_u64()))
             }
             QueueSpec::Pie(c) => Box::new(Pie::new(c)),
-            QueueSpec::Ared(c) => Box::new(Red::adaptive(&c.red, rate_bps, c.adaptation())),
+            QueueSpec::Ared(c) => Box::new(Red::adaptive(&c.red, rate_bps, delay, c.adaptation())),
         }
     }
 }

@@ -34,7 +34,23 @@
 //! - `gentle` = false; `wait` = false;
 //! - `ecn` = false: when true, an early drop of an ECN-capable packet becomes a
 //!   CE mark (RFC 3168 §5); forced and overflow drops stay drops;
-//! - `mean_pktsize` = 500 bytes (ns-2/ns-3 default), used only for the idle decay.
+//! - `mean_pktsize` = 500 bytes (ns-2/ns-3 default): the idle decay and, in
+//!   byte mode, the unit of the thresholds;
+//! - `bytes` = false: byte mode (ns-2 `bytes_`/`queue_in_bytes_`): the average
+//!   is over bytes, `min_th`/`max_th` count packets of `mean_pktsize` bytes,
+//!   `count` is `count_bytes / mean_pktsize` (integer division) and the
+//!   spaced probability is scaled by `size / mean_pktsize`; a `limit` given
+//!   in packets then means `limit · mean_pktsize` bytes, as in ns-2;
+//! - `auto` = false: ns-2.35's automatic configuration
+//!   (`REDQueue::initialize_params`) for whichever of `min_th`, `max_th`,
+//!   `w_q` is not given: `min_th = max(5, target_delay · ptc / 2)`,
+//!   `max_th = 3 · min_th`, `w_q = 1 − exp(−1 / (10 · max(0.1, 3 · (d + 1/ptc)) · ptc))`
+//!   with `ptc = C / (8 · mean_pktsize)` and `d` the link's delay (ns-2's
+//!   `q_weight_ = -1` rule); `target_delay` = 5 ms.
+//!
+//! Differences from ns-2's RED left as FJ93 has them: `count` restarts at −1
+//! below `min_th` (ns-2 sets it to 1 without dropping on the first arrival
+//! above `min_th`), and early drops need no `qlen > 1`.
 
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{Time, NS_PER_SEC};
@@ -46,12 +62,17 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct RedConfig {
     pub limit: Limit,
+    /// Packets (of `mean_pktsize` bytes in byte mode); 0 with `auto` = automatic.
+    #[serde(default)]
     pub min_th: f64,
+    /// Packets (of `mean_pktsize` bytes in byte mode); 0 with `auto` = automatic.
+    #[serde(default)]
     pub max_th: f64,
     #[serde(default = "d_max_p")]
     pub max_p: f64,
-    #[serde(default = "d_w_q")]
-    pub w_q: f64,
+    /// Default 0.002, or automatic with `auto`.
+    #[serde(default)]
+    pub w_q: Option<f64>,
     #[serde(default)]
     pub gentle: bool,
     #[serde(default)]
@@ -60,16 +81,31 @@ pub struct RedConfig {
     pub ecn: bool,
     #[serde(default = "d_mean_pktsize")]
     pub mean_pktsize: u32,
+    #[serde(default)]
+    pub bytes: bool,
+    #[serde(default)]
+    pub auto: bool,
+    #[serde(default = "d_target_delay")]
+    pub target_delay: crate::scenario::units::Dur,
 }
 
 fn d_max_p() -> f64 {
     0.1
 }
-fn d_w_q() -> f64 {
-    0.002
-}
 fn d_mean_pktsize() -> u32 {
     500
+}
+fn d_target_delay() -> crate::scenario::units::Dur {
+    crate::scenario::units::Dur(5_000_000)
+}
+
+/// RED's thresholds and weight after automatic configuration, in the units
+/// the queue is measured in (packets, or bytes in byte mode).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedParams {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub w_q: f64,
 }
 
 impl RedConfig {
@@ -80,11 +116,46 @@ impl RedConfig {
             min_th,
             max_th,
             max_p,
-            w_q,
+            w_q: Some(w_q),
             gentle: false,
             wait: false,
             ecn: false,
             mean_pktsize: d_mean_pktsize(),
+            bytes: false,
+            auto: false,
+            target_delay: d_target_delay(),
+        }
+    }
+
+    /// Thresholds (in queue units) and weight for a link of `rate_bps` and
+    /// one-way delay `delay`.
+    pub fn resolve(&self, rate_bps: u64, delay: Time) -> RedParams {
+        let ptc = rate_bps as f64 / (8.0 * self.mean_pktsize as f64);
+        let mut min_th = self.min_th;
+        let mut max_th = self.max_th;
+        if self.auto && min_th == 0.0 {
+            min_th = (self.target_delay.secs() * ptc / 2.0).max(5.0);
+        }
+        if self.auto && max_th == 0.0 {
+            max_th = 3.0 * min_th;
+        }
+        let w_q = match self.w_q {
+            Some(w) => w,
+            None if self.auto => {
+                let rtt = (3.0 * (crate::engine::to_secs(delay) + 1.0 / ptc)).max(0.1);
+                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+            }
+            None => 0.002,
+        };
+        let unit = if self.bytes {
+            self.mean_pktsize as f64
+        } else {
+            1.0
+        };
+        RedParams {
+            min_th: min_th * unit,
+            max_th: max_th * unit,
+            w_q,
         }
     }
 
@@ -102,7 +173,15 @@ impl RedConfig {
                 ),
             );
         }
-        if !(self.max_th > self.min_th && self.max_th.is_finite()) {
+        if !self.auto && self.min_th == 0.0 && self.max_th == 0.0 {
+            return e(
+                "max_th",
+                "min_th and max_th are required (packets), or set auto = true for ns-2's automatic thresholds".into(),
+            );
+        }
+        let max_given = !(self.auto && self.max_th == 0.0);
+        let min_auto = self.auto && self.min_th == 0.0;
+        if max_given && !min_auto && !(self.max_th > self.min_th && self.max_th.is_finite()) {
             return e(
                 "max_th",
                 format!(
@@ -114,11 +193,16 @@ impl RedConfig {
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return e("max_p", format!("must be in (0, 1], got {}", self.max_p));
         }
-        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return e("w_q", format!("must be in (0, 1], got {}", self.w_q));
+        if let Some(w) = self.w_q {
+            if !(w > 0.0 && w <= 1.0) {
+                return e("w_q", format!("must be in (0, 1], got {w}"));
+            }
         }
         if self.mean_pktsize == 0 {
             return e("mean_pktsize", "must be a positive number of bytes".into());
+        }
+        if self.auto && self.target_delay.0 == 0 {
+            return e("target_delay", "must be positive".into());
         }
         Ok(())
     }
@@ -126,10 +210,15 @@ impl RedConfig {
 
 pub struct Red {
     c: RedConfig,
+    /// Thresholds and weight in queue units (packets, or bytes in byte mode).
+    p: RedParams,
+    /// The hard limit (a packet limit becomes bytes in byte mode, as ns-2).
+    limit: Limit,
     q: VecDeque<Packet>,
     bytes: u64,
     avg: f64,
     count: i64,
+    count_bytes: u64,
     /// Time the link found the queue empty (ns-2 `idletime_`), while idle.
     idle_since: Option<Time>,
     /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
@@ -140,17 +229,26 @@ pub struct Red {
 }
 
 impl Red {
-    pub fn new(c: &RedConfig, rate_bps: u64) -> Self {
-        let cap = match c.limit {
+    /// RED for a link of `rate_bps` with one-way propagation delay `delay`
+    /// (the delay matters only for `auto`).
+    pub fn new(c: &RedConfig, rate_bps: u64, delay: Time) -> Self {
+        let limit = match (c.bytes, c.limit) {
+            (true, Limit::Packets(n)) => Limit::Bytes(n as u64 * c.mean_pktsize as u64),
+            (_, l) => l,
+        };
+        let cap = match limit {
             Limit::Packets(n) => (n as usize).min(1 << 16),
             Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
         };
         Red {
             c: c.clone(),
+            p: c.resolve(rate_bps, delay),
+            limit,
             q: VecDeque::with_capacity(cap + 1),
             bytes: 0,
             avg: 0.0,
             count: -1,
+            count_bytes: 0,
             idle_since: Some(0),
             ptc_per_ns: rate_bps as f64 / (8.0 * c.mean_pktsize as f64) / NS_PER_SEC as f64,
             cur_max_p: c.max_p,
@@ -159,8 +257,8 @@ impl Red {
     }
 
     /// RED whose `max_p` adapts (Adaptive RED, `ared.rs`).
-    pub fn adaptive(c: &RedConfig, rate_bps: u64, a: super::ared::Adaptation) -> Self {
-        let mut r = Red::new(c, rate_bps);
+    pub fn adaptive(c: &RedConfig, rate_bps: u64, delay: Time, a: super::ared::Adaptation) -> Self {
+        let mut r = Red::new(c, rate_bps, delay);
         r.adapt = Some(a);
         r
     }
@@ -170,29 +268,56 @@ impl Red {
         self.cur_max_p
     }
 
+    /// The resolved thresholds and weight.
+    pub fn params(&self) -> RedParams {
+        self.p
+    }
+
     /// Update the average for an arrival at `now` (ns-2 `estimator`).
     fn update_avg(&mut self, now: Time) {
-        let w = self.c.w_q;
+        let w = self.p.w_q;
         if let Some(t0) = self.idle_since.take() {
             let m = ((now - t0) as f64 * self.ptc_per_ns).floor();
             self.avg *= (1.0 - w).powf(m);
         }
-        self.avg = (1.0 - w) * self.avg + w * self.q.len() as f64;
+        let q = if self.c.bytes {
+            self.bytes as f64
+        } else {
+            self.q.len() as f64
+        };
+        self.avg = (1.0 - w) * self.avg + w * q;
     }
 
     /// The early-drop probability `p_a` for the current `avg` and `count`
-    /// (after `count` has been incremented for this arrival).
-    pub fn drop_probability(&self) -> f64 {
-        let c = &self.c;
+    /// (after `count` has been incremented for this arrival), for a packet of
+    /// `size` bytes (which matters only in byte mode).
+    pub fn drop_probability_for(&self, size: u32) -> f64 {
+        let (min_th, max_th) = (self.p.min_th, self.p.max_th);
         let max_p = self.cur_max_p;
-        let pb = if self.avg < c.max_th {
-            max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
+        let pb = if self.avg < max_th {
+            max_p * (self.avg - min_th) / (max_th - min_th)
         } else {
-            max_p + (1.0 - max_p) * (self.avg - c.max_th) / c.max_th
+            max_p + (1.0 - max_p) * (self.avg - max_th) / max_th
         };
-        spaced_probability(pb, self.count as f64, c.wait)
+        if self.c.bytes {
+            let count = (self.count_bytes / self.c.mean_pktsize as u64) as f64;
+            let p = spaced_probability(pb.min(1.0), count, self.c.wait);
+            if p < 1.0 {
+                (p * size as f64 / self.c.mean_pktsize as f64).min(1.0)
+            } else {
+                p
+            }
+        } else {
+            spaced_probability(pb, self.count as f64, self.c.wait)
+        }
     }
 
+    /// [`Red::drop_probability_for`] in packet mode.
+    pub fn drop_probability(&self) -> f64 {
+        self.drop_probability_for(self.c.mean_pktsize)
+    }
+
+    /// The average queue, in the queue's units (packets, or bytes in byte mode).
     pub fn avg(&self) -> f64 {
         self.avg
     }
@@ -231,21 +356,24 @@ impl QueueDisc for Red {
             self.cur_max_p = a.update(
                 ctx.now,
                 self.avg,
-                self.c.min_th,
-                self.c.max_th,
+                self.p.min_th,
+                self.p.max_th,
                 self.cur_max_p,
             );
         }
-        let c = &self.c;
-        let forced_at = if c.gentle { 2.0 * c.max_th } else { c.max_th };
+        let (min_th, max_th) = (self.p.min_th, self.p.max_th);
+        let forced_at = if self.c.gentle { 2.0 * max_th } else { max_th };
         if self.avg >= forced_at {
             self.count = 0;
+            self.count_bytes = 0;
             return Err(DropCause::Forced);
-        } else if self.avg >= c.min_th {
+        } else if self.avg >= min_th {
             self.count += 1;
-            let pa = self.drop_probability();
+            self.count_bytes += pkt.size as u64;
+            let pa = self.drop_probability_for(pkt.size);
             if ctx.rng.uniform() < pa {
                 self.count = 0;
+                self.count_bytes = 0;
                 if self.c.ecn && pkt.ecn.capable() {
                     pkt.ecn = Ecn::Ce;
                     ctx.marked += 1;
@@ -255,8 +383,9 @@ impl QueueDisc for Red {
             }
         } else {
             self.count = -1;
+            self.count_bytes = 0;
         }
-        if self.c.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
             if ctx.marked > 0 {
                 ctx.marked -= 1; // the mark never left the router
             }
@@ -288,8 +417,13 @@ impl QueueDisc for Red {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
+    /// The average in packets (in byte mode: packets of `mean_pktsize`).
     fn avg_len(&self) -> Option<f64> {
-        Some(self.avg)
+        Some(if self.c.bytes {
+            self.avg / self.c.mean_pktsize as f64
+        } else {
+            self.avg
+        })
     }
 }
 
@@ -311,6 +445,7 @@ mod tests {
         let mut r = Red::new(
             &RedConfig::new(Limit::Packets(100), 5.0, 15.0, 0.1, 0.5),
             1_000_000,
+            0,
         );
         let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
         let mut c = QdCtx {
@@ -332,7 +467,7 @@ mod tests {
     fn idle_decay_counts_small_packets_the_link_could_send() {
         // 8 Mbit/s, mean_pktsize 500 B → 2000 packets/s; 10 ms idle → m = 20.
         let cfg = RedConfig::new(Limit::Packets(100), 5.0, 15.0, 0.1, 0.1);
-        let mut r = Red::new(&cfg, 8_000_000);
+        let mut r = Red::new(&cfg, 8_000_000, 0);
         let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
         let mut c = QdCtx {
             now: 0,
@@ -361,7 +496,7 @@ mod tests {
     #[test]
     fn forced_and_overflow_drops() {
         let cfg = RedConfig::new(Limit::Packets(4), 1.0, 2.0, 0.1, 1.0);
-        let mut r = Red::new(&cfg, 1_000_000);
+        let mut r = Red::new(&cfg, 1_000_000, 0);
         let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
         let mut c = QdCtx {
             now: 0,
@@ -386,7 +521,7 @@ mod tests {
     fn ecn_marks_capable_packets_instead_of_early_drop() {
         let mut cfg = RedConfig::new(Limit::Packets(1000), 0.0, 1000.0, 1.0, 1.0);
         cfg.ecn = true;
-        let mut r = Red::new(&cfg, 1_000_000);
+        let mut r = Red::new(&cfg, 1_000_000, 0);
         let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
         let mut c = QdCtx {
             now: 0,
@@ -417,5 +552,75 @@ mod tests {
             .count();
         assert_eq!(ce as u32, marks);
         assert!(drops > 0);
+    }
+
+    #[test]
+    fn ns2_auto_configuration() {
+        // ns-2.35 defaults on a 622 Mbit/s, 24 ms link (the high-speed paper's
+        // bottleneck): ptc = 155 500 packets/s of 500 B.
+        let c: RedConfig =
+            toml::from_str("limit = 30000\nauto = true\nbytes = true\ngentle = true").unwrap();
+        c.validate().unwrap();
+        let p = c.resolve(622_000_000, 24_000_000);
+        assert!((p.min_th - 388.75 * 500.0).abs() < 1e-6, "{p:?}");
+        assert!((p.max_th - 3.0 * 388.75 * 500.0).abs() < 1e-6);
+        let w = 1.0 - (-1.0f64 / (10.0 * 0.1 * 155_500.0)).exp();
+        assert!(
+            (p.w_q - w).abs() < 1e-15 && (p.w_q - 6.43e-6).abs() < 1e-8,
+            "{}",
+            p.w_q
+        );
+        // slow link: min_th floors at 5 packets; long delay lengthens the RTT
+        let c: RedConfig = toml::from_str("limit = 50\nauto = true").unwrap();
+        let p = c.resolve(1_000_000, 200_000_000);
+        assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
+        let ptc: f64 = 1e6 / 4000.0;
+        let rtt = 3.0 * (0.2 + 1.0 / ptc);
+        assert!((p.w_q - (1.0 - (-1.0 / (10.0 * rtt * ptc)).exp())).abs() < 1e-15);
+        // explicit values win over auto
+        let c: RedConfig =
+            toml::from_str("limit = 50\nauto = true\nmin_th = 7\nw_q = 0.01").unwrap();
+        let p = c.resolve(1_000_000, 0);
+        assert_eq!((p.min_th, p.max_th, p.w_q), (7.0, 21.0, 0.01));
+    }
+
+    #[test]
+    fn thresholds_required_without_auto() {
+        let c: RedConfig = toml::from_str("limit = 50").unwrap();
+        let (k, m) = c.validate().unwrap_err();
+        assert_eq!(k, "max_th");
+        assert!(m.contains("auto = true"), "{m}");
+    }
+
+    #[test]
+    fn byte_mode_scales_by_packet_size_and_limit_in_mean_packets() {
+        let mut c = RedConfig::new(Limit::Packets(10), 0.0, 4.0, 0.5, 1.0);
+        c.bytes = true;
+        let mut r = Red::new(&c, 1_000_000, 0);
+        let (mut rng, mut d) = (RngStream::new(0, 0), vec![]);
+        let mut cx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut d,
+            marked: 0,
+        };
+        // limit 10 packets of 500 B = 5000 bytes
+        assert_eq!(r.limit, Limit::Bytes(5000));
+        // one 1000-byte packet queued; avg (w_q = 1) = 1000 bytes = 2 mean packets
+        r.enqueue(
+            Packet {
+                size: 1000,
+                ..Default::default()
+            },
+            &mut cx,
+        )
+        .unwrap();
+        r.update_avg(0);
+        r.count = 0;
+        r.count_bytes = 0;
+        // p_b = 0.5 · 1000/2000 = 0.25; count 0 → p_a = 0.25, × 1000/500 = 0.5
+        assert!((r.drop_probability_for(1000) - 0.5).abs() < 1e-12);
+        assert!((r.drop_probability_for(250) - 0.125).abs() < 1e-12);
+        assert_eq!(r.avg_len(), Some(2.0));
     }
 }

@@ -239,8 +239,14 @@ impl QueueDisc for SfqCodel {
         if !self.bins[i as usize].on_sched {
             self.schedule(i);
         }
-        if full {
-            // pollere-1024: drop from the tail of the fullest bin (packets).
+        // pollere-1024: drop from the tail of the fullest bin (packets); once
+        // for a packet limit, as often as needed to get within a byte limit.
+        while full
+            && match self.limit {
+                Limit::Packets(n) => self.pkts > n as usize,
+                Limit::Bytes(b) => self.bytes > b,
+            }
+        {
             let (f, _) = self
                 .bins
                 .iter()

@@ -5,7 +5,8 @@
 //! full-sized segment, within the delayed-ACK timeout; an immediate ACK for an
 //! out-of-order segment and for a segment that fills all or part of a gap);
 //! RFC 1122 §4.2.3.2; RFC 3168 §6.1.3 (ECE set on every ACK from the arrival
-//! of a CE packet until a CWR packet arrives). ACKs are pure (`header_bytes`
+//! of a CE packet until a CWR packet arrives, and on the ACK covering a CE
+//! packet even if a CWR arrived before that delayed ACK). ACKs are pure (`header_bytes`
 //! on the wire). MaxNet's explicit price in data packets is echoed in ACKs.
 //!
 //! Parameters (from [`TcpParams`]): `delayed_ack`, `delack_count`,
@@ -32,6 +33,8 @@ pub struct Receiver {
     pending: u32,
     pub delack_timer: Timer,
     ece: bool,
+    /// A CE-marked segment arrived that no ACK has acknowledged yet.
+    ce_unacked: bool,
     price: f32,
     spare: f32,
     /// Data segments that arrived (duplicates included).
@@ -56,6 +59,7 @@ impl Receiver {
             pending: 0,
             delack_timer: Timer::default(),
             ece: false,
+            ce_unacked: false,
             price: 0.0,
             spare: f32::INFINITY,
             segments_received: 0,
@@ -73,9 +77,13 @@ impl Receiver {
         self.pending = 0;
         self.delack_timer.cancel();
         let mut f = flags::ACK | extra;
-        if self.ece {
+        // RFC 3168 §6.1.3: ECE on every ACK from a CE segment until CWR, and
+        // on the ACK that acknowledges a CE segment even if a CWR arrived
+        // meanwhile (a delayed ACK covering both).
+        if self.ece || self.ce_unacked {
             f |= flags::ECE;
         }
+        self.ce_unacked = false;
         self.acks_sent += 1;
         ctx.out.push(Packet {
             flow: self.flow,
@@ -104,6 +112,7 @@ impl Receiver {
         }
         if p.ecn == Ecn::Ce {
             self.ece = true;
+            self.ce_unacked = true;
         }
         self.segments_received += 1;
         let seq = p.seq;

@@ -24,7 +24,10 @@
 //! - RFC 5681 §3.1: after a timeout `cwnd = 1` (loss window) and go-back-N
 //!   from the first unacknowledged segment.
 //! - RFC 3168 §6.1.2: on an ACK with ECE, reduce the window as for a loss,
-//!   at most once per window of data, and set CWR on the next new segment.
+//!   at most once per window of data (losses and ECE together: neither a
+//!   loss nor an ECE from a window already reduced reduces it again), and
+//!   set CWR on the first new segment after any reduction (ECE, fast
+//!   retransmit or timeout).
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
@@ -418,9 +421,21 @@ impl Sender {
             if (a as i64 - 1) < self.recover {
                 return;
             }
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            // RFC 3168 §6.1.2: one reduction per window of data for losses
+            // and ECN echoes together; a loss from a window already reduced
+            // on ECE keeps that ssthresh (as ns-2 and Linux do).
+            let reduce = !(self.p.ecn && a as i64 <= self.ecn_recover);
+            if reduce {
+                self.st.ssthresh = self.cc.ssthresh(&self.st);
+            }
             self.st.cwnd = self.st.ssthresh + self.p.dupack_threshold as f64;
             self.recover = self.snd_max as i64 - 1;
+            if self.p.ecn && reduce {
+                // §6.1.2: CWR after a reduction "for any reason", and ECE
+                // echoes of this window no longer reduce.
+                self.ecn_recover = self.recover;
+                self.cwr_pending = true;
+            }
             self.in_recovery = true;
             self.partial_acked = false;
             self.counters.fast_retransmits += 1;
@@ -447,6 +462,11 @@ impl Sender {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max as i64 - 1;
+                if self.p.ecn {
+                    // RFC 3168 §6.1.2: CWR after a timeout too.
+                    self.ecn_recover = self.recover;
+                    self.cwr_pending = true;
+                }
                 self.backoff += 1;
                 self.snd_nxt = self.snd_una;
                 let s = self.snd_una;

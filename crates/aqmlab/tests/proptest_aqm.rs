@@ -1,0 +1,638 @@
+//! Property tests for every queue discipline in `QueueSpec::KINDS`, built the
+//! way a scenario builds them: a small TOML table with random parameters is
+//! deserialized into a [`QueueSpec`], validated, and built. Each case drives
+//! the discipline through the `QueueDisc` trait with a random sequence of
+//! arrivals (several flows, random sizes, ECT or not), departures and
+//! time steps, and checks after every operation:
+//!
+//! - conservation, exactly: every packet offered is accepted or rejected
+//!   (`Err` on enqueue), and every accepted packet is dequeued, dropped later
+//!   (reported through `QdCtx::dropped`, e.g. CoDel's dequeue drops or
+//!   FQ-CoDel's drop from the fattest flow) or still queued; a packet is
+//!   reported at most once and only if it was queued;
+//! - the queue never exceeds its limit (packets or bytes) after an operation;
+//! - `len_pkts`/`len_bytes` equal the number and byte sum of the packets a
+//!   reference model says are queued; `dequeue` returns `None` only when the
+//!   model is empty;
+//! - order: FIFO disciplines (droptail, red, ared, codel, pie, markmax)
+//!   dequeue the oldest queued packet (smallest uid), and CoDel drops only
+//!   older packets than the one it returns; flow-queueing disciplines
+//!   (fq_codel, sfq_codel) dequeue the oldest queued packet of its flow;
+//! - ECN: a mark reported through `QdCtx::marked` during an accepted
+//!   enqueue is on the arrival, during a dequeue on the returned packet;
+//!   only ECT packets are marked, at most once, only with `ecn` on; every
+//!   packet leaves with exactly the codepoint this implies (so the marks
+//!   reported equal the CE packets out plus those still queued); a packet's
+//!   other fields (size, flow, sequence, enqueue time) are untouched.
+//!   MarkMax marks a queued packet of another flow on arrival, so for it only
+//!   "CE only on ECT, only with `ecn`, marks ≥ CE packets out" is checked.
+//!
+//! At the end the queue is drained and must empty with conservation intact.
+
+use aqmlab::aqm::{DropCause, Limit, QdCtx, QueueDisc, QueueSpec};
+use aqmlab::engine::RngStream;
+use aqmlab::net::packet::{Ecn, Packet};
+use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Enq {
+        flow: u32,
+        size: u32,
+        ect: bool,
+    },
+    Deq,
+    /// Let time pass, nanoseconds.
+    Advance(u64),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let size = prop_oneof![
+        6 => 40u32..=1500,
+        1 => 1u32..=3000,
+    ];
+    prop_oneof![
+        5 => (0u32..6, size, any::<bool>()).prop_map(|(flow, size, ect)| Op::Enq { flow, size, ect }),
+        3 => Just(Op::Deq),
+        1 => (0u64..50_000_000).prop_map(Op::Advance),
+    ]
+}
+
+/// A generated configuration: the TOML table, its limit, whether it marks.
+#[derive(Clone, Debug)]
+struct Cfg {
+    toml: String,
+    limit: Limit,
+    ecn: bool,
+}
+
+fn limit() -> impl Strategy<Value = (String, Limit)> {
+    prop_oneof![
+        (1u32..80).prop_map(|n| (format!("limit = {n}"), Limit::Packets(n))),
+        (1u32..80).prop_map(|n| (format!("limit = \"{n}p\""), Limit::Packets(n))),
+        (1u64..60_000).prop_map(|b| (format!("limit = \"{b}B\""), Limit::Bytes(b))),
+    ]
+}
+
+/// `target` and `interval` of the CoDel family, as duration strings.
+fn codel_times() -> impl Strategy<Value = (String, String)> {
+    (100u64..20_000, 0u64..300_000)
+        .prop_map(|(t, extra)| (format!("{t}us"), format!("{}us", t + extra)))
+}
+
+fn red_keys() -> impl Strategy<Value = String> {
+    (
+        0.0f64..20.0,
+        0.5f64..30.0,
+        0.001f64..=1.0,
+        0.001f64..=1.0,
+        any::<(bool, bool)>(),
+        100u32..1500,
+    )
+        .prop_map(|(min_th, span, max_p, w_q, (gentle, wait), mps)| {
+            format!(
+                "min_th = {min_th:?}\nmax_th = {:?}\nmax_p = {max_p:?}\nw_q = {w_q:?}\n\
+                 gentle = {gentle}\nwait = {wait}\nmean_pktsize = {mps}",
+                min_th + span
+            )
+        })
+}
+
+/// A random configuration of `kind`. Panics on a kind it does not know, so
+/// that a discipline added to `QueueSpec::KINDS` must be added here.
+fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
+    let with = move |body: String, (lt, limit): (String, Limit), ecn: bool| Cfg {
+        toml: format!("kind = \"{kind}\"\n{lt}\n{body}"),
+        limit,
+        ecn,
+    };
+    match kind {
+        "droptail" => limit()
+            .prop_map(move |l| with(String::new(), l, false))
+            .boxed(),
+        "red" => (limit(), red_keys(), any::<bool>())
+            .prop_map(move |(l, red, ecn)| with(format!("{red}\necn = {ecn}"), l, ecn))
+            .boxed(),
+        "ared" => (
+            limit(),
+            red_keys(),
+            any::<bool>(),
+            (1u64..1_000_000, 0.001f64..0.5, 0.5f64..0.99, 0.1f64..=1.0, 0.01f64..0.99),
+        )
+            .prop_map(move |(l, red, ecn, (iv, alpha, beta, top, bfrac))| {
+                with(
+                    format!(
+                        "{red}\necn = {ecn}\ninterval = \"{iv}us\"\nalpha = {alpha:?}\nbeta = {beta:?}\n\
+                         top = {top:?}\nbottom = {:?}",
+                        top * bfrac
+                    ),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        "codel" => (limit(), codel_times(), 64u32..3000, any::<bool>(), any::<bool>())
+            .prop_map(move |(l, (t, i), mtu, ecn, ns2)| {
+                let v = if ns2 { "ns2" } else { "linux" };
+                with(
+                    format!("target = \"{t}\"\ninterval = \"{i}\"\nmtu = {mtu}\necn = {ecn}\nvariant = \"{v}\""),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        "fq_codel" => (
+            limit(),
+            codel_times(),
+            (prop_oneof![3 => 1u32..16, 1 => Just(1024u32)], 1u32..3000, 1u32..64, 64u32..3000),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(move |(l, (t, i), (flows, quantum, batch, mtu), ecn, ns2)| {
+                let v = if ns2 { "ns2" } else { "linux" };
+                with(
+                    format!(
+                        "target = \"{t}\"\ninterval = \"{i}\"\nflows = {flows}\nquantum = {quantum}\n\
+                         drop_batch = {batch}\nmtu = {mtu}\necn = {ecn}\nvariant = \"{v}\""
+                    ),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        "sfq_codel" => (
+            limit(),
+            codel_times(),
+            any::<bool>(),
+            any::<bool>(),
+            prop::option::of(1u32..=256),
+            prop_oneof![1 => Just(0u32), 1 => 1u32..3000],
+        )
+            .prop_map(move |(l, (t, i), ecn, v1024, bins, quantum)| {
+                let v = if v1024 { "pollere-1024" } else { "pollere-256" };
+                let bins = bins.map_or(String::new(), |b| format!("\nbins = {b}"));
+                with(
+                    format!(
+                        "target = \"{t}\"\ninterval = \"{i}\"\necn = {ecn}\nvariant = \"{v}\"\nquantum = {quantum}{bins}"
+                    ),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        "pie" => (
+            limit(),
+            (1u64..30_000, 1u64..30_000, 0u64..200_000),
+            (0.0f64..0.5, 0.0f64..3.0, 0.0f64..=1.0),
+            any::<(bool, bool)>(),
+            100u32..1500,
+        )
+            .prop_map(move |(l, (target, tu, burst), (alpha, beta, th), (ecn, derand), mps)| {
+                with(
+                    format!(
+                        "target = \"{target}us\"\nt_update = \"{tu}us\"\nmax_burst = \"{burst}us\"\n\
+                         alpha = {alpha:?}\nbeta = {beta:?}\nmark_ecn_threshold = {th:?}\n\
+                         ecn = {ecn}\nderandomize = {derand}\nmean_pktsize = {mps}"
+                    ),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        "markmax" => (
+            (0.5f64..40.0, 0.0f64..0.99, 0.01f64..1.0),
+            prop_oneof![
+                (0u32..30).prop_map(Some),
+                Just(None),
+            ],
+            1u64..60_000,
+            any::<(bool, bool)>(),
+        )
+            .prop_map(move |((theta, lo, hi), extra, bytes, (ecn, by_pkts))| {
+                let (lo, hi) = (theta * lo, theta * (1.0 + hi));
+                // a packet limit must hold θ_h packets
+                let l = match extra {
+                    Some(x) => {
+                        let n = hi.ceil() as u32 + x;
+                        (format!("limit = {n}"), Limit::Packets(n))
+                    }
+                    None => (format!("limit = \"{bytes}B\""), Limit::Bytes(bytes)),
+                };
+                let unit = if by_pkts { "packets" } else { "bytes" };
+                with(
+                    format!(
+                        "theta = {theta:?}\ntheta_low = {lo:?}\ntheta_high = {hi:?}\n\
+                         backlog = \"{unit}\"\necn = {ecn}"
+                    ),
+                    l,
+                    ecn,
+                )
+            })
+            .boxed(),
+        other => panic!("no configuration generator for queue kind `{other}`"),
+    }
+}
+
+/// Whether `kind` must keep global FIFO order (else per-flow order).
+fn is_fifo(kind: &str) -> bool {
+    match kind {
+        "droptail" | "red" | "ared" | "codel" | "pie" | "markmax" => true,
+        "fq_codel" | "sfq_codel" => false,
+        other => panic!("unclassified queue kind `{other}`"),
+    }
+}
+
+/// Whether `kind` marks packets that are already queued: MarkMax marks the
+/// head-most packet of the fattest flow on an arrival (counting a packet
+/// already CE again), so a mark cannot be tied to the packet the call
+/// handled; for it the model checks only that CE packets were ECT and that
+/// the marks reported are at least the CE packets out.
+fn marks_queued_packets(kind: &str) -> bool {
+    kind == "markmax"
+}
+
+/// What the model knows of a queued packet.
+#[derive(Clone, Copy)]
+struct Queued {
+    flow: u32,
+    size: u32,
+    ect: bool,
+    enq_time: u64,
+    /// Marked CE on arrival (RED, PIE mark at enqueue).
+    ce: bool,
+}
+
+struct Model {
+    queued: BTreeMap<u64, Queued>,
+    per_flow: BTreeMap<u32, BTreeSet<u64>>,
+    bytes: u64,
+}
+
+impl Model {
+    fn remove(&mut self, uid: u64) -> Result<Queued, TestCaseError> {
+        let q = self
+            .queued
+            .remove(&uid)
+            .ok_or_else(|| TestCaseError::fail(format!("packet {uid} left but is not queued")))?;
+        self.per_flow
+            .get_mut(&q.flow)
+            .expect("flow set")
+            .remove(&uid);
+        self.bytes -= q.size as u64;
+        Ok(q)
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    offered: u64,
+    accepted: u64,
+    rejected: u64,
+    dequeued: u64,
+    dropped_later: u64,
+    marks_reported: u64,
+    ce_out: u64,
+}
+
+/// Check one packet that left the queue (dequeued or dropped).
+/// `marked_now`: the call that released it reported a mark; `anywhere`: see
+/// [`marks_queued_packets`].
+fn check_left(
+    p: &Packet,
+    q: Queued,
+    marked_now: bool,
+    anywhere: bool,
+    t: &mut Tally,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(p.size, q.size);
+    prop_assert_eq!(p.flow, q.flow);
+    prop_assert_eq!(p.enq_time, q.enq_time);
+    prop_assert_eq!(p.seq, p.uid as u32);
+    let expect = if q.ce || marked_now {
+        prop_assert!(q.ect, "packet {} was not ECT but was marked", p.uid);
+        Ecn::Ce
+    } else if q.ect {
+        Ecn::Ect0
+    } else {
+        Ecn::NotEct
+    };
+    if !(anywhere && q.ect && p.ecn == Ecn::Ce) {
+        prop_assert_eq!(
+            p.ecn,
+            expect,
+            "packet {} left with the wrong codepoint",
+            p.uid
+        );
+    }
+    if p.ecn == Ecn::Ce {
+        t.ce_out += 1;
+    }
+    Ok(())
+}
+
+fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestCaseError> {
+    let spec: QueueSpec =
+        toml::from_str(&cfg.toml).map_err(|e| TestCaseError::fail(format!("{e}\n{}", cfg.toml)))?;
+    prop_assert_eq!(spec.kind(), kind);
+    if let Err((k, m)) = spec.validate() {
+        return Err(TestCaseError::fail(format!(
+            "generated config invalid: {k}: {m}\n{}",
+            cfg.toml
+        )));
+    }
+    let mut rng = RngStream::new(seed, 1);
+    let mut qd: Box<dyn QueueDisc> = spec.build(10_000_000, 20_000_000, &mut rng);
+    prop_assert_eq!(qd.kind(), kind);
+    let fifo = is_fifo(kind);
+    let anywhere = marks_queued_packets(kind);
+    let mut m = Model {
+        queued: BTreeMap::new(),
+        per_flow: BTreeMap::new(),
+        bytes: 0,
+    };
+    let mut t = Tally::default();
+    let mut dropped: Vec<(Packet, DropCause)> = Vec::new();
+    let mut now = 0u64;
+    let mut uid = 0u64;
+    let drain = ops
+        .iter()
+        .cloned()
+        .chain(std::iter::repeat_n(Op::Deq, 200_000));
+    let mut draining = 0usize;
+    for (i, op) in drain.enumerate() {
+        if i >= ops.len() {
+            // drain: stop once empty
+            if m.queued.is_empty() && qd.len_pkts() == 0 {
+                break;
+            }
+            draining += 1;
+        }
+        let mut ctx = QdCtx {
+            now,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        let mut out: Option<Packet> = None;
+        match op {
+            Op::Enq { flow, size, ect } => {
+                uid += 1;
+                t.offered += 1;
+                let pkt = Packet {
+                    uid,
+                    flow,
+                    src: flow,
+                    dst: 100 + flow,
+                    size,
+                    payload: size,
+                    seq: uid as u32,
+                    enq_time: now,
+                    ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct },
+                    ..Default::default()
+                };
+                match qd.enqueue(pkt, &mut ctx) {
+                    Ok(()) => {
+                        t.accepted += 1;
+                        // a mark during an accepted enqueue is the arrival's
+                        prop_assert!(anywhere || ctx.marked <= 1);
+                        let ce = !anywhere && ctx.marked == 1;
+                        prop_assert!(!ce || ect, "marked a non-ECT arrival");
+                        m.queued.insert(
+                            uid,
+                            Queued {
+                                flow,
+                                size,
+                                ect,
+                                enq_time: now,
+                                ce,
+                            },
+                        );
+                        m.per_flow.entry(flow).or_default().insert(uid);
+                        m.bytes += size as u64;
+                    }
+                    Err(_) => {
+                        t.rejected += 1;
+                        prop_assert!(
+                            anywhere || ctx.marked == 0,
+                            "a rejected arrival counted as marked"
+                        );
+                    }
+                }
+            }
+            Op::Deq => out = qd.dequeue(&mut ctx),
+            Op::Advance(dt) => now += dt,
+        }
+        let marked = ctx.marked as u64;
+        t.marks_reported += marked;
+        // packets dropped from the queue during this call: never marked here
+        let mut dropped_uids = Vec::new();
+        for (p, _cause) in dropped.drain(..) {
+            let q = m.remove(p.uid)?;
+            check_left(&p, q, false, anywhere, &mut t)?;
+            t.dropped_later += 1;
+            dropped_uids.push(p.uid);
+        }
+        if matches!(op, Op::Deq) {
+            // a mark during a dequeue is the returned packet's
+            prop_assert!(marked <= 1 && (marked == 0 || out.is_some()));
+        }
+        match out {
+            Some(p) => {
+                let q = m.remove(p.uid)?;
+                prop_assert!(!(q.ce && marked == 1), "packet {} marked twice", p.uid);
+                check_left(&p, q, marked == 1, anywhere, &mut t)?;
+                t.dequeued += 1;
+                if fifo {
+                    if let Some((&oldest, _)) = m.queued.iter().next() {
+                        prop_assert!(
+                            p.uid < oldest,
+                            "FIFO: dequeued {} while {} is queued",
+                            p.uid,
+                            oldest
+                        );
+                    }
+                    for d in &dropped_uids {
+                        prop_assert!(*d < p.uid, "dropped {} newer than dequeued {}", d, p.uid);
+                    }
+                } else if let Some(&oldest) = m.per_flow[&p.flow].iter().next() {
+                    prop_assert!(
+                        p.uid < oldest,
+                        "per-flow order: flow {} dequeued {} while {} is queued",
+                        p.flow,
+                        p.uid,
+                        oldest
+                    );
+                }
+            }
+            None if matches!(op, Op::Deq) => prop_assert!(
+                m.queued.is_empty(),
+                "dequeue returned None with {} packets queued",
+                m.queued.len()
+            ),
+            None => {}
+        }
+        // conservation, exactly
+        prop_assert_eq!(t.offered, t.accepted + t.rejected);
+        prop_assert_eq!(
+            t.accepted,
+            t.dequeued + t.dropped_later + m.queued.len() as u64
+        );
+        // lengths
+        prop_assert_eq!(qd.len_pkts(), m.queued.len());
+        prop_assert_eq!(qd.len_bytes(), m.bytes);
+        // limit
+        match cfg.limit {
+            Limit::Packets(n) => prop_assert!(
+                qd.len_pkts() <= n as usize,
+                "{} packets queued, limit {}",
+                qd.len_pkts(),
+                n
+            ),
+            Limit::Bytes(b) => prop_assert!(
+                qd.len_bytes() <= b,
+                "{} bytes queued, limit {} B",
+                qd.len_bytes(),
+                b
+            ),
+        }
+        // ECN: every reported mark is on a packet that left CE or is still
+        // queued marked
+        let ce_queued = m.queued.values().filter(|q| q.ce).count() as u64;
+        if anywhere {
+            prop_assert!(t.marks_reported >= t.ce_out, "fewer marks than CE packets");
+        } else {
+            prop_assert_eq!(
+                t.marks_reported,
+                t.ce_out + ce_queued,
+                "marks reported vs CE packets"
+            );
+        }
+        if !cfg.ecn {
+            prop_assert_eq!(t.marks_reported, 0, "marked with ecn = false");
+        }
+    }
+    prop_assert!(draining < 200_000, "the queue did not drain");
+    prop_assert!(m.queued.is_empty());
+    prop_assert_eq!(t.accepted, t.dequeued + t.dropped_later);
+    Ok(t)
+}
+
+fn case(kind: &'static str) -> impl Strategy<Value = (Cfg, Vec<Op>, u64)> {
+    (
+        config(kind),
+        prop::collection::vec(op(), 0..500),
+        any::<u64>(),
+    )
+}
+
+/// Every kind a scenario can name has a generator and an order class here.
+#[test]
+fn every_queue_kind_is_covered() {
+    for kind in QueueSpec::KINDS {
+        let _ = config(kind);
+        let _ = is_fifo(kind);
+    }
+    let tested = [
+        "droptail",
+        "red",
+        "ared",
+        "codel",
+        "fq_codel",
+        "sfq_codel",
+        "pie",
+        "markmax",
+    ];
+    for kind in QueueSpec::KINDS {
+        assert!(tested.contains(kind), "no property test for `{kind}`");
+    }
+}
+
+/// Run 1024 random cases of `kind`, then check that they exercised the
+/// discipline: arrivals rejected, packets dropped from the queue and marks,
+/// where the discipline can do them (summed over all cases).
+fn run_kind(kind: &'static str) {
+    let sum = std::cell::RefCell::new(Tally::default());
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: 1024,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let result = runner.run(&case(kind), |(cfg, ops, seed)| {
+        let t = exercise(kind, &cfg, &ops, seed)?;
+        let mut s = sum.borrow_mut();
+        s.offered += t.offered;
+        s.rejected += t.rejected;
+        s.dequeued += t.dequeued;
+        s.dropped_later += t.dropped_later;
+        s.marks_reported += t.marks_reported;
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{kind}: {e}");
+    }
+    let s = sum.into_inner();
+    println!(
+        "{kind}: {} offered, {} rejected on arrival, {} dequeued, {} dropped from the queue, {} marked",
+        s.offered, s.rejected, s.dequeued, s.dropped_later, s.marks_reported
+    );
+    let (rejects, drops_later, marks) = match kind {
+        "droptail" => (true, false, false),
+        "red" | "ared" | "pie" => (true, false, true),
+        "codel" => (true, true, true),
+        "fq_codel" => (false, true, true),
+        "sfq_codel" | "markmax" => (true, true, true),
+        other => panic!("unknown kind {other}"),
+    };
+    assert!(
+        s.rejected > 0 || !rejects,
+        "{kind}: no arrival was rejected"
+    );
+    assert!(
+        s.dropped_later > 0 || !drops_later,
+        "{kind}: nothing dropped from the queue"
+    );
+    assert!(s.marks_reported > 0 || !marks, "{kind}: nothing marked");
+    if !drops_later {
+        assert_eq!(s.dropped_later, 0, "{kind} dropped queued packets");
+    }
+    if kind == "fq_codel" {
+        assert_eq!(s.rejected, 0, "fq_codel accepts every arrival");
+    }
+}
+
+#[test]
+fn droptail_conserves_and_keeps_order() {
+    run_kind("droptail");
+}
+
+#[test]
+fn red_conserves_and_keeps_order() {
+    run_kind("red");
+}
+
+#[test]
+fn ared_conserves_and_keeps_order() {
+    run_kind("ared");
+}
+
+#[test]
+fn codel_conserves_and_keeps_order() {
+    run_kind("codel");
+}
+
+#[test]
+fn fq_codel_conserves_and_keeps_flow_order() {
+    run_kind("fq_codel");
+}
+
+#[test]
+fn sfq_codel_conserves_and_keeps_flow_order() {
+    run_kind("sfq_codel");
+}
+
+#[test]
+fn pie_conserves_and_keeps_order() {
+    run_kind("pie");
+}
