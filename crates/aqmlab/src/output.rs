@@ -20,6 +20,13 @@ pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
     if !r.cwnd.is_empty() {
         write_cwnd(r, &dir.join("cwnd.csv"))?;
     }
+    if !r.requests.is_empty() {
+        let mut w = csv::Writer::from_path(dir.join("requests.csv")).map_err(csv_err)?;
+        for q in &r.requests {
+            w.serialize(q).map_err(csv_err)?;
+        }
+        w.flush()?;
+    }
     Ok(())
 }
 

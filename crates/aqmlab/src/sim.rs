@@ -7,14 +7,14 @@
 use crate::engine::{stream_id, to_secs, tx_time, EventQueue, RngStream, Time, TimerAction};
 use crate::metrics::{
     jain, Conservation, CwndSample, CwndTrace, FlowResult, LinkResult, QueueResult, QueueSample,
-    QueueSeries, RunResult,
+    QueueSeries, RequestResult, RunResult, WorkloadResult,
 };
 use crate::net::link::{Link, Port};
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
-use crate::traffic::Cbr;
+use crate::traffic::{Cbr, HttpWorkload, Role, Spawn, WorkloadSpec};
 use std::collections::{BTreeMap, VecDeque};
 
 /// An event. Plain data: no closures, no allocation.
@@ -32,6 +32,8 @@ pub enum Ev {
     Cbr(u32),
     /// Sample the traced congestion windows.
     CwndSample,
+    /// Workload `0` opens its next connection(s).
+    Workload(u32),
 }
 
 /// The endpoints of a flow.
@@ -55,6 +57,40 @@ struct Flow {
     owd_sum: u128,
     owd_n: u64,
     owd_max: Time,
+    /// Segments of a sized transfer (for the receiver-complete event).
+    total_segs: Option<u32>,
+    /// First data packet delivered to the receiver.
+    first_rx: Option<Time>,
+    /// Whole transfer delivered to the receiver.
+    rx_done: Option<Time>,
+    /// (workload, item, role) of a workload's connection.
+    owner: Option<(u32, u32, Role)>,
+}
+
+impl Flow {
+    fn new(
+        group: String,
+        cc: &'static str,
+        t: Transport,
+        start: Time,
+        total_segs: Option<u32>,
+    ) -> Flow {
+        Flow {
+            group,
+            cc,
+            t,
+            start,
+            start_timer: true,
+            drops: 0,
+            owd_sum: 0,
+            owd_n: 0,
+            owd_max: 0,
+            total_segs,
+            first_rx: None,
+            rx_done: None,
+            owner: None,
+        }
+    }
 }
 
 pub struct Simulation {
@@ -71,6 +107,11 @@ pub struct Simulation {
     series: Vec<(usize, Vec<QueueSample>)>,
     cwnd_interval: Time,
     cwnd: Vec<(u32, Vec<CwndSample>)>,
+    workloads: Vec<HttpWorkload>,
+    /// Per workload, per connection: (request flow, response flow).
+    wl_flows: Vec<Vec<(u32, Option<u32>)>>,
+    /// Node ids by name (for workloads).
+    node_ids: std::collections::HashMap<String, NodeId>,
     // scratch buffers reused on the hot path
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
@@ -173,17 +214,9 @@ impl Simulation {
                     },
                 };
                 events.schedule(start, Ev::Timer(fid, TimerKind::Start));
-                flows.push(Flow {
-                    group: g.group.clone(),
-                    cc: if g.cbr.is_some() { "cbr" } else { g.cc.name() },
-                    t,
-                    start,
-                    start_timer: true,
-                    drops: 0,
-                    owd_sum: 0,
-                    owd_n: 0,
-                    owd_max: 0,
-                });
+                let total = g.size.map(|x| segments(x.0, p.mss));
+                let cc = if g.cbr.is_some() { "cbr" } else { g.cc.name() };
+                flows.push(Flow::new(g.group.clone(), cc, t, start, total));
             }
         }
         let mut cwnd = Vec::new();
@@ -208,7 +241,26 @@ impl Simulation {
         if !series.is_empty() {
             events.schedule(0, Ev::Sample);
         }
+        let workloads: Vec<HttpWorkload> = sc
+            .workloads
+            .iter()
+            .map(|w| match w {
+                WorkloadSpec::Http(h) => HttpWorkload::new(h, &sc.tcp, seed),
+            })
+            .collect();
+        for (wi, w) in workloads.iter().enumerate() {
+            events.schedule(w.first_arrival(), Ev::Workload(wi as u32));
+        }
+        let wl_flows = vec![Vec::new(); workloads.len()];
+        let node_ids = node_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as NodeId))
+            .collect();
         Simulation {
+            workloads,
+            wl_flows,
+            node_ids,
             name: sc.name.clone(),
             seed,
             now: 0,
@@ -270,6 +322,7 @@ impl Simulation {
                 Ev::Sample => self.on_sample(),
                 Ev::Cbr(f) => self.on_cbr(f),
                 Ev::CwndSample => self.on_cwnd_sample(),
+                Ev::Workload(w) => self.on_workload(w),
             }
             if self.events.popped() & 0x3FFF == 0 {
                 progress(t as f64 / self.end as f64);
@@ -366,23 +419,71 @@ impl Simulation {
             f.owd_sum += d as u128;
             f.owd_n += 1;
             f.owd_max = f.owd_max.max(d);
+            f.first_rx.get_or_insert(now);
         }
         let mut ctx = TcpCtx {
             now,
             out: &mut self.out,
             timers: &mut self.timers,
         };
+        let mut completed = false;
         match &mut f.t {
             Transport::Tcp { snd, rcv } => {
                 if p.is_forward() {
                     rcv.on_packet(&p, &mut ctx);
+                    if f.rx_done.is_none() && f.total_segs.is_some_and(|n| rcv.rcv_nxt >= n) {
+                        f.rx_done = Some(now);
+                        completed = true;
+                    }
                 } else {
                     snd.on_ack(&p, &mut ctx);
                 }
             }
             Transport::Cbr(c) => c.on_receive(&p),
         }
+        let owner = f.owner;
         self.flush_endpoint(fid);
+        if let (true, Some((w, item, Role::Request))) = (completed, owner) {
+            let sp = self.workloads[w as usize].request_received(item);
+            self.spawn(w, sp);
+        }
+    }
+
+    /// Create a flow of workload `w` now.
+    fn spawn(&mut self, w: u32, sp: Spawn) {
+        let fid = self.flows.len() as u32;
+        let (s, d) = (self.node_ids[&sp.src], self.node_ids[&sp.dst]);
+        let total = segments(sp.bytes, sp.params.mss);
+        let t = Transport::Tcp {
+            snd: Box::new(Sender::new(
+                sp.params.clone(),
+                sp.cc.build(),
+                fid,
+                s,
+                d,
+                Some(sp.bytes),
+            )),
+            rcv: Box::new(Receiver::new(&sp.params, fid, d, s)),
+        };
+        let mut f = Flow::new(sp.group, sp.cc.name(), t, self.now, Some(total));
+        f.owner = Some((w, sp.item, sp.role));
+        self.flows.push(f);
+        let list = &mut self.wl_flows[w as usize];
+        match sp.role {
+            Role::Request => list.push((fid, None)),
+            Role::Response => list[sp.item as usize].1 = Some(fid),
+        }
+        self.on_timer(fid, TimerKind::Start);
+    }
+
+    fn on_workload(&mut self, w: u32) {
+        let (spawns, next) = self.workloads[w as usize].arrive(self.now);
+        for sp in spawns {
+            self.spawn(w, sp);
+        }
+        if let Some(t) = next {
+            self.events.schedule(t, Ev::Workload(w));
+        }
     }
 
     fn on_timer(&mut self, fid: u32, k: TimerKind) {
@@ -644,7 +745,52 @@ impl Simulation {
                 }
             })
             .collect();
+        let mut requests = Vec::new();
+        let mut workloads = Vec::new();
+        for (wi, w) in self.workloads.iter().enumerate() {
+            let mut rts = Vec::new();
+            let mut completed = 0;
+            for (item, &(req, resp)) in self.wl_flows[wi].iter().enumerate() {
+                let rf = &self.flows[req as usize];
+                let sent = match &rf.t {
+                    Transport::Tcp { snd, .. } => snd.first_data_at,
+                    Transport::Cbr(_) => None,
+                };
+                let respf = resp.map(|r| &self.flows[r as usize]);
+                let first = respf.and_then(|f| f.first_rx);
+                let done = respf.and_then(|f| f.rx_done);
+                let rt = sent.zip(first).map(|(a, b)| to_secs(b - a));
+                if done.is_some() {
+                    completed += 1;
+                }
+                if let Some(x) = rt {
+                    rts.push(x);
+                }
+                requests.push(RequestResult {
+                    workload: w.spec.name.clone(),
+                    id: item as u32,
+                    open_s: to_secs(rf.start),
+                    request_s: sent.map(to_secs),
+                    response_time_s: rt,
+                    completion_s: sent.zip(done).map(|(a, b)| to_secs(b - a)),
+                });
+            }
+            rts.sort_by(|a, b| a.total_cmp(b));
+            workloads.push(WorkloadResult {
+                name: w.spec.name.clone(),
+                kind: "http".into(),
+                connections: self.wl_flows[wi].len() as u32,
+                completed,
+                mean_response_time_s: (!rts.is_empty())
+                    .then(|| rts.iter().sum::<f64>() / rts.len() as f64),
+                p50_response_time_s: quantile(&rts, 0.5),
+                p90_response_time_s: quantile(&rts, 0.9),
+                max_response_time_s: rts.last().copied(),
+            });
+        }
         RunResult {
+            requests,
+            workloads,
             cwnd,
             scenario: self.name.clone(),
             seed: self.seed,
@@ -659,4 +805,18 @@ impl Simulation {
             series,
         }
     }
+}
+
+/// Segments of an `bytes`-byte transfer with `mss`-byte segments.
+fn segments(bytes: u64, mss: u32) -> u32 {
+    bytes.div_ceil(mss as u64).max(1) as u32
+}
+
+/// The `q`-quantile of sorted values (nearest rank).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    Some(sorted[i])
 }

@@ -131,6 +131,35 @@ pub struct CwndTrace {
     pub samples: Vec<CwndSample>,
 }
 
+/// One HTTP request/response (a connection of an `http` workload).
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestResult {
+    pub workload: String,
+    pub id: u32,
+    /// When the connection was opened (SYN sent).
+    pub open_s: f64,
+    /// When the request's first byte was sent.
+    pub request_s: Option<f64>,
+    /// Request's first byte sent → response's first byte received.
+    pub response_time_s: Option<f64>,
+    /// Request's first byte sent → response's last byte received.
+    pub completion_s: Option<f64>,
+}
+
+/// Summary of one workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    pub kind: String,
+    pub connections: u32,
+    /// Connections whose response arrived completely.
+    pub completed: u32,
+    pub mean_response_time_s: Option<f64>,
+    pub p50_response_time_s: Option<f64>,
+    pub p90_response_time_s: Option<f64>,
+    pub max_response_time_s: Option<f64>,
+}
+
 /// Every packet created is delivered, dropped, or still in the network.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Conservation {
@@ -164,6 +193,11 @@ pub struct RunResult {
     /// cwnd traces of the flows that asked for one.
     #[serde(skip)]
     pub cwnd: Vec<CwndTrace>,
+    /// Per-workload summaries (HTTP response times).
+    pub workloads: Vec<WorkloadResult>,
+    /// Every HTTP request/response (`requests.csv`).
+    #[serde(skip)]
+    pub requests: Vec<RequestResult>,
 }
 
 impl RunResult {

@@ -57,7 +57,11 @@ pub struct Scenario {
     /// TCP defaults for every flow.
     #[serde(default)]
     pub tcp: TcpOptions,
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Workloads that open connections while the simulation runs.
+    #[serde(default)]
+    pub workloads: Vec<crate::traffic::WorkloadSpec>,
     #[serde(default)]
     pub output: OutputSpec,
     /// Parameter sweep run by `aqmlab sweep` (ignored by `aqmlab run`).
@@ -499,8 +503,40 @@ impl Scenario {
         global
             .validate()
             .map_err(|(k, m)| (format!("tcp.{k}"), m))?;
-        if self.flows.is_empty() {
-            return Err(("flows".into(), "declare at least one flow".into()));
+        if self.flows.is_empty() && self.workloads.is_empty() {
+            return Err((
+                "flows".into(),
+                "declare at least one flow or workload".into(),
+            ));
+        }
+        let mut wl_names = std::collections::HashSet::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            let p = format!("workloads[{i}]");
+            if !wl_names.insert(w.name()) {
+                return Err((
+                    format!("{p}.name"),
+                    format!("workload name `{}` is used twice", w.name()),
+                ));
+            }
+            for (k, n) in w.hosts() {
+                match names.get(n) {
+                    None => return Err((format!("{p}.{k}"), known(n))),
+                    Some(true) => {
+                        return Err((
+                            format!("{p}.{k}"),
+                            format!("`{n}` is a router; workloads run between hosts"),
+                        ))
+                    }
+                    Some(false) => {}
+                }
+            }
+            w.validate().map_err(|(k, m)| (format!("{p}.{k}"), m))?;
+            if let Some(o) = w.tcp_options() {
+                let mut t = TcpParams::default();
+                t.apply(&self.tcp);
+                t.apply(o);
+                t.validate().map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+            }
         }
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");

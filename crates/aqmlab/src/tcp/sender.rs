@@ -85,6 +85,8 @@ pub struct Sender {
     ecn_recover: i64,
     cwr_pending: bool,
     pub start_time: Time,
+    /// When the first data segment was sent (after the handshake, if any).
+    pub first_data_at: Option<Time>,
     pub completion_time: Option<Time>,
     pub counters: FlowCounters,
 }
@@ -147,6 +149,7 @@ impl Sender {
             ecn_recover: -1,
             cwr_pending: false,
             start_time: 0,
+            first_data_at: None,
             completion_time: None,
             counters: FlowCounters::default(),
         }
@@ -278,6 +281,9 @@ impl Sender {
             }
         }
         self.counters.segments_sent += 1;
+        if self.first_data_at.is_none() {
+            self.first_data_at = Some(ctx.now);
+        }
         // RFC 3168 §6.1.5: no ECT on retransmitted segments.
         let ecn = if self.p.ecn && !retx {
             Ecn::Ect0

@@ -1,0 +1,183 @@
+//! HTTP request/response "mice" (the workload of `maxnet-mice.txt` §4.1,
+//! generated there with httperf): each connection sends one request
+//! (default 62 bytes) from the client to the server, and the server answers
+//! with one response (default 4 KB).
+//!
+//! A connection opens with a three-way handshake (the request flow always
+//! uses `handshake = true`, subject to loss and the initial RTO); the request
+//! is sent when the handshake completes; when the server has received the
+//! whole request it sends the response on the same connection (a second
+//! segment stream in the other direction, no new handshake).
+//!
+//! Measured per request (as in the paper): **response time** = from the
+//! request's first byte sent to the response's first byte received by the
+//! client; **completion time** = from the request's first byte sent to the
+//! response's last byte received.
+//!
+//! Arrivals: `connections` connections either all at `start` (absent `rate`),
+//! or as a Poisson process of `rate` connections per second from `start`
+//! (from the workload's own random stream).
+//!
+//! Parameters: `name`, `client`, `server` (hosts), `connections` (≥ 1),
+//! `start` = 0 s, `rate` (per second, optional), `request_size` = 62 B,
+//! `response_size` = 4 KB (4000 B), `cc` = newreno, `tcp` (overrides).
+
+use crate::engine::{secs, RngStream, Time};
+use crate::scenario::units::{Dur, Size};
+use crate::tcp::cc::{deserialize_cc, CcConfig};
+use crate::tcp::{TcpOptions, TcpParams};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSpec {
+    pub name: String,
+    pub client: String,
+    pub server: String,
+    pub connections: u32,
+    #[serde(default)]
+    pub start: Dur,
+    /// Poisson arrival rate, connections per second (absent: all at `start`).
+    #[serde(default)]
+    pub rate: Option<f64>,
+    #[serde(default = "d_req")]
+    pub request_size: Size,
+    #[serde(default = "d_resp")]
+    pub response_size: Size,
+    #[serde(default, deserialize_with = "deserialize_cc")]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+fn d_req() -> Size {
+    Size(62)
+}
+fn d_resp() -> Size {
+    Size(4000)
+}
+
+impl HttpSpec {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.connections == 0 {
+            return Err(("connections".into(), "must be at least 1".into()));
+        }
+        if let Some(r) = self.rate {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err((
+                    "rate".into(),
+                    format!("must be a positive number of connections per second, got {r}"),
+                ));
+            }
+        }
+        if self.client == self.server {
+            return Err(("server".into(), "client and server must differ".into()));
+        }
+        self.cc.validate().map_err(|(k, m)| (format!("cc.{k}"), m))
+    }
+}
+
+/// Which half of a connection a flow carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Request,
+    Response,
+}
+
+/// A flow the simulation should create now.
+#[derive(Clone, Debug)]
+pub struct Spawn {
+    pub src: String,
+    pub dst: String,
+    pub bytes: u64,
+    pub params: TcpParams,
+    pub cc: CcConfig,
+    pub group: String,
+    /// (item, role) for the owner's notifications.
+    pub item: u32,
+    pub role: Role,
+}
+
+pub struct HttpWorkload {
+    pub spec: HttpSpec,
+    params: TcpParams,
+    rng: RngStream,
+    launched: u32,
+    next: Time,
+}
+
+impl HttpWorkload {
+    pub fn new(spec: &HttpSpec, global: &TcpOptions, seed: u64) -> Self {
+        let mut params = TcpParams::default();
+        params.apply(global);
+        params.apply(&spec.tcp);
+        HttpWorkload {
+            spec: spec.clone(),
+            params,
+            rng: RngStream::new(
+                seed,
+                crate::engine::stream_id(&format!("workload:{}", spec.name)),
+            ),
+            launched: 0,
+            next: spec.start.0,
+        }
+    }
+
+    /// When the first connection opens.
+    pub fn first_arrival(&self) -> Time {
+        self.next
+    }
+
+    /// Open the next connection(s) due at `now`; returns the flows to
+    /// create and the time of the next arrival, if any.
+    pub fn arrive(&mut self, now: Time) -> (Vec<Spawn>, Option<Time>) {
+        let n = if self.spec.rate.is_some() {
+            1
+        } else {
+            self.spec.connections
+        };
+        let mut out = Vec::new();
+        for _ in 0..n {
+            if self.launched >= self.spec.connections {
+                break;
+            }
+            let mut p = self.params.clone();
+            p.handshake = true;
+            out.push(Spawn {
+                src: self.spec.client.clone(),
+                dst: self.spec.server.clone(),
+                bytes: self.spec.request_size.0,
+                params: p,
+                cc: self.spec.cc.clone(),
+                group: format!("{}:request", self.spec.name),
+                item: self.launched,
+                role: Role::Request,
+            });
+            self.launched += 1;
+        }
+        let next = match self.spec.rate {
+            Some(r) if self.launched < self.spec.connections => {
+                let gap = -(1.0 - self.rng.uniform()).ln() / r;
+                Some(now + secs(gap))
+            }
+            _ => None,
+        };
+        (out, next)
+    }
+
+    /// The server has the whole request of connection `item`: send the response.
+    pub fn request_received(&mut self, item: u32) -> Spawn {
+        let mut p = self.params.clone();
+        p.handshake = false;
+        Spawn {
+            src: self.spec.server.clone(),
+            dst: self.spec.client.clone(),
+            bytes: self.spec.response_size.0,
+            params: p,
+            cc: self.spec.cc.clone(),
+            group: format!("{}:response", self.spec.name),
+            item,
+            role: Role::Response,
+        }
+    }
+}
