@@ -481,3 +481,37 @@ fn cwnd_trace_on_request() {
     let (_, _, out2) = run_text(d2.path(), GOOD, &[]);
     assert!(!out2.join("cwnd.csv").exists());
 }
+
+#[test]
+fn throughput_series_on_request_add_up_to_goodput() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err, out) = run_text(
+        d.path(),
+        GOOD,
+        &["--set", "output.throughput_bin=\"100ms\""],
+    );
+    assert_eq!(code, 0, "{err}");
+    let csv = fs::read_to_string(out.join("throughput.csv")).unwrap();
+    assert!(csv.starts_with("time_s,flow,group,throughput_bps"));
+    assert_eq!(
+        csv.lines().count() - 1,
+        3 * 21,
+        "3 flows x (2 s / 100 ms + 1) bins"
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for f in s["flows"].as_array().unwrap() {
+        let id = f["id"].as_u64().unwrap().to_string();
+        let bytes: f64 = csv
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').nth(1) == Some(id.as_str()))
+            .map(|l| l.split(',').nth(3).unwrap().parse::<f64>().unwrap() * 0.1 / 8.0)
+            .sum();
+        let delivered = f["segments_delivered"].as_f64().unwrap() * 1000.0;
+        assert!(
+            (bytes - delivered).abs() < 1.0,
+            "flow {id}: {bytes} vs {delivered}"
+        );
+    }
+}

@@ -20,6 +20,23 @@ pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
     if !r.cwnd.is_empty() {
         write_cwnd(r, &dir.join("cwnd.csv"))?;
     }
+    if !r.throughput.is_empty() {
+        let mut w = csv::Writer::from_path(dir.join("throughput.csv")).map_err(csv_err)?;
+        w.write_record(["time_s", "flow", "group", "throughput_bps"])
+            .map_err(csv_err)?;
+        for t in &r.throughput {
+            for (time, bps) in t.bps() {
+                w.write_record([
+                    format!("{time}"),
+                    t.flow.to_string(),
+                    t.group.clone(),
+                    format!("{bps}"),
+                ])
+                .map_err(csv_err)?;
+            }
+        }
+        w.flush()?;
+    }
     if !r.requests.is_empty() {
         let mut w = csv::Writer::from_path(dir.join("requests.csv")).map_err(csv_err)?;
         for q in &r.requests {

@@ -7,7 +7,7 @@
 use crate::engine::{stream_id, to_secs, tx_time, EventQueue, RngStream, Time, TimerAction};
 use crate::metrics::{
     jain, Conservation, CwndSample, CwndTrace, FlowResult, LinkResult, QueueResult, QueueSample,
-    QueueSeries, RequestResult, RunResult, WorkloadResult,
+    QueueSeries, RequestResult, RunResult, ThroughputSeries, WorkloadResult,
 };
 use crate::net::link::{Link, Port};
 use crate::net::packet::{NodeId, Packet};
@@ -65,6 +65,8 @@ struct Flow {
     rx_done: Option<Time>,
     /// (workload, item, role) of a workload's connection.
     owner: Option<(u32, u32, Role)>,
+    /// Payload bytes delivered per throughput bin, if recorded.
+    tput: Option<Vec<u64>>,
 }
 
 impl Flow {
@@ -89,6 +91,7 @@ impl Flow {
             first_rx: None,
             rx_done: None,
             owner: None,
+            tput: None,
         }
     }
 }
@@ -108,6 +111,8 @@ pub struct Simulation {
     cwnd_interval: Time,
     cwnd: Vec<(u32, Vec<CwndSample>)>,
     workloads: Vec<HttpWorkload>,
+    /// Throughput bin width (0 = none).
+    tput_bin: Time,
     /// Per workload, per connection: (request flow, response flow).
     wl_flows: Vec<Vec<(u32, Option<u32>)>>,
     /// Node ids by name (for workloads).
@@ -257,7 +262,15 @@ impl Simulation {
             .enumerate()
             .map(|(i, n)| (n.clone(), i as NodeId))
             .collect();
+        let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
+        if tput_bin > 0 {
+            let bins = (sc.duration.0 / tput_bin + 1) as usize;
+            for f in flows.iter_mut() {
+                f.tput = Some(vec![0; bins]);
+            }
+        }
         Simulation {
+            tput_bin,
             workloads,
             wl_flows,
             node_ids,
@@ -427,10 +440,22 @@ impl Simulation {
             timers: &mut self.timers,
         };
         let mut completed = false;
+        let bin = if self.tput_bin > 0 {
+            (now / self.tput_bin) as usize
+        } else {
+            0
+        };
         match &mut f.t {
             Transport::Tcp { snd, rcv } => {
                 if p.is_forward() {
+                    let before = rcv.rcv_nxt;
                     rcv.on_packet(&p, &mut ctx);
+                    if let Some(v) = f.tput.as_mut() {
+                        let segs = (rcv.rcv_nxt - before) as u64;
+                        if let Some(b) = v.get_mut(bin) {
+                            *b += segs * snd.p.mss as u64;
+                        }
+                    }
                     if f.rx_done.is_none() && f.total_segs.is_some_and(|n| rcv.rcv_nxt >= n) {
                         f.rx_done = Some(now);
                         completed = true;
@@ -439,7 +464,12 @@ impl Simulation {
                     snd.on_ack(&p, &mut ctx);
                 }
             }
-            Transport::Cbr(c) => c.on_receive(&p),
+            Transport::Cbr(c) => {
+                c.on_receive(&p);
+                if let Some(b) = f.tput.as_mut().and_then(|v| v.get_mut(bin)) {
+                    *b += p.payload as u64;
+                }
+            }
         }
         let owner = f.owner;
         self.flush_endpoint(fid);
@@ -788,7 +818,21 @@ impl Simulation {
                 max_response_time_s: rts.last().copied(),
             });
         }
+        let throughput = self
+            .flows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                f.tput.as_ref().map(|v| ThroughputSeries {
+                    flow: i as u32,
+                    group: f.group.clone(),
+                    bin_s: to_secs(self.tput_bin),
+                    bytes: v.clone(),
+                })
+            })
+            .collect();
         RunResult {
+            throughput,
             requests,
             workloads,
             cwnd,

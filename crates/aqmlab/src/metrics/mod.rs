@@ -131,6 +131,27 @@ pub struct CwndTrace {
     pub samples: Vec<CwndSample>,
 }
 
+/// A flow's delivered throughput per time bin (`output.throughput_bin`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputSeries {
+    pub flow: u32,
+    pub group: String,
+    /// Bin width, seconds.
+    pub bin_s: f64,
+    /// Payload bytes delivered in order to the receiver in each bin.
+    pub bytes: Vec<u64>,
+}
+
+impl ThroughputSeries {
+    /// (bin start time in s, throughput in bit/s) pairs.
+    pub fn bps(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.bytes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i as f64 * self.bin_s, *b as f64 * 8.0 / self.bin_s))
+    }
+}
+
 /// One HTTP request/response (a connection of an `http` workload).
 #[derive(Clone, Debug, Serialize)]
 pub struct RequestResult {
@@ -198,6 +219,9 @@ pub struct RunResult {
     /// Every HTTP request/response (`requests.csv`).
     #[serde(skip)]
     pub requests: Vec<RequestResult>,
+    /// Per-flow throughput series (`throughput.csv`).
+    #[serde(skip)]
+    pub throughput: Vec<ThroughputSeries>,
 }
 
 impl RunResult {

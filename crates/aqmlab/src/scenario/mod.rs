@@ -341,6 +341,10 @@ pub struct OutputSpec {
     /// Sampling period of cwnd traces (default: `sample_interval`).
     #[serde(default)]
     pub cwnd_interval: Option<Dur>,
+    /// Bin width of per-flow throughput time series (`throughput.csv`) for
+    /// the flows of `[[flows]]`; absent = no series.
+    #[serde(default)]
+    pub throughput_bin: Option<Dur>,
 }
 
 fn default_sample() -> Dur {
@@ -352,6 +356,7 @@ impl Default for OutputSpec {
         OutputSpec {
             sample_interval: default_sample(),
             cwnd_interval: None,
+            throughput_bin: None,
         }
     }
 }
@@ -457,6 +462,9 @@ impl Scenario {
         }
         if self.output.cwnd_interval.is_some_and(|d| d.0 == 0) {
             return Err(("output.cwnd_interval".into(), "must be positive".into()));
+        }
+        if self.output.throughput_bin.is_some_and(|d| d.0 == 0) {
+            return Err(("output.throughput_bin".into(), "must be positive".into()));
         }
         let mut link_names = HashMap::new();
         for (i, l) in self.links.iter().enumerate() {
