@@ -14,7 +14,7 @@ use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
-use crate::traffic::{Cbr, HttpWorkload, Role, Spawn, WorkloadSpec};
+use crate::traffic::{Cbr, Role, Spawn, Workload};
 use std::collections::{BTreeMap, VecDeque};
 
 /// An event. Plain data: no closures, no allocation.
@@ -110,11 +110,11 @@ pub struct Simulation {
     series: Vec<(usize, Vec<QueueSample>)>,
     cwnd_interval: Time,
     cwnd: Vec<(u32, Vec<CwndSample>)>,
-    workloads: Vec<HttpWorkload>,
+    workloads: Vec<Box<dyn Workload>>,
     /// Throughput bin width (0 = none).
     tput_bin: Time,
-    /// Per workload, per connection: (request flow, response flow).
-    wl_flows: Vec<Vec<(u32, Option<u32>)>>,
+    /// Per workload, per item: its flows in creation order.
+    wl_flows: Vec<Vec<Vec<u32>>>,
     /// Node ids by name (for workloads).
     node_ids: std::collections::HashMap<String, NodeId>,
     // scratch buffers reused on the hot path
@@ -246,15 +246,15 @@ impl Simulation {
         if !series.is_empty() {
             events.schedule(0, Ev::Sample);
         }
-        let workloads: Vec<HttpWorkload> = sc
+        let workloads: Vec<Box<dyn Workload>> = sc
             .workloads
             .iter()
-            .map(|w| match w {
-                WorkloadSpec::Http(h) => HttpWorkload::new(h, &sc.tcp, seed),
-            })
+            .map(|w| w.build(&sc.tcp, seed))
             .collect();
         for (wi, w) in workloads.iter().enumerate() {
-            events.schedule(w.first_arrival(), Ev::Workload(wi as u32));
+            if let Some(t) = w.first_arrival() {
+                events.schedule(t, Ev::Workload(wi as u32));
+            }
         }
         let wl_flows = vec![Vec::new(); workloads.len()];
         let node_ids = node_names
@@ -473,9 +473,10 @@ impl Simulation {
         }
         let owner = f.owner;
         self.flush_endpoint(fid);
-        if let (true, Some((w, item, Role::Request))) = (completed, owner) {
-            let sp = self.workloads[w as usize].request_received(item);
-            self.spawn(w, sp);
+        if let (true, Some((w, item, role))) = (completed, owner) {
+            for sp in self.workloads[w as usize].transfer_done(item, role, now) {
+                self.spawn(w, sp);
+            }
         }
     }
 
@@ -499,10 +500,10 @@ impl Simulation {
         f.owner = Some((w, sp.item, sp.role));
         self.flows.push(f);
         let list = &mut self.wl_flows[w as usize];
-        match sp.role {
-            Role::Request => list.push((fid, None)),
-            Role::Response => list[sp.item as usize].1 = Some(fid),
+        if list.len() <= sp.item as usize {
+            list.resize(sp.item as usize + 1, Vec::new());
         }
+        list[sp.item as usize].push(fid);
         self.on_timer(fid, TimerKind::Start);
     }
 
@@ -780,35 +781,42 @@ impl Simulation {
         for (wi, w) in self.workloads.iter().enumerate() {
             let mut rts = Vec::new();
             let mut completed = 0;
-            for (item, &(req, resp)) in self.wl_flows[wi].iter().enumerate() {
-                let rf = &self.flows[req as usize];
-                let sent = match &rf.t {
+            for (item, fl) in self.wl_flows[wi].iter().enumerate() {
+                let (Some(&first), Some(&last)) = (fl.first(), fl.last()) else {
+                    continue;
+                };
+                let ff = &self.flows[first as usize];
+                let lf = &self.flows[last as usize];
+                let sent = match &ff.t {
                     Transport::Tcp { snd, .. } => snd.first_data_at,
                     Transport::Cbr(_) => None,
                 };
-                let respf = resp.map(|r| &self.flows[r as usize]);
-                let first = respf.and_then(|f| f.first_rx);
-                let done = respf.and_then(|f| f.rx_done);
-                let rt = sent.zip(first).map(|(a, b)| to_secs(b - a));
-                if done.is_some() {
+                let bytes = match &lf.t {
+                    Transport::Tcp { snd, .. } => snd.total_bytes(),
+                    Transport::Cbr(_) => 0,
+                };
+                let rt = sent.zip(lf.first_rx).map(|(a, b)| to_secs(b - a));
+                if lf.rx_done.is_some() {
                     completed += 1;
                 }
                 if let Some(x) = rt {
                     rts.push(x);
                 }
                 requests.push(RequestResult {
-                    workload: w.spec.name.clone(),
+                    workload: w.name().to_string(),
                     id: item as u32,
-                    open_s: to_secs(rf.start),
+                    bytes,
+                    open_s: to_secs(ff.start),
                     request_s: sent.map(to_secs),
                     response_time_s: rt,
-                    completion_s: sent.zip(done).map(|(a, b)| to_secs(b - a)),
+                    completion_s: sent.zip(lf.rx_done).map(|(a, b)| to_secs(b - a)),
+                    total_s: lf.rx_done.map(|b| to_secs(b - ff.start)),
                 });
             }
             rts.sort_by(|a, b| a.total_cmp(b));
             workloads.push(WorkloadResult {
-                name: w.spec.name.clone(),
-                kind: "http".into(),
+                name: w.name().to_string(),
+                kind: w.kind().into(),
                 connections: self.wl_flows[wi].len() as u32,
                 completed,
                 mean_response_time_s: (!rts.is_empty())

@@ -64,6 +64,9 @@ fn one_connection_on_an_idle_path_matches_the_hand_computation() {
     );
     let w = &r.workloads[0];
     assert_eq!((w.connections, w.completed), (1, 1));
+    assert_eq!(q.bytes, 4000);
+    // open → last response byte = handshake + completion
+    assert!((q.total_s.unwrap() - (c + 2.0 * one_way(40.0))).abs() < 1e-6);
 }
 
 #[test]

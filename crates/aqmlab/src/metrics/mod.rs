@@ -152,11 +152,14 @@ impl ThroughputSeries {
     }
 }
 
-/// One HTTP request/response (a connection of an `http` workload).
+/// One item of a workload: an HTTP request/response connection, or a web
+/// object. Its first flow opens the item; its last flow carries the answer.
 #[derive(Clone, Debug, Serialize)]
 pub struct RequestResult {
     pub workload: String,
     pub id: u32,
+    /// Bytes of the answer (the last flow's transfer).
+    pub bytes: u64,
     /// When the connection was opened (SYN sent).
     pub open_s: f64,
     /// When the request's first byte was sent.
@@ -165,6 +168,8 @@ pub struct RequestResult {
     pub response_time_s: Option<f64>,
     /// Request's first byte sent → response's last byte received.
     pub completion_s: Option<f64>,
+    /// Connection opened → answer's last byte received (handshake included).
+    pub total_s: Option<f64>,
 }
 
 /// Summary of one workload.

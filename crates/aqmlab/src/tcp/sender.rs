@@ -155,6 +155,15 @@ impl Sender {
         }
     }
 
+    /// Payload bytes of the whole transfer (`u64::MAX` for a bulk sender).
+    pub fn total_bytes(&self) -> u64 {
+        if self.total_segs == u32::MAX {
+            u64::MAX
+        } else {
+            (self.total_segs as u64 - 1) * self.p.mss as u64 + self.last_payload as u64
+        }
+    }
+
     /// Payload bytes cumulatively acknowledged.
     pub fn bytes_acked(&self) -> u64 {
         if self.snd_una == 0 {

@@ -123,14 +123,46 @@ impl HttpWorkload {
         }
     }
 
-    /// When the first connection opens.
-    pub fn first_arrival(&self) -> Time {
-        self.next
+    /// The server has the whole request of connection `item`: send the response.
+    pub fn request_received(&mut self, item: u32) -> Spawn {
+        let mut p = self.params.clone();
+        p.handshake = false;
+        Spawn {
+            src: self.spec.server.clone(),
+            dst: self.spec.client.clone(),
+            bytes: self.spec.response_size.0,
+            params: p,
+            cc: self.spec.cc.clone(),
+            group: format!("{}:response", self.spec.name),
+            item,
+            role: Role::Response,
+        }
+    }
+}
+
+impl super::Workload for HttpWorkload {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "http"
+    }
+
+    fn first_arrival(&self) -> Option<Time> {
+        Some(self.next)
+    }
+
+    fn transfer_done(&mut self, item: u32, role: Role, _now: Time) -> Vec<Spawn> {
+        match role {
+            Role::Request => vec![self.request_received(item)],
+            Role::Response => vec![],
+        }
     }
 
     /// Open the next connection(s) due at `now`; returns the flows to
     /// create and the time of the next arrival, if any.
-    pub fn arrive(&mut self, now: Time) -> (Vec<Spawn>, Option<Time>) {
+    fn arrive(&mut self, now: Time) -> (Vec<Spawn>, Option<Time>) {
         let n = if self.spec.rate.is_some() {
             1
         } else {
@@ -163,21 +195,5 @@ impl HttpWorkload {
             _ => None,
         };
         (out, next)
-    }
-
-    /// The server has the whole request of connection `item`: send the response.
-    pub fn request_received(&mut self, item: u32) -> Spawn {
-        let mut p = self.params.clone();
-        p.handshake = false;
-        Spawn {
-            src: self.spec.server.clone(),
-            dst: self.spec.client.clone(),
-            bytes: self.spec.response_size.0,
-            params: p,
-            cc: self.spec.cc.clone(),
-            group: format!("{}:response", self.spec.name),
-            item,
-            role: Role::Response,
-        }
     }
 }

@@ -23,7 +23,32 @@ pub enum WorkloadSpec {
     Http(HttpSpec),
 }
 
+/// A workload generator running inside a simulation. It opens connections
+/// ([`Spawn`]) at arrival times it chooses and when transfers complete; the
+/// simulation keeps the flows of each item (connection, object) and reports
+/// per-item timings ([`crate::metrics::RequestResult`]).
+pub trait Workload: Send {
+    fn name(&self) -> &str;
+    /// The `kind` as written in scenarios.
+    fn kind(&self) -> &'static str;
+    /// When the first arrival happens (None: never).
+    fn first_arrival(&self) -> Option<crate::engine::Time>;
+    /// Arrivals due at `now`: flows to create, and the next arrival time.
+    fn arrive(&mut self, now: crate::engine::Time) -> (Vec<Spawn>, Option<crate::engine::Time>);
+    /// A transfer of item `item` with role `role` was completely received
+    /// at `now`: flows to create in response.
+    fn transfer_done(&mut self, item: u32, role: Role, now: crate::engine::Time) -> Vec<Spawn>;
+}
+
 impl WorkloadSpec {
+    /// The running workload for a run with `seed`; `tcp` is the scenario's
+    /// global `[tcp]` table.
+    pub fn build(&self, tcp: &crate::tcp::TcpOptions, seed: u64) -> Box<dyn Workload> {
+        match self {
+            WorkloadSpec::Http(h) => Box::new(HttpWorkload::new(h, tcp, seed)),
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             WorkloadSpec::Http(h) => &h.name,
