@@ -263,10 +263,9 @@ impl Simulation {
             .map(|(i, n)| (n.clone(), i as NodeId))
             .collect();
         let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
-        if tput_bin > 0 {
-            let bins = (sc.duration.0 / tput_bin + 1) as usize;
+        if let Some(n) = sc.duration.0.checked_div(tput_bin) {
             for f in flows.iter_mut() {
-                f.tput = Some(vec![0; bins]);
+                f.tput = Some(vec![0; n as usize + 1]);
             }
         }
         Simulation {
@@ -440,11 +439,7 @@ impl Simulation {
             timers: &mut self.timers,
         };
         let mut completed = false;
-        let bin = if self.tput_bin > 0 {
-            (now / self.tput_bin) as usize
-        } else {
-            0
-        };
+        let bin = now.checked_div(self.tput_bin).unwrap_or(0) as usize;
         match &mut f.t {
             Transport::Tcp { snd, rcv } => {
                 if p.is_forward() {
