@@ -515,3 +515,47 @@ fn throughput_series_on_request_add_up_to_goodput() {
         );
     }
 }
+
+#[test]
+fn reproduce_codel_highspeed_tcp_prints_all_five_tables() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("hs");
+    let o = aqmlab()
+        .args(["reproduce", "codel-highspeed-tcp", "--seeds", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for t in ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5"] {
+        assert!(stdout.contains(t), "stdout lacks {t}");
+    }
+    // the paper's numbers beside ours
+    assert!(
+        stdout.contains("222.941 /") && stdout.contains("0.997 /"),
+        "{stdout}"
+    );
+    let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4 * 9 + 2 * 3);
+    // CoDel and sfqCoDel keep the bottleneck busy with any of the three CCs
+    for line in csv
+        .lines()
+        .filter(|l| l.starts_with("Table 1,CoDel") || l.starts_with("Table 1,sfqCoDel"))
+    {
+        let ours: f64 = line.split(',').nth(5).unwrap().parse().unwrap();
+        assert!(ours > 450.0, "{line}");
+    }
+    for p in [
+        "queue_cubic.png",
+        "queue_htcp.png",
+        "queue_compound.svg",
+        "report.md",
+    ] {
+        assert!(fs::metadata(out.join(p)).unwrap().len() > 1000, "{p}");
+    }
+}

@@ -1,6 +1,8 @@
 //! `aqmlab reproduce PAPER`: run a paper's experiment and print its numbers
 //! beside ours.
 
+pub mod codel_highspeed_tcp;
+pub mod common;
 pub mod red_gateway;
 
 use crate::CliResult;
@@ -11,16 +13,38 @@ use std::path::PathBuf;
 pub enum Paper {
     /// Fang, Youn, Choo, Yu: New Reno through a RED gateway (PDCS 2001).
     RedGateway,
+    /// Kushwaha, Ratneshwer: RED, CoDel and sfqCoDel with CUBIC, H-TCP and
+    /// Compound TCP at 622 Mbit/s.
+    CodelHighspeedTcp,
+}
+
+impl Paper {
+    /// Seeds per configuration when `--seeds` is not given.
+    fn default_seeds(self) -> u64 {
+        match self {
+            Paper::RedGateway => 10,       // the paper's ten runs per case
+            Paper::CodelHighspeedTcp => 3, // the paper reports one run; 3 show the spread
+        }
+    }
+
+    fn default_out(self) -> PathBuf {
+        PathBuf::from("results").join(match self {
+            Paper::RedGateway => "red-gateway",
+            Paper::CodelHighspeedTcp => "codel-highspeed-tcp",
+        })
+    }
 }
 
 #[derive(Args)]
 pub struct ReproduceArgs {
     /// Which paper.
     pub paper: Paper,
-    /// Seeds per configuration (the paper used 10).
-    #[arg(long, default_value_t = 10)]
-    pub seeds: u64,
-    /// Output directory for the report, tables and plots.
+    /// Seeds per configuration (default: the paper's number of runs, see
+    /// each paper's report).
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// Output directory for the report, tables and plots (default
+    /// results/<paper>).
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
@@ -29,7 +53,8 @@ pub struct ReproduceArgs {
 }
 
 pub fn main(a: ReproduceArgs) -> CliResult {
-    if a.seeds == 0 {
+    let seeds = a.seeds.unwrap_or(a.paper.default_seeds());
+    if seeds == 0 {
         return Err(crate::CliError::Input("--seeds must be at least 1".into()));
     }
     if let Some(j) = a.jobs {
@@ -38,11 +63,9 @@ pub fn main(a: ReproduceArgs) -> CliResult {
             .build_global()
             .map_err(|e| crate::CliError::Internal(e.to_string()))?;
     }
+    let out = a.out.unwrap_or_else(|| a.paper.default_out());
     match a.paper {
-        Paper::RedGateway => red_gateway::run(
-            a.seeds,
-            &a.out
-                .unwrap_or_else(|| PathBuf::from("results/red-gateway")),
-        ),
+        Paper::RedGateway => red_gateway::run(seeds, &out),
+        Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(seeds, &out),
     }
 }

@@ -17,6 +17,7 @@
 //! are scaled by `5/N` to match. Usage itself is never scaled. Per-run means
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
+use super::common::{md_rows, text_table};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::Progress;
 use crate::{CliError, CliResult};
@@ -545,39 +546,6 @@ fn find<'a>(cells: &'a [Cell], table: &str, case: &str, sender: &str, metric: &s
 }
 
 /// A plain-text table: a header row and rows of cells, right-aligned.
-fn text_table(head: &[String], rows: &[Vec<String>]) -> String {
-    let ncol = head.len();
-    let mut w = vec![0usize; ncol];
-    for r in std::iter::once(head).chain(rows.iter().map(|r| r.as_slice())) {
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let line = |r: &[String]| {
-        let mut s = String::new();
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            let pad = w[i] - c.chars().count();
-            if i == 0 {
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad));
-            } else {
-                s.push_str("   ");
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
-            }
-        }
-        s.push('\n');
-        s
-    };
-    let mut s = line(head);
-    s.push_str(&"-".repeat(w.iter().sum::<usize>() + 3 * (ncol - 1)));
-    s.push('\n');
-    for r in rows {
-        s.push_str(&line(r));
-    }
-    s
-}
-
 fn pair(c: &Cell) -> String {
     format!("{} / {}", fmt_paper(c), fmt(c.ours, c.decimals))
 }
@@ -754,18 +722,6 @@ fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64) -> String {
         }
     );
     s.push_str(&text_table(&head, &rows));
-    s
-}
-
-fn md_rows(head: &[String], rows: &[Vec<String>]) -> String {
-    let mut s = format!("| {} |\n|", head.join(" | "));
-    for i in 0..head.len() {
-        s.push_str(if i == 0 { "---|" } else { "---:|" });
-    }
-    s.push('\n');
-    for r in rows {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
-    }
     s
 }
 

@@ -9,9 +9,30 @@
 //! To add an algorithm: write one file here implementing
 //! [`CongestionControl`], then add a variant to [`CcKind`] and an arm to
 //! [`CcKind::build`] (the one registration point).
+//!
+//! | `cc` | file | source |
+//! |---|---|---|
+//! | `reno` | `reno.rs` | RFC 5681 |
+//! | `newreno` | `newreno.rs` | RFC 5681 + RFC 6582 |
+//! | `cubic` | `cubic.rs` | RFC 9438; `variant = "linux-2.6.22"`: ns-2.35 tcp-linux CUBIC v2.1 |
+//! | `htcp` | `htcp.rs` | Leith & Shorten 2004, draft-leith-tcp-htcp-06, Linux `tcp_htcp.c` |
+//! | `compound` | `compound.rs` | Tan, Song, Zhang, Sridharan 2006; `variant = "ns2"`: ns-2.35 `tcp_compound.c` |
+//! | `vegas` | `vegas.rs` | Brakmo & Peterson 1995, Linux `tcp_vegas.c` |
+//! | `highspeed` | `highspeed.rs` | RFC 3649 |
+//! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
+//!
+//! Windows are in segments; "per ACK" below means per ACK that acknowledges
+//! new data outside recovery (the sender's `on_ack`), and `acked` is the
+//! number of segments that ACK covers (2 with delayed ACKs).
 
+pub mod bic;
+pub mod compound;
+pub mod cubic;
+pub mod highspeed;
+pub mod htcp;
 pub mod newreno;
 pub mod reno;
+pub mod vegas;
 
 use crate::engine::Time;
 use crate::net::packet::Packet;
@@ -119,6 +140,18 @@ pub enum CcConfig {
     Reno(NoParams),
     /// TCP NewReno (RFC 5681 + RFC 6582).
     NewReno(NoParams),
+    /// CUBIC (RFC 9438, or the Linux 2.6.22 / ns-2.35 port).
+    Cubic(cubic::CubicConfig),
+    /// H-TCP (Leith & Shorten 2004; Linux `tcp_htcp.c`).
+    Htcp(htcp::HtcpConfig),
+    /// Compound TCP (Tan et al. 2006, or the ns-2.35 port).
+    Compound(compound::CompoundConfig),
+    /// TCP Vegas (Brakmo & Peterson 1995).
+    Vegas(vegas::VegasConfig),
+    /// HighSpeed TCP (RFC 3649).
+    HighSpeed(highspeed::HighSpeedConfig),
+    /// BIC TCP (Xu, Harfoush, Rhee 2004; Linux `tcp_bic.c`).
+    Bic(bic::BicConfig),
 }
 
 impl Default for CcConfig {
@@ -136,12 +169,27 @@ pub struct NoParams {}
 pub type CcKind = CcConfig;
 
 impl CcConfig {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno"];
+    pub const NAMES: &'static [&'static str] = &[
+        "reno",
+        "newreno",
+        "cubic",
+        "htcp",
+        "compound",
+        "vegas",
+        "highspeed",
+        "bic",
+    ];
 
     pub fn name(&self) -> &'static str {
         match self {
             CcConfig::Reno(_) => "reno",
             CcConfig::NewReno(_) => "newreno",
+            CcConfig::Cubic(_) => "cubic",
+            CcConfig::Htcp(_) => "htcp",
+            CcConfig::Compound(_) => "compound",
+            CcConfig::Vegas(_) => "vegas",
+            CcConfig::HighSpeed(_) => "highspeed",
+            CcConfig::Bic(_) => "bic",
         }
     }
 
@@ -149,6 +197,12 @@ impl CcConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             CcConfig::Reno(_) | CcConfig::NewReno(_) => Ok(()),
+            CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Htcp(c) => c.validate(),
+            CcConfig::Compound(c) => c.validate(),
+            CcConfig::Vegas(c) => c.validate(),
+            CcConfig::HighSpeed(c) => c.validate(),
+            CcConfig::Bic(c) => c.validate(),
         }
     }
 
@@ -156,6 +210,12 @@ impl CcConfig {
         match self {
             CcConfig::Reno(_) => Box::new(reno::Reno),
             CcConfig::NewReno(_) => Box::new(newreno::NewReno),
+            CcConfig::Cubic(c) => cubic::Cubic::build(c),
+            CcConfig::Htcp(c) => Box::new(htcp::Htcp::new(c)),
+            CcConfig::Compound(c) => Box::new(compound::Compound::new(c)),
+            CcConfig::Vegas(c) => Box::new(vegas::Vegas::new(c)),
+            CcConfig::HighSpeed(c) => Box::new(highspeed::HighSpeed::new(c)),
+            CcConfig::Bic(c) => Box::new(bic::Bic::new(c)),
         }
     }
 }
@@ -184,7 +244,13 @@ pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig
             )))
         }
     };
-    CcConfig::deserialize(toml::Value::Table(table).into_deserializer()).map_err(D::Error::custom)
+    let cc = CcConfig::deserialize(toml::Value::Table(table).into_deserializer())
+        .map_err(D::Error::custom)?;
+    // Range checks here, so that every scenario path that reads `cc` gets
+    // them (the error lands under the `cc` key).
+    cc.validate()
+        .map_err(|(k, m)| D::Error::custom(format!("`{k}`: {m}")))?;
+    Ok(cc)
 }
 
 /// RFC 5681 §3.1 window growth shared by Reno-family algorithms: slow start
@@ -197,6 +263,25 @@ pub fn reno_increase(s: &mut CcState) {
     } else {
         s.cwnd += 1.0 / s.cwnd;
     }
+}
+
+/// The state a reduction should start from. The sender inflates `cwnd` by
+/// one segment per duplicate ACK during fast recovery (RFC 5681 §3.2) and
+/// sends new data on it, so `cwnd` and `in_flight` can reach several times
+/// the window in use before the loss. A second reduction inside the same
+/// loss episode — a retransmission timeout during fast recovery, or a
+/// repeated timeout — then reduces from the un-inflated window
+/// `min(cwnd, ssthresh)` (and flight), which is what Linux and ns-2.35
+/// tcp-linux, which do not inflate `snd_cwnd`, hold at that moment.
+/// `in_episode`: a reduction happened and no new data has been
+/// acknowledged outside recovery since.
+pub fn reduction_view(s: &CcState, in_episode: bool) -> CcState {
+    let mut v = s.clone();
+    if in_episode {
+        v.cwnd = v.cwnd.min(v.ssthresh);
+        v.in_flight = v.in_flight.min(v.ssthresh.max(0.0).floor() as u32);
+    }
+    v
 }
 
 /// RFC 5681 eq. (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`.

@@ -1,0 +1,271 @@
+//! BIC TCP — L. Xu, K. Harfoush, I. Rhee, "Binary Increase Congestion
+//! Control for Fast, Long Distance Networks", IEEE INFOCOM 2004, §III
+//! (binary search increase, additive increase, max probing, fast
+//! convergence), with Linux `net/ipv4/tcp_bic.c`'s constants (the ns-2.35
+//! tcp-linux copy from 2.6.22), computed in floating point.
+//!
+//! Per-RTT increase `inc(cwnd)` in congestion avoidance, applied as
+//! `cwnd += inc·acked/cwnd` per ACK (Linux scales its ACK counter by the
+//! measured segments per ACK, so growth is per acknowledged segment):
+//! - `cwnd ≤ low_window`: 1 (Reno);
+//! - below W_max, binary search towards W_max: `dist = (W_max − cwnd)/B`;
+//!   `inc = S_max` if `dist > S_max` (additive increase), `S_min` if
+//!   `dist ≤ 1`, else `dist`. Recomputed per ACK (as Linux does), the
+//!   distance decays by e^(−1/B) per RTT, so W_max is reached in
+//!   ≈ B·ln(d₀/B) RTTs — logarithmic, like the paper's per-RTT "jump to the
+//!   midpoint" (B = 2, log₂(d₀/S_min) RTTs);
+//! - at or above W_max, max probing: `S_min` within B of W_max, then
+//!   `(cwnd − W_max)/(B − 1)` (slow start), then `S_max` (linear);
+//! - before the first loss at least `cwnd/20` (5 % per RTT, Linux
+//!   `cnt ≤ 20` while `loss_cwnd == 0`).
+//!
+//! `S_min = B/smooth_part` (Linux: 4/20 = 0.2 segment per RTT; the paper's
+//! S_min is 0.01). On a congestion event, fast convergence: `W_max =
+//! cwnd·(1 + β)/2` if `cwnd < W_max`, else `W_max = cwnd`; `ssthresh =
+//! max(cwnd·β, 2)` (`max(cwnd/2, 2)` at or below `low_window`). A timeout
+//! resets W_max and the loss flag (`bictcp_reset`). Slow start +1 per ACK
+//! while `cwnd ≤ ssthresh`. A timeout during fast recovery reduces from the
+//! un-inflated window `min(cwnd, ssthresh)` (see [`super::reduction_view`]).
+//!
+//! Parameters (defaults): `beta` β = 819/1024 ≈ 0.8 (window kept after a
+//! loss), `max_increment` S_max = 16 segments/RTT, `low_window` 14
+//! segments, `fast_convergence` true, `search_divisor` B = 4 (Linux
+//! `BICTCP_B`), `smooth_part` 20.
+
+use super::{reduction_view, CcState, CongestionControl};
+use serde::{Deserialize, Serialize};
+
+/// `cc = { kind = "bic", ... }`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct BicConfig {
+    /// Window kept after a loss. Default 819/1024.
+    pub beta: f64,
+    /// S_max, segments per RTT. Default 16.
+    pub max_increment: f64,
+    /// Below this window BIC is Reno. Default 14.
+    pub low_window: f64,
+    /// Default true.
+    pub fast_convergence: bool,
+    /// B: each RTT closes 1/B of the distance to W_max. Default 4.
+    pub search_divisor: f64,
+    /// S_min = B/smooth_part. Default 20.
+    pub smooth_part: f64,
+}
+
+impl Default for BicConfig {
+    fn default() -> Self {
+        BicConfig {
+            beta: 819.0 / 1024.0,
+            max_increment: 16.0,
+            low_window: 14.0,
+            fast_convergence: true,
+            search_divisor: 4.0,
+            smooth_part: 20.0,
+        }
+    }
+}
+
+impl BicConfig {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(("beta".into(), "must be in (0, 1)".into()));
+        }
+        if !(self.max_increment >= 1.0 && self.max_increment.is_finite()) {
+            return Err(("max_increment".into(), "must be at least 1".into()));
+        }
+        if !(self.low_window >= 0.0 && self.low_window.is_finite()) {
+            return Err(("low_window".into(), "must be non-negative".into()));
+        }
+        if !(self.search_divisor >= 2.0 && self.search_divisor.is_finite()) {
+            return Err(("search_divisor".into(), "must be at least 2".into()));
+        }
+        if !(self.smooth_part > 0.0 && self.smooth_part.is_finite()) {
+            return Err(("smooth_part".into(), "must be positive".into()));
+        }
+        Ok(())
+    }
+
+    /// S_min, segments per RTT.
+    pub fn s_min(&self) -> f64 {
+        self.search_divisor / self.smooth_part
+    }
+}
+
+pub struct Bic {
+    p: BicConfig,
+    w_max: f64,
+    loss_cwnd: f64,
+    /// Inside a loss episode (see `reduction_view`).
+    episode: bool,
+}
+
+impl Bic {
+    pub fn new(p: &BicConfig) -> Self {
+        Bic {
+            p: p.clone(),
+            w_max: 0.0,
+            loss_cwnd: 0.0,
+            episode: false,
+        }
+    }
+
+    /// W_max (`last_max_cwnd`), segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// The per-RTT increase at window `cwnd` (`bictcp_update`).
+    pub fn increase(&self, cwnd: f64) -> f64 {
+        let p = &self.p;
+        let b = p.search_divisor;
+        let inc = if cwnd <= p.low_window {
+            1.0
+        } else if cwnd < self.w_max {
+            let dist = (self.w_max - cwnd) / b;
+            if dist > p.max_increment {
+                p.max_increment
+            } else if dist <= 1.0 {
+                p.s_min()
+            } else {
+                dist
+            }
+        } else if cwnd < self.w_max + b {
+            p.s_min()
+        } else if cwnd < self.w_max + p.max_increment * (b - 1.0) {
+            (cwnd - self.w_max) / (b - 1.0)
+        } else {
+            p.max_increment
+        };
+        if self.loss_cwnd == 0.0 {
+            inc.max(cwnd / 20.0)
+        } else {
+            inc
+        }
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        self.episode = false;
+        if s.cwnd <= s.ssthresh {
+            s.cwnd += 1.0;
+        } else {
+            s.cwnd += self.increase(s.cwnd) * acked.max(1) as f64 / s.cwnd;
+        }
+    }
+
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        let s = reduction_view(s, self.episode);
+        self.episode = true;
+        let cwnd = s.cwnd;
+        self.w_max = if cwnd < self.w_max && self.p.fast_convergence {
+            cwnd * (1.0 + self.p.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.loss_cwnd = cwnd;
+        if cwnd <= self.p.low_window {
+            (cwnd / 2.0).max(2.0)
+        } else {
+            (cwnd * self.p.beta).max(2.0)
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _s: &mut CcState) {
+        self.episode = false;
+    }
+
+    fn on_timeout(&mut self, _s: &CcState) {
+        self.w_max = 0.0;
+        self.loss_cwnd = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// From β·W_max, one RTT = cwnd single-segment ACKs: the distance to
+    /// W_max when the binary search starts, and the RTTs it then takes to
+    /// come within B (one S_min step) of W_max.
+    fn binary_phase(cfg: &BicConfig, w_max: f64) -> (f64, u32) {
+        let mut cc = Bic::new(cfg);
+        let mut s = CcState::with_window(w_max, 1.0, 1000);
+        s.ssthresh = cc.ssthresh(&s);
+        s.cwnd = s.ssthresh;
+        let b = cfg.search_divisor;
+        let mut d0 = None;
+        let mut rtts = 0;
+        while s.cwnd < w_max - b {
+            if d0.is_none() && (w_max - s.cwnd) / b <= cfg.max_increment {
+                d0 = Some(w_max - s.cwnd);
+            }
+            let n = s.cwnd.floor() as u32;
+            let w0 = s.cwnd;
+            for _ in 0..n {
+                cc.on_ack(&mut s, 1);
+            }
+            assert!(s.cwnd > w0);
+            if d0.is_some() {
+                rtts += 1;
+            }
+            assert!(rtts < 10_000);
+        }
+        (d0.expect("binary phase reached"), rtts)
+    }
+
+    #[test]
+    fn binary_search_takes_log_steps() {
+        for (b, w_max) in [(2.0, 1000.0), (2.0, 100.0), (4.0, 1000.0), (4.0, 300.0)] {
+            let cfg = BicConfig {
+                search_divisor: b,
+                ..Default::default()
+            };
+            let (d0, rtts) = binary_phase(&cfg, w_max);
+            // The increase is recomputed on every ACK (as Linux does), so
+            // the distance decays continuously, dd/dt = −d/(B·RTT): a factor
+            // e^(−1/B) per RTT (the paper's per-RTT midpoint jump with B = 2
+            // would give 1/2). RTTs until d < B: ⌈B·ln(d0/B)⌉ — logarithmic
+            // in the distance, B·ln 2 RTTs per halving.
+            let expect = (b * (d0 / b).ln()).ceil();
+            assert!(
+                (rtts as f64 - expect).abs() <= 1.0,
+                "B={b} W_max={w_max}: {rtts} binary-search RTTs from distance {d0:.1}, expected {expect}"
+            );
+        }
+    }
+
+    #[test]
+    fn ssthresh_beta_and_fast_convergence() {
+        let mut cc = Bic::new(&BicConfig::default());
+        let mut s = CcState::with_window(1000.0, 1e9, 1000);
+        assert!((cc.ssthresh(&s) - 799.8046875).abs() < 1e-9);
+        assert_eq!(cc.w_max(), 1000.0);
+        cc.on_recovery_exit(&mut s);
+        let s = CcState::with_window(900.0, 1e9, 1000);
+        cc.ssthresh(&s);
+        assert!((cc.w_max() - 900.0 * (1.0 + 819.0 / 1024.0) / 2.0).abs() < 1e-9);
+        let mut s = CcState::with_window(10.0, 1e9, 1000);
+        cc.on_recovery_exit(&mut s);
+        assert_eq!(cc.ssthresh(&s), 5.0);
+    }
+
+    #[test]
+    fn increase_regions() {
+        let mut cc = Bic::new(&BicConfig::default());
+        cc.w_max = 1000.0;
+        cc.loss_cwnd = 1000.0;
+        assert_eq!(cc.increase(10.0), 1.0);
+        assert_eq!(cc.increase(800.0), 16.0); // dist 50 > 16
+        assert_eq!(cc.increase(960.0), 10.0); // dist 10
+        assert_eq!(cc.increase(998.0), 0.2); // dist 0.5 ≤ 1: S_min
+        assert_eq!(cc.increase(1002.0), 0.2);
+        assert_eq!(cc.increase(1030.0), 10.0); // (1030 − 1000)/3
+        assert_eq!(cc.increase(1100.0), 16.0);
+    }
+}
