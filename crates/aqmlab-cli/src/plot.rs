@@ -636,6 +636,127 @@ pub fn lines(fig: &Lines, stem: &Path) -> std::io::Result<()> {
     render(fig, stem)
 }
 
+// ---- stacked panels of line charts (added for the MarkMax reproduction) ----
+
+/// A named series of (x, y) points.
+pub type Series = (String, Vec<(f64, f64)>);
+
+/// Line charts stacked vertically, each with several named series, sharing
+/// the x and y axes; one legend in the header, where a series name keeps
+/// its colour in every panel (e.g. each flow's cwnd under DropTail, then
+/// under MarkMax).
+pub struct PanelLines {
+    pub title: String,
+    pub subtitle: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    /// (panel caption, [(series name, points)]).
+    pub panels: Vec<(String, Vec<Series>)>,
+    /// Top of the y axis; larger values are drawn at it (clipped). Default:
+    /// the largest value.
+    pub y_max: Option<f64>,
+}
+
+impl PanelLines {
+    /// Series names in order of first appearance (legend and colours).
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for (_, ser) in &self.panels {
+            for (n, _) in ser {
+                if !v.contains(n) {
+                    v.push(n.clone());
+                }
+            }
+        }
+        v
+    }
+}
+
+impl Figure for PanelLines {
+    fn size(&self) -> (u32, u32) {
+        (1200, HEADER_H + 320 * self.panels.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H);
+        header.draw(&Text::new(
+            self.title.clone(),
+            (20, 8),
+            (FAMILY, 24).into_font().color(&BLACK),
+        ))?;
+        header.draw(&Text::new(
+            self.subtitle.clone(),
+            (20, 36),
+            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
+        ))?;
+        let names = self.names();
+        let color = |n: &str| {
+            let i = names.iter().position(|x| x == n).unwrap_or(0);
+            LINE_COLORS[i % LINE_COLORS.len()]
+        };
+        let legend: Vec<LegendItem> = names
+            .iter()
+            .map(|n| LegendItem {
+                name: n.clone(),
+                color: color(n),
+                line: true,
+            })
+            .collect();
+        header_legend(&header, &legend)?;
+        if self.panels.is_empty() {
+            return Ok(());
+        }
+        let pts = self
+            .panels
+            .iter()
+            .flat_map(|(_, s)| s.iter())
+            .flat_map(|(_, p)| p.iter());
+        let (x0, x1, y1) = pts.fold((f64::MAX, f64::MIN, 0.0f64), |(a, b, c), &(x, y)| {
+            (a.min(x), b.max(x), c.max(y))
+        });
+        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+        let ymax = self.y_max.unwrap_or(y1 * 1.08).max(1e-9);
+        let yd = tick_decimals(ymax);
+        let fy = |v: &f64| format!("{v:.yd$}");
+        let areas = body.split_evenly((self.panels.len(), 1));
+        for (k, (area, (caption, series))) in areas.iter().zip(&self.panels).enumerate() {
+            let last = k + 1 == areas.len();
+            let mut chart = ChartBuilder::on(area)
+                .caption(caption.clone(), (FAMILY, 18).into_font().color(&BLACK))
+                .margin(8)
+                .margin_right(25)
+                .x_label_area_size(if last { 45 } else { 30 })
+                .y_label_area_size(80)
+                .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+            chart
+                .configure_mesh()
+                .y_label_formatter(&fy)
+                .x_desc(if last { self.x_desc.as_str() } else { "" })
+                .y_desc(self.y_desc.as_str())
+                .y_labels(6)
+                .label_style((FAMILY, 14))
+                .axis_desc_style((FAMILY, 15))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()?;
+            for (n, p) in series {
+                chart.draw_series(LineSeries::new(
+                    p.iter().map(|&(x, y)| (x, y.min(ymax))),
+                    color(n).stroke_width(2),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draw a [`PanelLines`] figure to `<stem>.png` and `<stem>.svg`.
+pub fn panel_lines(fig: &PanelLines, stem: &Path) -> std::io::Result<()> {
+    render(fig, stem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 
 pub mod aqm;
 pub mod engine;
+pub mod fluid;
 pub mod metrics;
 pub mod net;
 pub mod output;

@@ -149,13 +149,14 @@ impl Simulation {
         let mut links = Vec::new();
         for l in &sc.links {
             let (a, b) = (id(&l.a), id(&l.b));
-            for (from, to, rate, q, loss) in [
+            for (from, to, rate, q, loss, cl) in [
                 (
                     a,
                     b,
                     l.rate.0,
                     l.queue_ab.as_ref().or(l.queue.as_ref()),
                     l.loss_ab,
+                    l.classifier_ab.as_ref(),
                 ),
                 (
                     b,
@@ -163,12 +164,14 @@ impl Simulation {
                     l.rate_ba.unwrap_or(l.rate).0,
                     l.queue_ba.as_ref().or(l.queue.as_ref()),
                     l.loss_ba,
+                    l.classifier_ba.as_ref(),
                 ),
             ] {
                 let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
                 let spec = q.cloned().unwrap_or_default();
                 let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
-                let port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
+                let mut port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
+                port.classifier = cl.map(crate::net::classifier::Classifier::new);
                 links.push(Link {
                     loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
                     name,
@@ -306,6 +309,14 @@ impl Simulation {
 
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// The edge classifier of link direction `name` (`"a->b"`), if any.
+    pub fn classifier(&self, name: &str) -> Option<&crate::net::classifier::Classifier> {
+        self.links
+            .iter()
+            .find(|l| l.name == name)
+            .and_then(|l| l.port.classifier.as_ref())
     }
 
     /// Events processed so far.

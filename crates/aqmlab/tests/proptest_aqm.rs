@@ -231,6 +231,14 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
                 )
             })
             .boxed(),
+        "maxnet" => (limit(), 0.01f64..=1.0, 1u64..200_000)
+            .prop_map(move |(l, mu, us)| with(format!("mu = {mu:?}\nupdate_period = \"{us}us\""), l, false))
+            .boxed(),
+        "rio" => (limit(), any::<(bool, bool, bool)>())
+            .prop_map(move |(l, (gentle, wait, ecn))| {
+                with(format!("gentle = {gentle}\nwait = {wait}\necn = {ecn}"), l, ecn)
+            })
+            .boxed(),
         other => panic!("no configuration generator for queue kind `{other}`"),
     }
 }
@@ -238,7 +246,7 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
 /// Whether `kind` must keep global FIFO order (else per-flow order).
 fn is_fifo(kind: &str) -> bool {
     match kind {
-        "droptail" | "red" | "ared" | "codel" | "pie" | "markmax" => true,
+        "droptail" | "red" | "ared" | "codel" | "pie" | "markmax" | "maxnet" | "rio" => true,
         "fq_codel" | "sfq_codel" => false,
         other => panic!("unclassified queue kind `{other}`"),
     }
@@ -543,6 +551,8 @@ fn every_queue_kind_is_covered() {
         "sfq_codel",
         "pie",
         "markmax",
+        "maxnet",
+        "rio",
     ];
     for kind in QueueSpec::KINDS {
         assert!(tested.contains(kind), "no property test for `{kind}`");
@@ -578,7 +588,8 @@ fn run_kind(kind: &'static str) {
         s.offered, s.rejected, s.dequeued, s.dropped_later, s.marks_reported
     );
     let (rejects, drops_later, marks) = match kind {
-        "droptail" => (true, false, false),
+        "droptail" | "maxnet" => (true, false, false),
+        "rio" => (true, false, true),
         "red" | "ared" | "pie" => (true, false, true),
         "codel" => (true, true, true),
         "fq_codel" => (false, true, true),
@@ -635,4 +646,19 @@ fn sfq_codel_conserves_and_keeps_flow_order() {
 #[test]
 fn pie_conserves_and_keeps_order() {
     run_kind("pie");
+}
+
+#[test]
+fn markmax_conserves_and_keeps_order() {
+    run_kind("markmax");
+}
+
+#[test]
+fn maxnet_conserves_and_keeps_order() {
+    run_kind("maxnet");
+}
+
+#[test]
+fn rio_conserves_and_keeps_order() {
+    run_kind("rio");
 }

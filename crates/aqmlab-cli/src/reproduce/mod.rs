@@ -3,7 +3,10 @@
 
 pub mod codel_highspeed_tcp;
 pub mod common;
+pub mod markmax;
+pub mod maxnet_mice;
 pub mod red_gateway;
+pub mod rio_ps;
 
 use crate::CliResult;
 use clap::{Args, ValueEnum};
@@ -16,6 +19,15 @@ pub enum Paper {
     /// Kushwaha, Ratneshwer: RED, CoDel and sfqCoDel with CUBIC, H-TCP and
     /// Compound TCP at 622 Mbit/s.
     CodelHighspeedTcp,
+    /// Osipova, Blanc, Avrachenkov: MarkMax vs DropTail, New Reno flows with
+    /// different RTTs (schemes 1 and 2).
+    Markmax,
+    /// Guo & Matta: RIO-PS vs DropTail and RED, goodput table and web
+    /// traffic (ICNP 2001).
+    RioPs,
+    /// Phan, Tran, Nguyen, Thoai: MaxNet vs TCP Reno/RED on HTTP mice with
+    /// an FTP elephant (MSOCP 2009).
+    MaxnetMice,
 }
 
 impl Paper {
@@ -24,6 +36,9 @@ impl Paper {
         match self {
             Paper::RedGateway => 10,       // the paper's ten runs per case
             Paper::CodelHighspeedTcp => 3, // the paper reports one run; 3 show the spread
+            Paper::Markmax => 5,           // the paper reports one number per cell
+            Paper::RioPs => 2,             // 4000 s web runs; the paper reports one run
+            Paper::MaxnetMice => 10,       // testbed runs; seeds move the elephant's phase
         }
     }
 
@@ -31,6 +46,9 @@ impl Paper {
         PathBuf::from("results").join(match self {
             Paper::RedGateway => "red-gateway",
             Paper::CodelHighspeedTcp => "codel-highspeed-tcp",
+            Paper::Markmax => "markmax",
+            Paper::RioPs => "rio-ps",
+            Paper::MaxnetMice => "maxnet-mice",
         })
     }
 }
@@ -67,5 +85,8 @@ pub fn main(a: ReproduceArgs) -> CliResult {
     match a.paper {
         Paper::RedGateway => red_gateway::run(seeds, &out),
         Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(seeds, &out),
+        Paper::Markmax => markmax::run(seeds, &out),
+        Paper::RioPs => rio_ps::run(seeds, &out),
+        Paper::MaxnetMice => maxnet_mice::run(seeds, &out),
     }
 }

@@ -13,8 +13,11 @@ pub mod ared;
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
+pub mod markmax;
+pub mod maxnet;
 pub mod pie;
 pub mod red;
+pub mod rio;
 pub mod sfq_codel;
 
 use crate::engine::{RngStream, Time};
@@ -25,8 +28,11 @@ pub use ared::AredConfig;
 pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use markmax::{BacklogUnit, MarkMax, MarkMaxConfig, MarkMaxStats};
+pub use maxnet::{MaxNet, MaxNetConfig};
 pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
+pub use rio::{Rio, RioConfig};
 pub use sfq_codel::{SfqCodel, SfqCodelConfig, SfqVariant};
 
 /// Why a packet was dropped.
@@ -194,6 +200,14 @@ pub enum QueueSpec {
     Pie(PieConfig),
     /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
     Ared(AredConfig),
+    /// MarkMax: cut the flow with the largest backlog (Osipova, Blanc, Avrachenkov).
+    #[serde(rename = "markmax")]
+    MarkMax(MarkMaxConfig),
+    /// MaxNet link price over DropTail (Wydrowski et al. 2003; Suchara et al. 2008).
+    #[serde(rename = "maxnet")]
+    MaxNet(MaxNetConfig),
+    /// RED with In and Out (Clark & Fang 1998; RIO-PS, Guo & Matta 2001).
+    Rio(RioConfig),
 }
 
 impl QueueSpec {
@@ -206,6 +220,9 @@ impl QueueSpec {
         "sfq_codel",
         "pie",
         "ared",
+        "markmax",
+        "maxnet",
+        "rio",
     ];
 
     pub fn kind(&self) -> &'static str {
@@ -217,6 +234,9 @@ impl QueueSpec {
             QueueSpec::SfqCodel(_) => "sfq_codel",
             QueueSpec::Pie(_) => "pie",
             QueueSpec::Ared(_) => "ared",
+            QueueSpec::MarkMax(_) => "markmax",
+            QueueSpec::MaxNet(_) => "maxnet",
+            QueueSpec::Rio(_) => "rio",
         }
     }
 
@@ -230,6 +250,9 @@ impl QueueSpec {
             QueueSpec::SfqCodel(c) => c.validate(),
             QueueSpec::Pie(c) => c.validate(),
             QueueSpec::Ared(c) => c.validate(),
+            QueueSpec::MarkMax(c) => c.validate(),
+            QueueSpec::MaxNet(c) => c.validate(),
+            QueueSpec::Rio(c) => c.validate(),
         }
     }
 
@@ -251,6 +274,9 @@ impl QueueSpec {
             }
             QueueSpec::Pie(c) => Box::new(Pie::new(c)),
             QueueSpec::Ared(c) => Box::new(Red::adaptive(&c.red, rate_bps, delay, c.adaptation())),
+            QueueSpec::MarkMax(c) => Box::new(MarkMax::new(c)),
+            QueueSpec::MaxNet(c) => Box::new(MaxNet::new(c, rate_bps)),
+            QueueSpec::Rio(c) => Box::new(Rio::new(c, rate_bps)),
         }
     }
 }

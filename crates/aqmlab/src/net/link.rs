@@ -7,6 +7,7 @@
 
 use crate::aqm::{DropCause, QdCtx, QueueCounters, QueueDisc};
 use crate::engine::{RngStream, Time};
+use crate::net::classifier::Classifier;
 use crate::net::packet::{NodeId, Packet};
 use hdrhistogram::Histogram;
 use std::collections::VecDeque;
@@ -14,6 +15,8 @@ use std::collections::VecDeque;
 /// An egress queue with the statistics every discipline shares.
 pub struct Port {
     pub qd: Box<dyn QueueDisc>,
+    /// Edge classifier tagging `pkt.class` before `qd` sees the packet.
+    pub classifier: Option<Classifier>,
     pub rng: RngStream,
     pub counters: QueueCounters,
     /// ∫ len_pkts dt, in packet·ns, up to `last_change`.
@@ -32,6 +35,7 @@ impl Port {
     pub fn new(qd: Box<dyn QueueDisc>, rng: RngStream) -> Self {
         Port {
             qd,
+            classifier: None,
             rng,
             counters: QueueCounters::default(),
             area_pkts: 0.0,
@@ -61,6 +65,9 @@ impl Port {
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time, drops: &mut Vec<Packet>) {
         self.integrate(now);
         pkt.enq_time = now;
+        if let Some(c) = self.classifier.as_mut() {
+            c.tag(&mut pkt, now);
+        }
         let mut ctx = QdCtx {
             now,
             rng: &mut self.rng,

@@ -1,5 +1,6 @@
 //! The network: packets, links with egress ports, nodes and routing.
 
+pub mod classifier;
 pub mod link;
 pub mod packet;
 pub mod routing;

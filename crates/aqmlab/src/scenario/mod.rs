@@ -4,6 +4,7 @@
 //! → [`Scenario::validate`] (cross-references and ranges). Every error names
 //! the file, the key path and what is allowed.
 
+pub mod paths;
 pub mod units;
 
 use crate::aqm::QueueSpec;
@@ -281,6 +282,13 @@ pub struct LinkSpec {
     /// routers are recorded, ports on hosts are not).
     #[serde(default)]
     pub monitor: Option<bool>,
+    /// Edge classifier tagging packets short/long (RIO-PS) before the a→b
+    /// queue sees them (`net::classifier`).
+    #[serde(default)]
+    pub classifier_ab: Option<crate::net::classifier::ClassifierSpec>,
+    /// Edge classifier on the b→a port.
+    #[serde(default)]
+    pub classifier_ba: Option<crate::net::classifier::ClassifierSpec>,
 }
 
 impl LinkSpec {
@@ -497,6 +505,15 @@ impl Scenario {
                         .map_err(|(key, m)| (format!("{p}.{k}.{key}"), m))?;
                 }
             }
+            for (k, c) in [
+                ("classifier_ab", &l.classifier_ab),
+                ("classifier_ba", &l.classifier_ba),
+            ] {
+                if let Some(c) = c {
+                    c.validate()
+                        .map_err(|(key, m)| (format!("{p}.{k}.{key}"), m))?;
+                }
+            }
             for (k, v) in [("loss_ab", l.loss_ab), ("loss_ba", l.loss_ba)] {
                 if !(0.0..1.0).contains(&v) {
                     return Err((
@@ -570,6 +587,7 @@ impl Scenario {
                 .validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
         }
+        paths::check_maxnet_paths(self)?;
         Ok(())
     }
 }

@@ -7,10 +7,12 @@
 
 pub mod cbr;
 pub mod http;
+pub mod web;
 
 pub use crate::scenario::FlowSpec;
 pub use cbr::{Cbr, CbrSpec};
 pub use http::{HttpSpec, HttpWorkload, Role, Spawn};
+pub use web::{WebSpec, WebWorkload};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +23,8 @@ use serde::{Deserialize, Serialize};
 pub enum WorkloadSpec {
     /// HTTP request/response connections (mice).
     Http(HttpSpec),
+    /// Web sessions and foreground probes (Guo & Matta 2001).
+    Web(WebSpec),
 }
 
 /// A workload generator running inside a simulation. It opens connections
@@ -46,12 +50,14 @@ impl WorkloadSpec {
     pub fn build(&self, tcp: &crate::tcp::TcpOptions, seed: u64) -> Box<dyn Workload> {
         match self {
             WorkloadSpec::Http(h) => Box::new(HttpWorkload::new(h, tcp, seed)),
+            WorkloadSpec::Web(w) => Box::new(WebWorkload::new(w, tcp, seed)),
         }
     }
 
     pub fn name(&self) -> &str {
         match self {
             WorkloadSpec::Http(h) => &h.name,
+            WorkloadSpec::Web(w) => &w.name,
         }
     }
     /// (client, server) hosts.
@@ -60,17 +66,22 @@ impl WorkloadSpec {
             WorkloadSpec::Http(h) => {
                 vec![("client", h.client.as_str()), ("server", h.server.as_str())]
             }
+            WorkloadSpec::Web(w) => {
+                vec![("client", w.client.as_str()), ("server", w.server.as_str())]
+            }
         }
     }
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             WorkloadSpec::Http(h) => h.validate(),
+            WorkloadSpec::Web(w) => w.validate(),
         }
     }
     /// The workload's TCP overrides, if it runs TCP.
     pub fn tcp_options(&self) -> Option<&crate::tcp::TcpOptions> {
         match self {
             WorkloadSpec::Http(h) => Some(&h.tcp),
+            WorkloadSpec::Web(w) => Some(&w.tcp),
         }
     }
 }

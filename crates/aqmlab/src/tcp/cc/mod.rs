@@ -20,6 +20,7 @@
 //! | `vegas` | `vegas.rs` | Brakmo & Peterson 1995, Linux `tcp_vegas.c` |
 //! | `highspeed` | `highspeed.rs` | RFC 3649 |
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
+//! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
@@ -30,6 +31,7 @@ pub mod compound;
 pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
+pub mod maxnet;
 pub mod newreno;
 pub mod reno;
 pub mod vegas;
@@ -152,6 +154,8 @@ pub enum CcConfig {
     HighSpeed(highspeed::HighSpeedConfig),
     /// BIC TCP (Xu, Harfoush, Rhee 2004; Linux `tcp_bic.c`).
     Bic(bic::BicConfig),
+    /// MaxNet source: explicit price, demand law, MaxStart (Suchara et al. 2008).
+    MaxNet(maxnet::MaxNetSourceConfig),
 }
 
 impl Default for CcConfig {
@@ -178,6 +182,7 @@ impl CcConfig {
         "vegas",
         "highspeed",
         "bic",
+        "maxnet",
     ];
 
     pub fn name(&self) -> &'static str {
@@ -190,6 +195,7 @@ impl CcConfig {
             CcConfig::Vegas(_) => "vegas",
             CcConfig::HighSpeed(_) => "highspeed",
             CcConfig::Bic(_) => "bic",
+            CcConfig::MaxNet(_) => "maxnet",
         }
     }
 
@@ -203,6 +209,7 @@ impl CcConfig {
             CcConfig::Vegas(c) => c.validate(),
             CcConfig::HighSpeed(c) => c.validate(),
             CcConfig::Bic(c) => c.validate(),
+            CcConfig::MaxNet(c) => c.validate(),
         }
     }
 
@@ -216,6 +223,7 @@ impl CcConfig {
             CcConfig::Vegas(c) => Box::new(vegas::Vegas::new(c)),
             CcConfig::HighSpeed(c) => Box::new(highspeed::HighSpeed::new(c)),
             CcConfig::Bic(c) => Box::new(bic::Bic::new(c)),
+            CcConfig::MaxNet(c) => Box::new(maxnet::MaxNetSource::new(c)),
         }
     }
 }

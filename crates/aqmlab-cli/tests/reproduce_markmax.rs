@@ -1,0 +1,92 @@
+//! `aqmlab reproduce markmax` as a user meets it, on shortened runs
+//! (`AQMLAB_MARKMAX_DURATION`): the paper's numbers are printed beside
+//! ours, and the report, the tables and the plots are written.
+
+use assert_cmd::Command;
+use std::fs;
+
+#[test]
+fn reproduce_markmax_writes_tables_report_and_plots() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("mm");
+    let o = Command::cargo_bin("aqmlab")
+        .unwrap()
+        .env("AQMLAB_MARKMAX_DURATION", "12")
+        .args(["reproduce", "markmax", "--seeds", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for t in ["Scheme 1", "Scheme 2", "SHORTENED"] {
+        assert!(stdout.contains(t), "stdout lacks {t}:\n{stdout}");
+    }
+    // the paper's numbers, exactly as printed in its two tables
+    for p in [
+        "0.9893 /", "0.9751 /", "8.9 /", "0.9853 /", "0.9999 /",
+        "9.9 /", // scheme 1, δ2/δ1 = 3
+        "0.5484 /", "0.9561 /", "8.4 /", // scheme 1, δ2/δ1 = 20
+        "0.8561 /", "0.9338 /", "3.9 /", "0.9637 /", "0.9600 /", "4.7 /", // scheme 2, 7
+        "0.5244 /", "0.9262 /", "0.8572 /", "0.9937 /", "5.7 /", // scheme 2, 50
+    ] {
+        assert!(
+            stdout.contains(p),
+            "stdout lacks the paper's {p}:\n{stdout}"
+        );
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    for t in [
+        "## Setup",
+        "What δ_i is",
+        "paper | aqmlab | difference",
+        "## Where aqmlab differs from the paper",
+        "## Checks",
+        "SHORTENED",
+    ] {
+        assert!(report.contains(t), "report lacks {t}");
+    }
+    let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "scheme,delta_ratio,queue,variant,metric,paper,aqmlab,aqmlab_sd,difference,runs"
+    );
+    // 16 paper cells × 3 metrics carry the paper's number
+    let with_paper = lines
+        .filter(|l| l.split(',').nth(5).is_some_and(|p| !p.is_empty()))
+        .count();
+    assert_eq!(with_paper, 16 * 3);
+    assert!(csv.contains("1,7,MarkMax,main,J,0.9625,"), "{csv}");
+    for p in [
+        "cwnd_ratio7.png",
+        "cwnd_ratio7.svg",
+        "cwnd_ratio10.png",
+        "cwnd_ratio10.svg",
+        "fairness.png",
+        "fairness.svg",
+        "delay.png",
+        "delay.svg",
+    ] {
+        assert!(fs::metadata(out.join(p)).unwrap().len() > 1000, "{p} empty");
+    }
+    let svg = fs::read_to_string(out.join("cwnd_ratio7.svg")).unwrap();
+    assert!(svg.contains("MarkMax") && svg.contains("DropTail"));
+}
+
+#[test]
+fn reproduce_markmax_rejects_a_bad_duration() {
+    let o = Command::cargo_bin("aqmlab")
+        .unwrap()
+        .env("AQMLAB_MARKMAX_DURATION", "soon")
+        .args(["reproduce", "markmax", "--seeds", "1", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("x"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("AQMLAB_MARKMAX_DURATION"));
+}

@@ -1,0 +1,234 @@
+//! `aqmlab reproduce maxnet-mice` as a user meets it, on shortened runs
+//! (`AQMLAB_MAXNET_MICE_DURATION`, one seed): the paper's numbers are printed
+//! beside aqmlab's, and the report, the tables and the plots are written.
+//! Also the MaxNet bad-input cases of `aqmlab run`: exit 2 with a message
+//! that names the key.
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::Path;
+
+fn aqmlab() -> Command {
+    Command::cargo_bin("aqmlab").unwrap()
+}
+
+#[test]
+fn reproduce_maxnet_mice_writes_tables_report_and_plots() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("mm");
+    let o = aqmlab()
+        .env("AQMLAB_MAXNET_MICE_DURATION", "30")
+        .args([
+            "reproduce",
+            "maxnet-mice",
+            "--seeds",
+            "1",
+            "--jobs",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for t in [
+        "Fig. 5",
+        "Figs. 6–7",
+        "Figs. 8–9",
+        "SHORTENED",
+        "paper: ≤ 135 ms",
+        "not impacted",
+        "Fig. 8: always a backlog",
+    ] {
+        assert!(stdout.contains(t), "stdout lacks {t}:\n{stdout}");
+    }
+    // the paper's two numbers (§4.2): 100 % for MaxNet, about 30 % for Reno/RED
+    let row = |sys: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(sys) && l.contains(" 200 "))
+            .unwrap_or_else(|| panic!("no {sys} row:\n{stdout}"))
+            .to_string()
+    };
+    assert!(row("MaxNet ").contains("100.0 %"), "{}", row("MaxNet "));
+    assert!(row("Reno/RED ").contains("≈30.0 %"), "{}", row("Reno/RED "));
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    for t in [
+        "## Setup",
+        "## Choices (the paper does not give them)",
+        "## Paper vs aqmlab",
+        "## Where aqmlab differs from the paper, and why",
+        "## Checks",
+        "SHORTENED",
+        "tc-red(8)",
+    ] {
+        assert!(report.contains(t), "report lacks {t}");
+    }
+    let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "figure,testbed,system,connections,metric,paper,aqmlab,aqmlab_sd,runs"
+    );
+    assert!(
+        csv.contains("5,10Mbps,maxnet,200,fraction_le_135ms,1,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("5,10Mbps,reno-red,200,fraction_le_135ms,0.3,"),
+        "{csv}"
+    );
+    for fig in ["6", "7"] {
+        for sys in ["maxnet", "reno-red"] {
+            assert!(csv.contains(&format!("{fig},10Mbps,{sys},")), "{csv}");
+        }
+    }
+    assert!(csv.contains("8,100Mbps,reno-red,200,backlog_mean_10_20s_pkts"));
+    assert!(csv.contains("9,100Mbps,maxnet,200,backlog_mean_10_20s_pkts"));
+    // every aqmlab value is a number
+    for l in csv.lines().skip(1) {
+        let v = l.split(',').nth(6).unwrap();
+        assert!(v.parse::<f64>().is_ok_and(f64::is_finite), "{l}");
+    }
+    for stem in [
+        "fig5_response_time_cdf",
+        "fig6_elephant_50_http",
+        "fig7_elephant_200_http",
+        "fig8_backlog_red",
+        "fig9_backlog_maxnet",
+        "fig8_9_backlog_zoom",
+    ] {
+        for ext in ["png", "svg"] {
+            let p = out.join(format!("{stem}.{ext}"));
+            assert!(
+                fs::metadata(&p).unwrap().len() > 1000,
+                "{} empty",
+                p.display()
+            );
+        }
+    }
+    let png = fs::read(out.join("fig5_response_time_cdf.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = fs::read_to_string(out.join("fig5_response_time_cdf.svg")).unwrap();
+    assert!(svg.contains("MaxNet") && svg.contains("Reno/RED") && svg.contains("135 ms"));
+}
+
+#[test]
+fn reproduce_maxnet_mice_rejects_a_bad_duration() {
+    for v in ["soon", "10"] {
+        let o = aqmlab()
+            .env("AQMLAB_MAXNET_MICE_DURATION", v)
+            .args(["reproduce", "maxnet-mice", "--seeds", "1", "--out"])
+            .arg(tempfile::tempdir().unwrap().path().join("x"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{v}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("AQMLAB_MAXNET_MICE_DURATION"));
+    }
+}
+
+/// A 10 Mbit/s bottleneck `r -> h2` with queue `QUEUE` and one flow with
+/// cc `CC`.
+const BASE: &str = r#"
+name = "maxnet-bad"
+duration = "1s"
+[nodes]
+hosts = ["h1", "h2"]
+routers = ["r"]
+[[links]]
+a = "h1"
+b = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+name = "bottleneck"
+a = "r"
+b = "h2"
+rate = "10Mbps"
+delay = "10ms"
+queue_ab = QUEUE
+[[flows]]
+group = "m"
+src = "h1"
+dst = "h2"
+cc = CC
+"#;
+
+/// `aqmlab run` on the scenario: (exit code, stderr, whether `out` exists).
+fn run(dir: &Path, queue: &str, cc: &str) -> (i32, String, bool) {
+    let f = dir.join("s.toml");
+    fs::write(&f, BASE.replace("QUEUE", queue).replace("CC", cc)).unwrap();
+    let out = dir.join("out");
+    let o = aqmlab()
+        .arg("run")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        out.exists(),
+    )
+}
+
+#[test]
+fn maxnet_bad_inputs_exit_2_naming_the_key() {
+    let d = tempfile::tempdir().unwrap();
+    let maxnet = "{ kind = \"maxnet\" }";
+    // the good case runs
+    let (code, err, out) = run(d.path(), maxnet, "\"maxnet\"");
+    assert_eq!(code, 0, "{err}");
+    assert!(out);
+    let cases: [(&str, &str, &[&str]); 6] = [
+        // a MaxNet source on a path with no MaxNet link
+        (
+            "{ kind = \"red\", limit = 50, min_th = 5, max_th = 15 }",
+            "\"maxnet\"",
+            &["flows[0].cc", "MaxNet link", "h1 -> r -> h2"],
+        ),
+        // μ outside (0, 1]
+        (
+            "{ kind = \"maxnet\", mu = 1.5 }",
+            "\"maxnet\"",
+            &["links[1].queue_ab.mu", "(0, 1]", "1.5"],
+        ),
+        (
+            "{ kind = \"maxnet\", mu = 0.0 }",
+            "\"maxnet\"",
+            &["links[1].queue_ab.mu", "(0, 1]"],
+        ),
+        // a non-positive update period
+        (
+            "{ kind = \"maxnet\", update_period = \"0ms\" }",
+            "\"maxnet\"",
+            &["links[1].queue_ab.update_period", "positive"],
+        ),
+        (
+            "{ kind = \"maxnet\", update_period = \"-10ms\" }",
+            "\"maxnet\"",
+            &["update_period", "negative"],
+        ),
+        // a bad source gain
+        (
+            maxnet,
+            "{ kind = \"maxnet\", gain = -1.0 }",
+            &["flows[0].cc", "gain"],
+        ),
+    ];
+    for (queue, cc, words) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let (code, err, out) = run(d.path(), queue, cc);
+        assert_eq!(code, 2, "{queue} / {cc}: {err}");
+        for w in words {
+            assert!(err.contains(w), "{queue} / {cc}: stderr lacks {w:?}: {err}");
+        }
+        assert!(!out, "no output on bad input");
+    }
+}

@@ -1,0 +1,92 @@
+//! `aqmlab reproduce rio-ps` as a user meets it, with shortened web runs
+//! (`AQMLAB_RIO_PS_SECONDS`): the paper's tables are printed beside ours,
+//! and the report, the CSV table and the plot are written.
+
+use assert_cmd::Command;
+use std::fs;
+
+#[test]
+fn reproduce_rio_ps_writes_tables_report_and_plot() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("rio");
+    let o = Command::cargo_bin("aqmlab")
+        .unwrap()
+        .env("AQMLAB_RIO_PS_SECONDS", "60")
+        .args([
+            "reproduce",
+            "rio-ps",
+            "--seeds",
+            "1",
+            "--jobs",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    // the paper's goodput tables, exactly as on the slides
+    for p in [
+        "153479 /", "154269 /", "154486 /", "40973 /", "49897 /", "49945 /", "112506 /",
+        "104372 /", "104541 /", "185650 /", "184315 /", "183154 /", "43854 /", "49990 /",
+        "141796 /", "134325 /", "133164 /", "4207841", "4264890", "4255711", "4234309", "4254291",
+        "4244158", "4718311", "4730029", "4723774",
+    ] {
+        assert!(
+            stdout.contains(p),
+            "stdout lacks the paper's {p}:\n{stdout}"
+        );
+    }
+    for t in [
+        "Exp1 (ITO=3s)",
+        "Exp1 (ITO=1s)",
+        "Exp2 (ITO=3s)",
+        "SHORTENED",
+        "RIO-PS / RED",
+    ] {
+        assert!(stdout.contains(t), "stdout lacks {t}:\n{stdout}");
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    for t in [
+        "## (a) Network goodput",
+        "## (b) Web traffic",
+        "## Notes",
+        "SHORTENED",
+    ] {
+        assert!(report.contains(t), "report lacks {t}");
+    }
+    let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "experiment,config,scheme,metric,paper,aqmlab,runs"
+    );
+    // 2 rates × 3 classes × 3 schemes goodput cells, with the paper's number
+    assert_eq!(
+        csv.lines()
+            .filter(|l| l.starts_with("goodput,") && l.contains(",goodput_Bps,"))
+            .count(),
+        18
+    );
+    // the goodput cells: aqmlab's "All" is within 10% of the link rate in B/s
+    for l in csv
+        .lines()
+        .filter(|l| l.starts_with("goodput,") && l.contains(" All,"))
+    {
+        let f: Vec<&str> = l.split(',').collect();
+        let rate = if f[1].starts_with("1.25") {
+            156_250.0
+        } else {
+            187_500.0
+        };
+        let v: f64 = f[5].parse().unwrap();
+        assert!((v / rate - 1.0).abs() < 0.1, "{l}");
+    }
+    let png = out.join("rt_relative_to_red.png");
+    assert!(fs::metadata(&png).unwrap().len() > 1000);
+}
