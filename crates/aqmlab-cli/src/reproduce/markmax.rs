@@ -26,6 +26,7 @@
 //! `AQMLAB_MARKMAX_DURATION=<seconds>` shortens every run (warm-up one sixth
 //! of it) for quick checks and tests; the report then says so.
 
+use super::common::{md_rows, text_table};
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
 use crate::progress::Progress;
 use crate::{CliError, CliResult};
@@ -644,53 +645,6 @@ impl Ctx<'_> {
 
 // ---- tables --------------------------------------------------------------
 
-/// A plain-text table: first column left-aligned, the others right-aligned.
-fn text_table(head: &[String], rows: &[Vec<String>]) -> String {
-    let ncol = head.len();
-    let mut w = vec![0usize; ncol];
-    for r in std::iter::once(head).chain(rows.iter().map(|r| r.as_slice())) {
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let line = |r: &[String]| {
-        let mut s = String::new();
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            let pad = w[i] - c.chars().count();
-            if i == 0 {
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad));
-            } else {
-                s.push_str("   ");
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
-            }
-        }
-        s.push('\n');
-        s
-    };
-    let mut s = line(head);
-    s.push_str(&"-".repeat(w.iter().sum::<usize>() + 3 * (ncol - 1)));
-    s.push('\n');
-    for r in rows {
-        s.push_str(&line(r));
-    }
-    s
-}
-
-/// A markdown table: first column left-aligned, the others right-aligned.
-fn md_table(head: &[String], rows: &[Vec<String>]) -> String {
-    let mut s = format!("| {} |\n|", head.join(" | "));
-    for i in 0..head.len() {
-        s.push_str(if i == 0 { "---|" } else { "---:|" });
-    }
-    s.push('\n');
-    for r in rows {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
-    }
-    s
-}
-
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
@@ -1030,7 +984,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
                 rows.push(r);
             }
         }
-        s.push_str(&md_table(&head, &rows));
+        s.push_str(&md_rows(&head, &rows));
         s.push('\n');
     }
     // --- per-flow detail
@@ -1099,7 +1053,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_table(&head, &rows));
+    s.push_str(&md_rows(&head, &rows));
     s.push('\n');
 
     // --- sensitivity
@@ -1147,7 +1101,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             f(d[2] / n_f, 1),
         ]);
     }
-    s.push_str(&md_table(&head, &rows));
+    s.push_str(&md_rows(&head, &rows));
     s.push('\n');
     let head = strings(&[
         "scheme",
@@ -1185,7 +1139,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_table(&head, &rows));
+    s.push_str(&md_rows(&head, &rows));
     s.push('\n');
 
     // --- fluid model
@@ -1237,7 +1191,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_table(&head, &rows));
+    s.push_str(&md_rows(&head, &rows));
     s.push_str(
         "\nThe fluid model's ρ is below 1 because its open-loop rates (λ_i = λ_0,i + t/RTT_i²) \
          empty the buffer after each cut, as its positive-backlog condition (not met here) \
