@@ -1070,9 +1070,9 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
     let head = strings(&[
         "reading",
         "cells",
-        "mean |ΔJ|",
-        "mean |Δρ|",
-        "mean |ΔT̄| (ms)",
+        "mean abs. ΔJ",
+        "mean abs. Δρ",
+        "mean abs. ΔT̄ (ms)",
     ]);
     let mut rows = Vec::new();
     for v in Variant::ALL {
@@ -1347,9 +1347,9 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
         "**DropTail.** Our DropTail gives the short-RTT flow almost everything beyond \
          δ2/δ1 = 3: at δ2/δ1 = 7 flow 2 gets {gp7:.1} Mbit/s and suffers {to7:.0} \
          timeouts in the {span:.0}-s window (the paper's J = 0.754 implies roughly a 1:3.5 \
-         split). Flow 2's window stays at a few segments, so a drop in the overflow bursts \
-         caused by flow 1 often leaves it without three duplicate ACKs (tens of segments at \
-         most; see the DropTail cwnd figures). In scheme 1 our \
+         split). Flow 2's window stays small (mostly below 100 segments; see the DropTail \
+         cwnd figures), so a drop in the overflow bursts caused by flow 1 often leaves it \
+         without three duplicate ACKs. In scheme 1 our \
          DropTail ρ is {rl:.4}–{rh:.4} against the paper's 0.956–0.999: with our reading \
          flow 1's bandwidth-delay product (24 ms × 8413 packets/s ≈ 202 packets) is below \
          the 240-packet buffer, so a halved window still covers the pipe and the link \
