@@ -146,6 +146,28 @@ where
     Ok(())
 }
 
+/// A figure's title and grey subtitle at the top of its header area.
+fn draw_titles<DB: DrawingBackend>(
+    header: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    header.draw(&Text::new(
+        title.to_string(),
+        (20, 8),
+        (FAMILY, 24).into_font().color(&BLACK),
+    ))?;
+    header.draw(&Text::new(
+        subtitle.to_string(),
+        (20, 36),
+        (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
+    ))?;
+    Ok(())
+}
+
 /// Tick labels with as many decimals as the axis range needs.
 fn tick_decimals(max: f64) -> usize {
     if max >= 8.0 {
@@ -554,16 +576,7 @@ impl Figure for Lines {
         DB::ErrorType: 'static,
     {
         let (header, body) = root.split_vertically(HEADER_H);
-        header.draw(&Text::new(
-            self.title.clone(),
-            (20, 8),
-            (FAMILY, 24).into_font().color(&BLACK),
-        ))?;
-        header.draw(&Text::new(
-            self.subtitle.clone(),
-            (20, 36),
-            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
-        ))?;
+        draw_titles(&header, &self.title, &self.subtitle)?;
         let color = |i: usize| LINE_COLORS[i % LINE_COLORS.len()];
         let pts = self.series.iter().flat_map(|(_, p)| p.iter());
         let (x0, x1, y1) = pts.fold((f64::MAX, f64::MIN, 0.0f64), |(a, b, c), &(x, y)| {
@@ -682,16 +695,7 @@ impl Figure for PanelLines {
         DB::ErrorType: 'static,
     {
         let (header, body) = root.split_vertically(HEADER_H);
-        header.draw(&Text::new(
-            self.title.clone(),
-            (20, 8),
-            (FAMILY, 24).into_font().color(&BLACK),
-        ))?;
-        header.draw(&Text::new(
-            self.subtitle.clone(),
-            (20, 36),
-            (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90)),
-        ))?;
+        draw_titles(&header, &self.title, &self.subtitle)?;
         let names = self.names();
         let color = |n: &str| {
             let i = names.iter().position(|x| x == n).unwrap_or(0);
