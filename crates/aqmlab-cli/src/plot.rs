@@ -367,6 +367,60 @@ pub fn queue_series_window(r: &RunResult, stem: &Path, t0: f64, t1: f64) -> std:
     render(&QueueFig::new(r, Some((t0, t1))), stem)
 }
 
+/// Drop and mark rates over time for every monitored queue that saw
+/// packets: `<stem>.png` and `<stem>.svg`, one panel per queue, rates in %
+/// of the packets offered in windows of about 1/100 of the run (at least
+/// one sample interval). Queues that never dropped or marked are named in
+/// the subtitle instead. Returns `false` (and draws nothing) when no
+/// monitored queue dropped or marked a packet.
+pub fn signal_rates(r: &RunResult, stem: &Path) -> std::io::Result<bool> {
+    let window = r.sim_seconds / 100.0;
+    let mut panels = Vec::new();
+    let mut quiet = Vec::new();
+    for s in &r.series {
+        let w = s.signal_rates(window);
+        if w.iter().all(|x| x.dropped + x.marked == 0) {
+            quiet.push(s.link.as_str());
+            continue;
+        }
+        let pts = |f: fn(&aqmlab::metrics::SignalWindow) -> f64| -> Vec<(f64, f64)> {
+            w.iter()
+                .filter(|x| x.arrivals > 0)
+                .map(|x| (x.t1_s, 100.0 * f(x)))
+                .collect()
+        };
+        panels.push((
+            s.link.clone(),
+            vec![
+                ("drop rate".to_string(), pts(|x| x.drop_rate())),
+                ("mark rate".to_string(), pts(|x| x.mark_rate())),
+            ],
+        ));
+    }
+    if panels.is_empty() {
+        return Ok(false);
+    }
+    let fig = PanelLines {
+        title: format!("{}: drop and mark rate over time", r.scenario),
+        subtitle: format!(
+            "seed {}; % of the packets offered to the queue per window of ≈ {} s (points at window ends){}",
+            r.seed,
+            (window * 1000.0).round() / 1000.0,
+            if quiet.is_empty() {
+                String::new()
+            } else {
+                format!("; no drops or marks at {}", quiet.join(", "))
+            }
+        ),
+        x_desc: "time (s)".into(),
+        y_desc: "% of arrivals".into(),
+        panels,
+        y_max: None,
+    };
+    panel_lines(&fig, stem)?;
+    Ok(true)
+}
+
 // ---- grouped bars ---------------------------------------------------------
 
 /// One panel of a grouped bar chart.

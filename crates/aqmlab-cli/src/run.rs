@@ -24,7 +24,8 @@ pub struct RunArgs {
     /// --set links.bottleneck.queue_ab.max_p=0.05
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Also draw the queue time series (queues.png, queues.svg).
+    /// Also draw the queue time series (queues.png/.svg) and the drop and
+    /// mark rates over time (signal.png/.svg).
     #[arg(long)]
     pub plot: bool,
 }
@@ -50,6 +51,7 @@ pub fn main(a: RunArgs) -> CliResult {
     aqmlab::output::write_run(&r, &a.out)?;
     if a.plot {
         crate::plot::queue_series(&r, &a.out.join("queues"))?;
+        crate::plot::signal_rates(&r, &a.out.join("signal"))?;
     }
     eprintln!(
         "{}: {:.1} simulated s in {:.3} s wall ({} events, {:.2} M events/s); results in {}",

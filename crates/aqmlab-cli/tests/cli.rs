@@ -101,6 +101,7 @@ fn run_writes_documented_outputs() {
     for k in [
         "link",
         "kind",
+        "arrivals",
         "enqueued",
         "dropped",
         "marked",
@@ -122,10 +123,49 @@ fn run_writes_documented_outputs() {
     assert!(s["fairness"]["bulk"].as_f64().unwrap() > 0.5);
     assert_eq!(s["sim_seconds"].as_f64().unwrap(), 2.0);
     let queues = fs::read_to_string(out.join("queues.csv")).unwrap();
-    assert!(queues.starts_with("time_s,link,len_pkts,len_bytes,avg_pkts"));
+    assert!(queues.starts_with(
+        "time_s,link,len_pkts,len_bytes,avg_pkts,delay_s,arrivals,dropped,marked,drop_rate,mark_rate\n"
+    ));
+    // The per-interval rates are the differences of the cumulative columns.
+    let rows: Vec<Vec<&str>> = queues
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .filter(|r: &Vec<&str>| r[1] == "r->h2")
+        .collect();
+    let mut checked = 0;
+    for p in rows.windows(2) {
+        let n = |r: &Vec<&str>, i: usize| r[i].parse::<f64>().unwrap();
+        let da = n(&p[1], 6) - n(&p[0], 6);
+        if da > 0.0 {
+            let dr: f64 = p[1][9].parse().unwrap();
+            assert!((dr - (n(&p[1], 7) - n(&p[0], 7)) / da).abs() < 1e-6);
+            checked += 1;
+        } else {
+            assert_eq!(p[1][9], "");
+        }
+    }
+    assert!(checked > 100);
     assert!(
         queues.lines().count() > 200,
         "10 ms samples over 2 s for each router port"
+    );
+}
+
+#[test]
+fn run_plot_draws_queue_and_signal_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err, out) = run_text(d.path(), GOOD, &["--plot"]);
+    assert_eq!(code, 0, "{err}");
+    for f in ["queues.png", "queues.svg", "signal.png", "signal.svg"] {
+        let b = fs::read(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(b.len() > 1000, "{f}: {} bytes", b.len());
+    }
+    let svg = fs::read_to_string(out.join("signal.svg")).unwrap();
+    assert!(svg.contains("drop and mark rate over time"));
+    assert!(
+        svg.contains("r-&gt;h2") || svg.contains("r->h2"),
+        "the RED queue's panel"
     );
 }
 

@@ -104,10 +104,29 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
         "len_bytes",
         "avg_pkts",
         "delay_s",
+        "arrivals",
+        "dropped",
+        "marked",
+        "drop_rate",
+        "mark_rate",
     ])
     .map_err(csv_err)?;
     for s in &r.series {
+        let mut prev: Option<&crate::metrics::QueueSample> = None;
         for x in &s.samples {
+            // Rates over the interval since the previous sample (empty on
+            // the first sample and when nothing arrived).
+            let (dr, mr) = match prev {
+                Some(p) if x.arrivals > p.arrivals => {
+                    let a = (x.arrivals - p.arrivals) as f64;
+                    (
+                        format!("{:.6}", (x.dropped - p.dropped) as f64 / a),
+                        format!("{:.6}", (x.marked - p.marked) as f64 / a),
+                    )
+                }
+                _ => (String::new(), String::new()),
+            };
+            prev = Some(x);
             w.write_record([
                 format!("{}", x.time_s),
                 s.link.clone(),
@@ -115,6 +134,11 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
                 x.len_bytes.to_string(),
                 x.avg_pkts.map(|a| format!("{a:.6}")).unwrap_or_default(),
                 format!("{}", x.delay_s),
+                x.arrivals.to_string(),
+                x.dropped.to_string(),
+                x.marked.to_string(),
+                dr,
+                mr,
             ])
             .map_err(csv_err)?;
         }

@@ -589,7 +589,11 @@ impl Simulation {
             let port = &self.links[*li].port;
             let qd = &port.qd;
             let len = qd.len_pkts();
+            let c = &port.counters;
             v.push(QueueSample {
+                arrivals: c.arrivals,
+                dropped: c.dropped(),
+                marked: c.marked,
                 time_s: t,
                 len_pkts: len as u32,
                 len_bytes: qd.len_bytes(),
@@ -727,6 +731,7 @@ impl Simulation {
             queues.push(QueueResult {
                 link: l.name.clone(),
                 kind: l.port.qd.kind().to_string(),
+                arrivals: c.arrivals,
                 enqueued: c.enqueued,
                 dequeued: c.dequeued,
                 dropped: c.dropped(),
@@ -745,6 +750,7 @@ impl Simulation {
                 } else {
                     to_secs(h.max())
                 },
+                classes: class_results(&l.port.by_class),
             });
             let last = queues.last_mut().expect("pushed");
             last.mean_len_pkts = l.port.mean_len_pkts(end);
@@ -877,4 +883,22 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     }
     let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
     Some(sorted[i])
+}
+
+/// Per-class counts of a port, when a classifier tagged any packet.
+fn class_results(by: &[crate::net::link::ClassCounters; 3]) -> Vec<crate::metrics::ClassResult> {
+    if by[1].arrivals + by[2].arrivals == 0 {
+        return Vec::new();
+    }
+    ["default", "in", "out"]
+        .iter()
+        .zip(by)
+        .filter(|(_, c)| c.arrivals > 0)
+        .map(|(name, c)| crate::metrics::ClassResult {
+            class: name.to_string(),
+            arrivals: c.arrivals,
+            dropped: c.dropped,
+            marked: c.marked,
+        })
+        .collect()
 }

@@ -326,6 +326,26 @@ fn assert_conserved(r: &RunResult) {
             q.link
         );
         assert!(q.dequeued <= q.enqueued, "{}: {}", r.scenario, q.link);
+        // Every offered packet is accepted or refused; none leaves twice.
+        assert!(q.enqueued <= q.arrivals, "{}: {}", r.scenario, q.link);
+        assert!(
+            q.dropped + q.dequeued <= q.arrivals,
+            "{}: {} dropped {} + dequeued {} > arrivals {}",
+            r.scenario,
+            q.link,
+            q.dropped,
+            q.dequeued,
+            q.arrivals
+        );
+        // Per-class counts (on classified links) add up to the queue's.
+        if !q.classes.is_empty() {
+            let sum = |f: fn(&aqmlab::metrics::ClassResult) -> u64| -> u64 {
+                q.classes.iter().map(f).sum()
+            };
+            assert_eq!(sum(|c| c.arrivals), q.arrivals, "{}", q.link);
+            assert_eq!(sum(|c| c.dropped), q.dropped, "{}", q.link);
+            assert_eq!(sum(|c| c.marked), q.marked, "{}", q.link);
+        }
         assert!(
             l.tx_packets <= q.dequeued && q.dequeued <= l.tx_packets + 1,
             "{}: {} dequeued {} vs transmitted {}",

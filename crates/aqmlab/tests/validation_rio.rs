@@ -68,6 +68,34 @@ fn classifier_holds_the_short_long_ratio_near_slr() {
         q.enqueued + q.dropped
     );
     assert!(c.counters.tagged_in > 0 && c.counters.tagged_out > 0);
+    // RIO refuses only arrivals, so arrivals = enqueued + dropped; the
+    // port's per-class counts agree with the classifier's tags, and short
+    // (In) packets see a lower drop+mark rate than long (Out) ones.
+    assert_eq!(q.arrivals, q.enqueued + q.dropped);
+    let class = |n: &str| q.classes.iter().find(|k| k.class == n).unwrap();
+    let (cin, cout) = (class("in"), class("out"));
+    assert_eq!(cin.arrivals, c.counters.tagged_in);
+    assert_eq!(cout.arrivals, c.counters.tagged_out);
+    let sig = |k: &aqmlab::metrics::ClassResult| k.drop_rate() + k.mark_rate();
+    eprintln!(
+        "signal rate: in {:.5} ({} drops, {} marks), out {:.5} ({} drops, {} marks)",
+        sig(cin),
+        cin.dropped,
+        cin.marked,
+        sig(cout),
+        cout.dropped,
+        cout.marked
+    );
+    assert!(sig(cout) > 0.0 && sig(cin) < sig(cout));
+    // Drop/mark rate over time: 60 s windows partition the run's counts.
+    let series = r.series.iter().find(|s| s.link == "r1->r2").unwrap();
+    let w = series.signal_rates(60.0);
+    assert_eq!(w.len(), 10);
+    let last = series.samples.last().unwrap();
+    assert_eq!(w.iter().map(|x| x.arrivals).sum::<u64>(), last.arrivals);
+    assert_eq!(w.iter().map(|x| x.dropped).sum::<u64>(), last.dropped);
+    assert_eq!(w.iter().map(|x| x.marked).sum::<u64>(), last.marked);
+    assert!(last.arrivals <= q.arrivals && q.arrivals - last.arrivals < q.arrivals / 100);
     // after a 200 s transient, the ratio of the time-averaged numbers of
     // active short and long flows (observed at each adjustment, under the
     // L_t then in force) is within 20% of SLR = 3

@@ -51,6 +51,8 @@ pub enum DropCause {
 /// Counters kept for every queue, whatever its discipline.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct QueueCounters {
+    /// Packets offered to the queue (accepted or not).
+    pub arrivals: u64,
     pub enqueued: u64,
     pub dequeued: u64,
     pub dropped_early: u64,

@@ -56,6 +56,8 @@ pub struct QueueResult {
     /// The simplex link whose egress this queue feeds (`a->b`).
     pub link: String,
     pub kind: String,
+    /// Packets offered to the queue (enqueued or dropped on arrival).
+    pub arrivals: u64,
     pub enqueued: u64,
     pub dequeued: u64,
     pub dropped: u64,
@@ -72,6 +74,41 @@ pub struct QueueResult {
     pub p50_delay_s: f64,
     pub p99_delay_s: f64,
     pub max_delay_s: f64,
+    /// Arrivals, drops and marks per packet class, for queues that saw
+    /// packets tagged by a classifier (RIO-PS: `in` = short, `out` = long);
+    /// empty otherwise. See [`crate::net::link::ClassCounters`] for how
+    /// marks are attributed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassResult>,
+}
+
+/// One packet class's counts at a queue.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClassResult {
+    /// `default`, `in` (short-flow packets) or `out` (long-flow packets).
+    pub class: String,
+    pub arrivals: u64,
+    pub dropped: u64,
+    pub marked: u64,
+}
+
+impl ClassResult {
+    /// Fraction of arrivals dropped.
+    pub fn drop_rate(&self) -> f64 {
+        ratio(self.dropped, self.arrivals)
+    }
+    /// Fraction of arrivals marked CE.
+    pub fn mark_rate(&self) -> f64 {
+        ratio(self.marked, self.arrivals)
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -100,12 +137,77 @@ pub struct QueueSample {
     /// Queueing delay: the sojourn time of the last packet dequeued before
     /// the sample, 0 when the queue is empty.
     pub delay_s: f64,
+    /// Packets offered to the queue since the start of the run.
+    pub arrivals: u64,
+    /// Packets dropped since the start of the run (every cause).
+    pub dropped: u64,
+    /// Packets marked CE since the start of the run.
+    pub marked: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct QueueSeries {
     pub link: String,
     pub samples: Vec<QueueSample>,
+}
+
+/// Drop and mark rates of a queue over one window of time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignalWindow {
+    pub t0_s: f64,
+    pub t1_s: f64,
+    /// Packets offered to the queue in the window.
+    pub arrivals: u64,
+    pub dropped: u64,
+    pub marked: u64,
+}
+
+impl SignalWindow {
+    /// Drops per arrival in the window (0 when nothing arrived).
+    pub fn drop_rate(&self) -> f64 {
+        ratio(self.dropped, self.arrivals)
+    }
+    /// Marks per arrival in the window (0 when nothing arrived).
+    pub fn mark_rate(&self) -> f64 {
+        ratio(self.marked, self.arrivals)
+    }
+    /// Drops plus marks per arrival: the congestion-signal rate.
+    pub fn signal_rate(&self) -> f64 {
+        ratio(self.dropped + self.marked, self.arrivals)
+    }
+}
+
+impl QueueSeries {
+    /// Drop/mark rates over time, in consecutive windows of at least
+    /// `window_s` seconds whose edges are sample times (so a window is a
+    /// whole number of sample intervals). The counts are differences of the
+    /// cumulative counters at the edges: a packet dropped at dequeue (CoDel)
+    /// is counted in the window of its drop, not of its arrival. A last
+    /// window shorter than `window_s` is kept. `window_s` ≤ 0 gives one
+    /// window per sample interval.
+    pub fn signal_rates(&self, window_s: f64) -> Vec<SignalWindow> {
+        let mut out = Vec::new();
+        let Some(first) = self.samples.first() else {
+            return out;
+        };
+        let mut edge = *first;
+        let n = self.samples.len();
+        for (i, s) in self.samples.iter().enumerate().skip(1) {
+            // Tolerate float error in sample times (k·interval summed).
+            let full = s.time_s - edge.time_s >= window_s - 1e-9;
+            if full || i + 1 == n {
+                out.push(SignalWindow {
+                    t0_s: edge.time_s,
+                    t1_s: s.time_s,
+                    arrivals: s.arrivals - edge.arrivals,
+                    dropped: s.dropped - edge.dropped,
+                    marked: s.marked - edge.marked,
+                });
+                edge = *s;
+            }
+        }
+        out
+    }
 }
 
 /// One sample of a flow's congestion state.

@@ -29,6 +29,25 @@ pub struct Port {
     /// Sojourn time of the last packet dequeued.
     pub last_sojourn: Time,
     scratch: Vec<(Packet, DropCause)>,
+    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
+    pub by_class: [ClassCounters; 3],
+}
+
+/// What a port counts for one packet class
+/// ([`Class`](crate::net::packet::Class): default, In, Out).
+///
+/// A drop is charged to the class of the dropped packet. A CE mark is
+/// charged to the class of the packet the discipline was handling when it
+/// marked: the arrival for disciplines that mark on enqueue (RED, ARED,
+/// RIO, PIE), the departing packet for those that mark on dequeue (CoDel,
+/// FQ-CoDel, sfqCoDel). MarkMax marks a queued packet of the largest
+/// flow, not the arrival, so its per-class marks are approximate; the
+/// queue's total `marked` is exact for every discipline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounters {
+    pub arrivals: u64,
+    pub dropped: u64,
+    pub marked: u64,
 }
 
 impl Port {
@@ -46,6 +65,7 @@ impl Port {
             sojourn_sum_ns: 0,
             last_sojourn: 0,
             scratch: Vec::new(),
+            by_class: [ClassCounters::default(); 3],
         }
     }
 
@@ -74,12 +94,18 @@ impl Port {
             dropped: &mut self.scratch,
             marked: 0,
         };
+        let class = pkt.class as usize;
         let r = self.qd.enqueue(pkt, &mut ctx);
+        self.counters.arrivals += 1;
         self.counters.marked += ctx.marked as u64;
+        let c = &mut self.by_class[class];
+        c.arrivals += 1;
+        c.marked += ctx.marked as u64;
         match r {
             Ok(()) => self.counters.enqueued += 1,
             Err(cause) => {
                 self.counters.count_drop(cause);
+                c.dropped += 1;
                 drops.push(pkt);
             }
         }
@@ -98,6 +124,9 @@ impl Port {
         };
         let p = self.qd.dequeue(&mut ctx);
         self.counters.marked += ctx.marked as u64;
+        if let Some(p) = &p {
+            self.by_class[p.class as usize].marked += ctx.marked as u64;
+        }
         self.flush_drops(drops);
         if let Some(p) = &p {
             self.counters.dequeued += 1;
@@ -113,6 +142,7 @@ impl Port {
     fn flush_drops(&mut self, drops: &mut Vec<Packet>) {
         for (p, c) in self.scratch.drain(..) {
             self.counters.count_drop(c);
+            self.by_class[p.class as usize].dropped += 1;
             drops.push(p);
         }
     }
