@@ -1,5 +1,5 @@
 //! `aqmlab reproduce markmax` as a user meets it, on shortened runs
-//! (`AQMLAB_MARKMAX_DURATION`): the paper's numbers are printed beside
+//! (`--duration`): the paper's numbers are printed beside
 //! ours, and the report, the tables and the plots are written.
 
 use assert_cmd::Command;
@@ -11,8 +11,15 @@ fn reproduce_markmax_writes_tables_report_and_plots() {
     let out = d.path().join("mm");
     let o = Command::cargo_bin("aqmlab")
         .unwrap()
-        .env("AQMLAB_MARKMAX_DURATION", "12")
-        .args(["reproduce", "markmax", "--seeds", "1", "--out"])
+        .args([
+            "reproduce",
+            "markmax",
+            "--seeds",
+            "1",
+            "--duration",
+            "12s",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -23,7 +30,7 @@ fn reproduce_markmax_writes_tables_report_and_plots() {
         String::from_utf8_lossy(&o.stderr)
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    for t in ["Scheme 1", "Scheme 2", "SHORTENED"] {
+    for t in ["Scheme 1", "Scheme 2", "--duration"] {
         assert!(stdout.contains(t), "stdout lacks {t}:\n{stdout}");
     }
     // the paper's numbers, exactly as printed in its two tables
@@ -46,7 +53,7 @@ fn reproduce_markmax_writes_tables_report_and_plots() {
         "paper | aqmlab | difference",
         "## Where aqmlab differs from the paper",
         "## Checks",
-        "SHORTENED",
+        "--duration",
     ] {
         assert!(report.contains(t), "report lacks {t}");
     }
@@ -79,14 +86,37 @@ fn reproduce_markmax_writes_tables_report_and_plots() {
 }
 
 #[test]
-fn reproduce_markmax_rejects_a_bad_duration() {
-    let o = Command::cargo_bin("aqmlab")
-        .unwrap()
-        .env("AQMLAB_MARKMAX_DURATION", "soon")
-        .args(["reproduce", "markmax", "--seeds", "1", "--out"])
-        .arg(tempfile::tempdir().unwrap().path().join("x"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("AQMLAB_MARKMAX_DURATION"));
+fn reproduce_rejects_bad_duration_and_load_flags() {
+    // (paper, flags, what the message must name)
+    let cases: [(&str, &[&str], &str); 7] = [
+        ("markmax", &["--duration", "soon"], "--duration `soon`"),
+        ("markmax", &["--duration", "12"], "missing unit"),
+        ("markmax", &["--duration", "0s"], "must be positive"),
+        ("maxnet-mice", &["--duration", "10s"], "at least 25 s"),
+        ("rio-ps", &["--load", "3"], "(0, 2]"),
+        ("markmax", &["--load", "0.5"], "only rio-ps"),
+        ("red-gateway", &["--duration", "5s"], "30 s runs"),
+    ];
+    for (paper, flags, want) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("x");
+        let o = Command::cargo_bin("aqmlab")
+            .unwrap()
+            .args(["reproduce", paper, "--seeds", "1"])
+            .args(flags)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{paper} {flags:?}: {err}");
+        assert!(
+            err.contains(want),
+            "{paper} {flags:?}: `{err}` lacks `{want}`"
+        );
+        assert!(
+            !out.exists(),
+            "{paper} {flags:?}: wrote output before failing"
+        );
+    }
 }

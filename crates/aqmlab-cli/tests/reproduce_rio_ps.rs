@@ -1,5 +1,5 @@
 //! `aqmlab reproduce rio-ps` as a user meets it, with shortened web runs
-//! (`AQMLAB_RIO_PS_SECONDS`): the paper's tables are printed beside ours,
+//! (`--duration`): the paper's tables are printed beside ours,
 //! and the report, the CSV table and the plot are written.
 
 use assert_cmd::Command;
@@ -11,7 +11,6 @@ fn reproduce_rio_ps_writes_tables_report_and_plot() {
     let out = d.path().join("rio");
     let o = Command::cargo_bin("aqmlab")
         .unwrap()
-        .env("AQMLAB_RIO_PS_SECONDS", "60")
         .args([
             "reproduce",
             "rio-ps",
@@ -19,6 +18,8 @@ fn reproduce_rio_ps_writes_tables_report_and_plot() {
             "1",
             "--jobs",
             "2",
+            "--duration",
+            "60s",
             "--out",
         ])
         .arg(&out)
@@ -89,4 +90,41 @@ fn reproduce_rio_ps_writes_tables_report_and_plot() {
     }
     let png = out.join("rt_relative_to_red.png");
     assert!(fs::metadata(&png).unwrap().len() > 1000);
+    // drop/mark rate by class: RIO-PS signals short (In) packets less often
+    // than long (Out) ones, in every experiment
+    assert!(
+        stdout.contains("short drop %") && report.contains("Drop and mark rates by packet class")
+    );
+    let cell = |exp: &str, scheme: &str, metric: &str| -> f64 {
+        let l = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("web,{exp},{scheme},{metric},")))
+            .unwrap_or_else(|| panic!("no {exp} {scheme} {metric}"));
+        l.split(',').nth(5).unwrap().parse().unwrap()
+    };
+    for exp in ["Exp1 (ITO=3s)", "Exp1 (ITO=1s)", "Exp2 (ITO=3s)"] {
+        let short = cell(exp, "RIO-PS", "short_drop_pct") + cell(exp, "RIO-PS", "short_mark_pct");
+        let long = cell(exp, "RIO-PS", "long_drop_pct") + cell(exp, "RIO-PS", "long_mark_pct");
+        assert!(short < long, "{exp}: short {short} % vs long {long} %");
+        assert_eq!(
+            cell(exp, "DropTail", "short_mark_pct"),
+            0.0,
+            "DropTail never marks"
+        );
+    }
+    // drop/mark rate over time: one window per 1 s sample (60 s / 100 is
+    // less than the sample interval) for each scheme and experiment
+    let ot = fs::read_to_string(out.join("signal_over_time.csv")).unwrap();
+    assert_eq!(
+        ot.lines().next().unwrap(),
+        "experiment,scheme,seed,t_end_s,drop_pct,mark_pct"
+    );
+    assert_eq!(ot.lines().count(), 1 + 9 * 60);
+    assert!(
+        fs::metadata(out.join("signal_over_time.png"))
+            .unwrap()
+            .len()
+            > 1000
+    );
+    assert!(report.contains("signal_over_time.png"));
 }

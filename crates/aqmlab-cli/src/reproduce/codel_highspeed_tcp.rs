@@ -16,6 +16,7 @@
 //! (see [`RED`]).
 
 use super::common::{md_rows, run_all, text_table};
+use super::Opts;
 use crate::{CliError, CliResult};
 use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario};
@@ -114,24 +115,33 @@ fn mean(ms: &[M], f: impl Fn(&M) -> f64) -> f64 {
     ms.iter().map(f).sum::<f64>() / ms.len().max(1) as f64
 }
 
-fn scenario(aqm: usize, ccs: [usize; 3]) -> CliResult<Scenario> {
-    let mut o = vec![format!("links.bottleneck.queue_ab={}", AQMS[aqm].1)];
+/// The paper's run length.
+const DURATION_S: f64 = 100.0;
+
+fn scenario(aqm: usize, ccs: [usize; 3], dur: f64) -> CliResult<Scenario> {
+    let mut o = vec![
+        format!("links.bottleneck.queue_ab={}", AQMS[aqm].1),
+        format!("duration=\"{dur}s\""),
+    ];
     for (i, c) in ccs.iter().enumerate() {
         o.push(format!("flows.f{}.cc={}", i + 1, CCS[*c].1));
     }
     Ok(Scenario::from_toml_with(TOML, FILE, &o)?)
 }
 
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult {
+    let seeds = o.seeds;
+    let (dur, changed) =
+        o.duration_or(DURATION_S, 2.0, "the flows start within the first second")?;
     let mut configs = Vec::new();
     for aqm in 0..3 {
         for cc in 0..3 {
-            configs.push(scenario(aqm, [cc; 3])?);
+            configs.push(scenario(aqm, [cc; 3], dur)?);
         }
     }
     for aqm in 0..3 {
         // Table 5: H-TCP, Compound, CUBIC
-        configs.push(scenario(aqm, [1, 2, 0])?);
+        configs.push(scenario(aqm, [1, 2, 0], dur)?);
     }
     let jobs: Vec<(&Scenario, u64)> = configs
         .iter()
@@ -184,8 +194,13 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     ];
     let _ = writeln!(
         txt,
-        "Kushwaha & Ratneshwer: RED, CoDel, sfqCoDel × CUBIC, H-TCP, Compound at 622 Mbit/s. Every cell: paper / aqmlab (mean of {seeds} seed{}).\n",
-        if seeds == 1 { "" } else { "s" }
+        "Kushwaha & Ratneshwer: RED, CoDel, sfqCoDel × CUBIC, H-TCP, Compound at 622 Mbit/s. Every cell: paper / aqmlab (mean of {seeds} seed{}).{}\n",
+        if seeds == 1 { "" } else { "s" },
+        if changed {
+            format!(" RUNS OF {dur} s (--duration), not the paper's {DURATION_S} s.")
+        } else {
+            String::new()
+        }
     );
     for (t, title, paper, dec, f) in metrics.iter() {
         let head: Vec<String> = std::iter::once("AQM".to_string())
@@ -324,11 +339,11 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     // ---- report -------------------------------------------------------------
     let mut rep = format!(
         "# Reproduction: Kushwaha & Ratneshwer, RED, CoDel and sfqCoDel with CUBIC, H-TCP and Compound TCP\n\n\
-         Produced by `aqmlab reproduce codel-highspeed-tcp --seeds {seeds}` ({} runs, {:.1} s wall).\n\n\
+         Produced by `aqmlab reproduce codel-highspeed-tcp --seeds {seeds}{}` ({} runs, {:.1} s wall).{}\n\n\
          ## Setup\n\n\
          Scenario `{FILE}` (compiled into the binary): a 622 Mbit/s bottleneck with a 48 ms round trip, \
          1 Gbit/s access links with a 1 ms round trip (base RTT 50 ms), a buffer of 8 × BDP = 29 904 \
-         packets of 1040 bytes, three flows, 100 s. Each flow starts at a random time in the first second. \
+         packets of 1040 bytes, three flows, {dur} s. Each flow starts at a random time in the first second. \
          The paper used ns-2.35 with the tcp-linux ports of Linux 2.6.22 and Pollere's CoDel and sfqCoDel; \
          we pin the same variants: CUBIC `linux-2.6.22` (β = 819/1024, no HyStart), H-TCP (Linux constants), \
          Compound `ns2` (loss response halves the total window), CoDel `ns2` (Pollere re-entry rule), \
@@ -342,8 +357,20 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
          ## Results\n\n{md}\n\
          Per-flow throughput in the mixed runs:\n\n{mixed}\n\
          Plots: {}.\n\n",
+        if changed {
+            format!(" --duration {dur}s")
+        } else {
+            String::new()
+        },
         results.len(),
         wall,
+        if changed {
+            format!(
+                "\n\n**Run length set by `--duration`**: {dur} s instead of the paper's {DURATION_S} s."
+            )
+        } else {
+            String::new()
+        },
         figs.iter().map(|f| format!("`{f}.png`")).collect::<Vec<_>>().join(", ")
     );
     rep.push_str(&discussion(&per_config));

@@ -23,10 +23,12 @@
 //! round-trip propagation delay instead of the access link's one-way delay,
 //! and 500-byte segments instead of 1000-byte ones (scheme 1).
 //!
-//! `AQMLAB_MARKMAX_DURATION=<seconds>` shortens every run (warm-up one sixth
-//! of it) for quick checks and tests; the report then says so.
+//! `--duration` changes every run's length (warm-up one sixth of it), for
+//! quick checks and tests or for longer looks at convergence; the report
+//! then says so.
 
 use super::common::{md_rows, text_table};
+use super::Opts;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
 use crate::progress::Progress;
 use crate::{CliError, CliResult};
@@ -59,8 +61,6 @@ const MU_BPS: f64 = 70e6;
 /// MarkMax θ, packets (paper: 240 MSS), and TCP's window reduction factor.
 const THETA: f64 = 240.0;
 const BETA: f64 = 0.5;
-/// Environment variable that shortens every run (seconds).
-pub const DURATION_ENV: &str = "AQMLAB_MARKMAX_DURATION";
 
 // ---- the paper's numbers, copied exactly as printed ------------------------
 
@@ -225,22 +225,14 @@ struct Config {
     access_ms: Vec<f64>,
 }
 
-/// Run length and warm-up, seconds (shortened by `DURATION_ENV`).
-fn timing() -> CliResult<(f64, f64, bool)> {
-    match std::env::var(DURATION_ENV) {
-        Ok(v) => {
-            let d: f64 = v.trim().parse().map_err(|_| {
-                CliError::Input(format!("{DURATION_ENV}={v}: expected a number of seconds"))
-            })?;
-            if !(d >= 1.0 && d.is_finite()) {
-                return Err(CliError::Input(format!(
-                    "{DURATION_ENV}={v}: must be at least 1 second"
-                )));
-            }
-            Ok((d, d / 6.0, true))
-        }
-        Err(_) => Ok((DURATION_S, WARMUP_S, false)),
-    }
+/// Run length and warm-up, seconds, and whether `--duration` changed them.
+fn timing(o: &Opts) -> CliResult<(f64, f64, bool)> {
+    let (d, changed) = o.duration_or(DURATION_S, 1.0, "one second at least")?;
+    Ok(if changed {
+        (d, d / 6.0, true)
+    } else {
+        (DURATION_S, WARMUP_S, false)
+    })
 }
 
 fn build_config(
@@ -457,9 +449,10 @@ fn ours(a: &Agg) -> [f64; 3] {
 
 // ---- the command ---------------------------------------------------------
 
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult {
     let wall = Instant::now();
-    let (dur, warm, shortened) = timing()?;
+    let seeds = o.seeds;
+    let (dur, warm, shortened) = timing(o)?;
     let mut configs = Vec::new();
     for variant in Variant::ALL {
         for scheme in [1, 2] {
@@ -591,7 +584,11 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
                             format!("; slow-start peaks (up to {early:.0} segments) clipped"),
                         None => String::new(),
                     },
-                    if shortened { " (shortened run)" } else { "" }
+                    if shortened {
+                        " (run length set by --duration)"
+                    } else {
+                        ""
+                    }
                 ),
                 x_desc: "time (s)".into(),
                 y_desc: "cwnd (segments)".into(),
@@ -665,7 +662,7 @@ fn print_tables(cx: &Ctx) -> String {
         cx.warm,
         cx.dur,
         if cx.shortened {
-            "; SHORTENED RUNS, not the paper's setting"
+            "; RUN LENGTH SET BY --duration, not the default"
         } else {
             ""
         }
@@ -824,7 +821,7 @@ fn plot_bars(cx: &Ctx, out: &Path) -> CliResult {
                     cx.warm,
                     cx.dur,
                     if cx.shortened {
-                        " (shortened runs)"
+                        " (run length set by --duration)"
                     } else {
                         ""
                     }
@@ -902,8 +899,9 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
     if cx.shortened {
         let _ = writeln!(
             s,
-            "**These are SHORTENED runs** ({DURATION_ENV} = {:.0} s, warm-up {:.1} s), for \
-             checking the command only; the numbers are not the reproduction.\n",
+            "**Run length set by `--duration`** ({:.0} s, warm-up {:.1} s, instead of the \
+             default {DURATION_S:.0} s / {WARMUP_S:.0} s); shortened runs are for checking the \
+             command only, their numbers are not the reproduction.\n",
             cx.dur, cx.warm
         );
     }

@@ -17,10 +17,11 @@
 //! The scenarios are `scenarios/papers/maxnet-mice/{maxnet,reno-red}.toml`
 //! (every choice the paper leaves open is written there and in the report);
 //! the driver overrides the number of connections and, for Figs. 8–9, the
-//! link rates. `AQMLAB_MAXNET_MICE_DURATION=<seconds>` (at least 25)
-//! shortens every run for quick checks and tests; the report then says so.
+//! link rates. `--duration` (at least 25 s) changes every run's length for
+//! quick checks and tests; the report then says so.
 
 use super::common::{md_rows, run_all, text_table};
+use super::Opts;
 use crate::plot::{self, Lines};
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario};
@@ -34,7 +35,6 @@ const MAXNET_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice
 const RENO_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/reno-red.toml");
 
 /// Shortens every run (seconds) when set.
-pub const DURATION_ENV: &str = "AQMLAB_MAXNET_MICE_DURATION";
 /// "one long live FTP connection ... in approximately of 60 s".
 const DURATION_S: f64 = 60.0;
 /// "Then 20 s after, HTTP connections are generated".
@@ -148,21 +148,8 @@ fn build(
     })
 }
 
-fn timing() -> CliResult<(f64, bool)> {
-    match std::env::var(DURATION_ENV) {
-        Ok(v) => {
-            let d: f64 = v.trim().parse().map_err(|_| {
-                CliError::Input(format!("{DURATION_ENV}={v}: expected a number of seconds"))
-            })?;
-            if !(d >= 25.0 && d.is_finite()) {
-                return Err(CliError::Input(format!(
-                    "{DURATION_ENV}={v}: must be at least 25 seconds (the connections open at 20 s)"
-                )));
-            }
-            Ok((d, true))
-        }
-        Err(_) => Ok((DURATION_S, false)),
-    }
+fn timing(o: &Opts) -> CliResult<(f64, bool)> {
+    o.duration_or(DURATION_S, 25.0, "the HTTP connections open at 20 s")
 }
 
 /// What one run gives.
@@ -327,9 +314,10 @@ fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
 
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult {
     let wall = Instant::now();
-    let (dur, shortened) = timing()?;
+    let seeds = o.seeds;
+    let (dur, shortened) = timing(o)?;
     let mut configs = Vec::new();
     for (testbed, n, variant) in [
         (Testbed::Slow, 200, Variant::Main),
@@ -380,7 +368,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         "MaxNet vs TCP Reno/RED on mice traffic (maxnet-mice.txt). Mean over {seeds} seed{} (sd in brackets).{}\n",
         if seeds == 1 { "" } else { "s" },
         if shortened {
-            format!(" SHORTENED runs of {dur} s ({DURATION_ENV}).")
+            format!(" Runs of {dur} s (--duration), not the default {DURATION_S} s.")
         } else {
             String::new()
         }
@@ -843,7 +831,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         if seeds == 1 { "" } else { "s" },
         jobs.len(),
         if shortened {
-            format!("\n\n**SHORTENED**: every run lasts {dur} s ({DURATION_ENV}); the paper's runs last about 60 s.")
+            format!("\n\n**Run length set by `--duration`**: every run lasts {dur} s; the paper's runs last about 60 s.")
         } else {
             String::new()
         }

@@ -68,6 +68,44 @@ pub struct ReproduceArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Simulated length of each run instead of the paper's, e.g. "600s" or
+    /// "10min" (units: ns, us, ms, s, min); warm-up windows scale with it.
+    /// For quick looks: numbers from shortened runs are marked as such.
+    /// codel-highspeed-tcp, markmax, maxnet-mice, and rio-ps's web runs;
+    /// red-gateway's tables count events over the paper's 30 s runs and do
+    /// not take it.
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<String>,
+    /// rio-ps only: offered web load as a fraction of the bottleneck, in
+    /// (0, 2] (default 0.9).
+    #[arg(long, value_name = "FRACTION")]
+    pub load: Option<f64>,
+}
+
+/// What every reproduction takes from the command line, checked.
+#[derive(Clone, Debug)]
+pub struct Opts {
+    /// Seeds per configuration (1..=seeds).
+    pub seeds: u64,
+    /// `--duration`, seconds.
+    pub duration_s: Option<f64>,
+    /// `--load`, a fraction of the bottleneck.
+    pub load: Option<f64>,
+}
+
+impl Opts {
+    /// The run length: `--duration` if given (at least `min_s` seconds,
+    /// else an input error naming the paper's constraint), else `paper_s`.
+    /// The flag says whether it differs from the paper's.
+    pub fn duration_or(&self, paper_s: f64, min_s: f64, why: &str) -> CliResult<(f64, bool)> {
+        match self.duration_s {
+            None => Ok((paper_s, false)),
+            Some(d) if d < min_s => Err(crate::CliError::Input(format!(
+                "--duration: must be at least {min_s} s ({why}), got {d} s"
+            ))),
+            Some(d) => Ok((d, (d - paper_s).abs() > 1e-9)),
+        }
+    }
 }
 
 pub fn main(a: ReproduceArgs) -> CliResult {
@@ -81,12 +119,49 @@ pub fn main(a: ReproduceArgs) -> CliResult {
             .build_global()
             .map_err(|e| crate::CliError::Internal(e.to_string()))?;
     }
+    let duration_s = match &a.duration {
+        None => None,
+        Some(d) => {
+            let t = aqmlab::scenario::units::parse_duration(d)
+                .map_err(|m| crate::CliError::Input(format!("--duration `{d}`: {m}")))?;
+            if t == 0 {
+                return Err(crate::CliError::Input(format!(
+                    "--duration `{d}`: must be positive"
+                )));
+            }
+            Some(t as f64 / 1e9)
+        }
+    };
+    if matches!(a.paper, Paper::RedGateway) && duration_s.is_some() {
+        return Err(crate::CliError::Input(
+            "--duration: red-gateway's tables count drops and timeouts over the paper's 30 s runs \
+             (already about 10 s in all), so its run length is fixed"
+                .into(),
+        ));
+    }
+    if let Some(l) = a.load {
+        if !matches!(a.paper, Paper::RioPs) {
+            return Err(crate::CliError::Input(
+                "--load: only rio-ps has an offered-load knob (its web workload)".into(),
+            ));
+        }
+        if !(l > 0.0 && l <= 2.0) {
+            return Err(crate::CliError::Input(format!(
+                "--load: a fraction of the bottleneck in (0, 2], got {l}"
+            )));
+        }
+    }
+    let o = Opts {
+        seeds,
+        duration_s,
+        load: a.load,
+    };
     let out = a.out.unwrap_or_else(|| a.paper.default_out());
     match a.paper {
-        Paper::RedGateway => red_gateway::run(seeds, &out),
-        Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(seeds, &out),
-        Paper::Markmax => markmax::run(seeds, &out),
-        Paper::RioPs => rio_ps::run(seeds, &out),
-        Paper::MaxnetMice => maxnet_mice::run(seeds, &out),
+        Paper::RedGateway => red_gateway::run(o.seeds, &out),
+        Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(&o, &out),
+        Paper::Markmax => markmax::run(&o, &out),
+        Paper::RioPs => rio_ps::run(&o, &out),
+        Paper::MaxnetMice => maxnet_mice::run(&o, &out),
     }
 }

@@ -10,12 +10,14 @@
 //! Exp1 (BDP 200 packets) with ITO 3 s and 1 s, Exp2 (BDP 120) with ITO 3 s;
 //! average response time relative to RED by object size, the fairness index
 //! of the foreground short and long connections, drop/mark rate and goodput.
-//! The paper runs 4000 s with a 2000 s warm-up; so do we by default. The
-//! environment variable `AQMLAB_RIO_PS_SECONDS` shortens the run (warm-up =
-//! half of it) for tests and quick looks; `AQMLAB_RIO_PS_LOAD` sets the
-//! offered load (default 0.9 of the bottleneck).
+//! The paper runs 4000 s with a 2000 s warm-up; so do we by default.
+//! `--duration` changes the web runs' length (warm-up = half of it) for
+//! tests and quick looks; `--load` sets the offered load (default 0.9 of the
+//! bottleneck). The drop/mark rate is reported over the measured period,
+//! per packet class (short = In, long = Out) and over time.
 
 use super::common::{md_rows, text_table};
+use super::Opts;
 use crate::progress::Progress;
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
@@ -87,8 +89,8 @@ const WEB_EXPS: [(&str, &str, &str, f64); 3] = [
     ("Exp2 (ITO=3s)", "22ms", "3s", 120.0),
 ];
 const WEB_RATE: f64 = 10e6;
-/// Default offered load (fraction of the bottleneck); `AQMLAB_RIO_PS_LOAD`
-/// overrides it. At 0.95 our 4000 s runs saturate (drop+mark rates 15–28%).
+/// Default offered load (fraction of the bottleneck); `--load` overrides
+/// it. At 0.95 our 4000 s runs saturate (drop+mark rates 15–28%).
 const WEB_LOAD: f64 = 0.9;
 const MSS: u32 = 460;
 
@@ -123,7 +125,13 @@ struct Web {
     fair_long: Vec<f64>,
     rt_short: Vec<f64>,
     rt_long: Vec<f64>,
+    /// Drop+mark rate at the bottleneck over the measured period.
     signal_rate: f64,
+    /// Counts at the bottleneck over the measured period, per class
+    /// (0 = short/In, 1 = long/Out): arrivals, drops, marks.
+    class: [[u64; 3]; 2],
+    /// Drop and mark rate over time (window end s, drop %, mark %), whole run.
+    over_time: Vec<(f64, f64, f64)>,
     goodput_pkts: f64,
     utilization: f64,
     lt_mean: f64,
@@ -144,7 +152,7 @@ fn check(r: &RunResult) -> CliResult {
 
 fn signal_rate(r: &RunResult) -> f64 {
     r.queue(LINK).map_or(0.0, |q| {
-        (q.dropped + q.marked) as f64 / (q.enqueued + q.dropped).max(1) as f64
+        (q.dropped + q.marked) as f64 / q.arrivals.max(1) as f64
     })
 }
 
@@ -172,11 +180,49 @@ fn jain_rt(x: &[f64]) -> f64 {
     }
 }
 
+/// Bottleneck counts per class: [[arrivals, drops, marks]; (In, Out)].
+fn class_counts(r: &RunResult) -> [[u64; 3]; 2] {
+    let mut c = [[0; 3]; 2];
+    if let Some(q) = r.queue(LINK) {
+        for k in &q.classes {
+            let i = match k.class.as_str() {
+                "in" => 0,
+                "out" => 1,
+                _ => continue,
+            };
+            c[i] = [k.arrivals, k.dropped, k.marked];
+        }
+    }
+    c
+}
+
 /// Summarise a web run: `r0` at the end of the warm-up, `r` at the end.
-fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64) -> Web {
+fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, window: f64) -> Web {
+    let (c0, c1) = (class_counts(r0), class_counts(r));
+    let class = [0, 1].map(|i| [0, 1, 2].map(|k| c1[i][k] - c0[i][k]));
+    let signal_rate = match (r0.queue(LINK), r.queue(LINK)) {
+        (Some(a), Some(b)) => {
+            let arr = (b.arrivals - a.arrivals).max(1) as f64;
+            ((b.dropped + b.marked) - (a.dropped + a.marked)) as f64 / arr
+        }
+        _ => 0.0,
+    };
+    let over_time = r
+        .series
+        .iter()
+        .find(|s| s.link == LINK)
+        .map(|s| {
+            s.signal_rates(window)
+                .iter()
+                .map(|x| (x.t1_s, 100.0 * x.drop_rate(), 100.0 * x.mark_rate()))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut w = Web {
         conservation_ok: r.conservation.holds(),
-        signal_rate: signal_rate(r),
+        signal_rate,
+        class,
+        over_time,
         events: r.events,
         ..Default::default()
     };
@@ -275,19 +321,16 @@ fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
-fn web_seconds() -> CliResult<f64> {
-    match std::env::var("AQMLAB_RIO_PS_SECONDS") {
-        Ok(s) => s.parse::<f64>().ok().filter(|x| *x >= 10.0).ok_or_else(|| {
-            CliError::Input(format!(
-                "AQMLAB_RIO_PS_SECONDS must be a number of seconds ≥ 10, got `{s}`"
-            ))
-        }),
-        Err(_) => Ok(4000.0),
-    }
-}
-
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult {
     let wall = std::time::Instant::now();
+    let seeds = o.seeds;
+    // Validate the flags before the goodput runs spend any time.
+    let (secs, changed) = o.duration_or(
+        4000.0,
+        10.0,
+        "the web runs measure after a warm-up of half the run",
+    )?;
+    let load = o.load.unwrap_or(WEB_LOAD);
     std::fs::create_dir_all(out)?;
     let mut txt = String::new();
     let mut md = String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n");
@@ -356,7 +399,6 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     md.push_str(&md_rows(&head, &rows));
 
     // ---- (b) web traffic ---------------------------------------------------
-    let secs = web_seconds()?;
     let warm = secs / 2.0;
     let base = Scenario::from_toml_with(WEB_TOML, WEB_FILE, &[])?;
     let web_spec = match &base.workloads[0] {
@@ -367,23 +409,15 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
             ))
         }
     };
-    let load = match std::env::var("AQMLAB_RIO_PS_LOAD") {
-        Ok(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|x| *x > 0.0 && *x <= 2.0)
-            .ok_or_else(|| {
-                CliError::Input(format!(
-                    "AQMLAB_RIO_PS_LOAD must be a load fraction in (0, 2], got `{s}`"
-                ))
-            })?,
-        Err(_) => WEB_LOAD,
-    };
+    // drop/mark-rate windows: 1/100 of the run, at least one sample interval
+    let window = (secs / 100.0).max(base.output.sample_interval.0 as f64 / 1e9);
     let sessions = web_spec.sessions_for_load(WEB_RATE, load, MSS, 40);
-    let shortened = if secs < 4000.0 {
+    let shortened = if changed && secs < 4000.0 {
         format!(
-            "SHORTENED: {secs} s runs with {warm} s warm-up (AQMLAB_RIO_PS_SECONDS), not the paper's 4000 s / 2000 s; heavy-tailed loads need long runs, so read these numbers as indicative only.\n"
+            "SHORTENED: {secs} s runs with {warm} s warm-up (--duration), not the paper's 4000 s / 2000 s; heavy-tailed loads need long runs, so read these numbers as indicative only.\n"
         )
+    } else if changed {
+        format!("Run length set by --duration: {secs} s with {warm} s warm-up (the paper: 4000 s / 2000 s).\n")
     } else {
         String::new()
     };
@@ -414,7 +448,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
             let r0 = sim.run();
             sim.set_duration(aqmlab::engine::secs(secs));
             let r = sim.run();
-            measure_web(sim, &r0, &r, warm)
+            measure_web(sim, &r0, &r, warm, window)
         },
     );
     if let Some(w) = webs.iter().find(|w| !w.conservation_ok) {
@@ -586,13 +620,119 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         let _ = writeln!(md, "\n### {label}: summary\n");
         md.push_str(&md_rows(&head, &rows));
     }
+    // ---- drop/mark rate per class and over time ----------------------------
+    let head: Vec<String> = [
+        "experiment",
+        "scheme",
+        "short share of arrivals",
+        "short drop %",
+        "short mark %",
+        "long drop %",
+        "long mark %",
+        "short drops",
+        "long drops",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut rows = Vec::new();
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
+    for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
+        for (s, scheme) in SCHEMES.iter().enumerate() {
+            let mut c = [[0u64; 3]; 2];
+            for w in per[ei * 3 + s] {
+                for (ci, wi) in c.iter_mut().zip(&w.class) {
+                    for (x, y) in ci.iter_mut().zip(wi) {
+                        *x += y;
+                    }
+                }
+            }
+            let v = [
+                pct(c[0][0], c[0][0] + c[1][0]),
+                pct(c[0][1], c[0][0]),
+                pct(c[0][2], c[0][0]),
+                pct(c[1][1], c[1][0]),
+                pct(c[1][2], c[1][0]),
+            ];
+            rows.push(vec![
+                label.to_string(),
+                scheme.to_string(),
+                format!("{:.1}", v[0]),
+                format!("{:.3}", v[1]),
+                format!("{:.3}", v[2]),
+                format!("{:.3}", v[3]),
+                format!("{:.3}", v[4]),
+                c[0][1].to_string(),
+                c[1][1].to_string(),
+            ]);
+            for (k, x) in [
+                "short_share_pct",
+                "short_drop_pct",
+                "short_mark_pct",
+                "long_drop_pct",
+                "long_mark_pct",
+            ]
+            .iter()
+            .zip(v)
+            {
+                let _ = writeln!(csv, "web,{label},{scheme},{k},,{x:.4},{seeds}");
+            }
+        }
+    }
+    let _ = writeln!(
+        txt,
+        "Drop and mark rates at the bottleneck by packet class over the measured period (short = tagged In by the edge classifier, long = Out; the classifier tags packets under every scheme, only RIO-PS acts on the tags)"
+    );
+    txt.push_str(&text_table(&head, &rows));
+    let _ = writeln!(
+        md,
+        "\n### Drop and mark rates by packet class\n\nOver the measured period at the bottleneck, pooled over seeds. Short = packets the edge classifier tagged In (the first L_t packets of a flow), long = Out; the classifier tags packets under every scheme, but only RIO-PS acts on the tags. Percentages are of each class's arrivals. The slides show the drop/mark rate only as a plot, without numbers.\n"
+    );
+    md.push_str(&md_rows(&head, &rows));
+    let mut ot_csv = String::from("experiment,scheme,seed,t_end_s,drop_pct,mark_pct\n");
+    let mut panels = Vec::new();
+    for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
+        let mut ser = Vec::new();
+        for (s, scheme) in SCHEMES.iter().enumerate() {
+            let w = &per[ei * 3 + s][0];
+            for (t, d, m) in &w.over_time {
+                let _ = writeln!(ot_csv, "{label},{scheme},1,{t},{d:.5},{m:.5}");
+            }
+            ser.push((
+                scheme.to_string(),
+                w.over_time.iter().map(|(t, d, m)| (*t, d + m)).collect(),
+            ));
+        }
+        panels.push((label.to_string(), ser));
+    }
+    std::fs::write(out.join("signal_over_time.csv"), ot_csv)?;
+    crate::plot::panel_lines(
+        &crate::plot::PanelLines {
+            title: "Drop + mark rate at the bottleneck over time".into(),
+            subtitle: format!(
+                "seed 1; % of the packets offered per {window} s window (whole run; measurement starts at {warm} s); load {load}"
+            ),
+            x_desc: "time (s)".into(),
+            y_desc: "drops + marks, % of arrivals".into(),
+            panels,
+            y_max: None,
+        },
+        &out.join("signal_over_time"),
+    )?;
+
     let wall = wall.elapsed().as_secs_f64();
     let _ = writeln!(
         md,
-        "\n![RIO-PS response time relative to RED](rt_relative_to_red.png)\n\n![DropTail response time relative to RED](rt_relative_to_red_droptail.png)\n\n## Notes\n\n\
+        "\n![Drop + mark rate over time](signal_over_time.png)\n\n![RIO-PS response time relative to RED](rt_relative_to_red.png)\n\n![DropTail response time relative to RED](rt_relative_to_red_droptail.png)\n\n## Notes\n\n\
 - Goodput (b) is payload packets (460 B) delivered in order to receivers during the measured period [{warm} s, {secs} s), our reading of the paper's unit (packets over the 2000 s measured period ≈ 8.4 Mbit/s of 500-B packets). With a shorter run than the paper's the goodput scales with the window; compare the ratios between schemes.\n\
 - The fairness index is the paper's (Σx)²/(n·Σx²) over the response times of each batch of 10 foreground connections opened together (short: 10 packets every 25 s; long: 1000 packets every 125 s), averaged over the batches opened after the warm-up whose 10 connections all completed.\n\
-- Drop+mark rate = (drops + CE marks) / arrivals at the bottleneck queue over the whole run (warm-up included).\n\
+- Drop+mark rate = (drops + CE marks) / arrivals at the bottleneck queue over the measured period; `signal_over_time.csv` has drops and marks separately per window for seed 1. Per-class marks are charged to the packet the queue was handling (the arrival, for RED and RIO), so they are exact here.\n\
 - Pinned choices the slides do not give (10 Mbit/s bottleneck, RTT 80/48 ms, TCP details, object size unit) are listed in `{WEB_FILE}`; the RIO-PS edge classifier runs with SLR 3, T_u 1 s, T_c 10 s and our L_t adjustment rule (`net/classifier.rs`). \"mean L_t\" and the geometric-mean observed short/long ratio are over the adjustments after the warm-up.\n\
 - Object sizes are bounded Pareto in packets, not bytes as the slides literally state (min 4 B, max 200 KB): with bytes the mean object is 21 B, nearly every object is one packet, the size buckets collapse and the load needs thousands of sessions; ns-2's webtraf counts object sizes in packets.\n\
 - Wall time: {wall:.1} s for {} simulations ({} events in the web runs).\n",
