@@ -70,10 +70,9 @@ pub struct ReproduceArgs {
     pub jobs: Option<usize>,
     /// Simulated length of each run instead of the paper's, e.g. "600s" or
     /// "10min" (units: ns, us, ms, s, min); warm-up windows scale with it.
-    /// For quick looks: numbers from shortened runs are marked as such.
-    /// codel-highspeed-tcp, markmax, maxnet-mice, and rio-ps's web runs;
-    /// red-gateway's tables count events over the paper's 30 s runs and do
-    /// not take it.
+    /// For quick looks: reports from changed run lengths say so. Applies to
+    /// codel-highspeed-tcp, markmax, maxnet-mice and rio-ps's web runs, not
+    /// to red-gateway, whose tables count events over the paper's 30 s runs.
     #[arg(long, value_name = "TIME")]
     pub duration: Option<String>,
     /// rio-ps only: offered web load as a fraction of the bottleneck, in
