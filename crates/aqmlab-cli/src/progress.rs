@@ -2,7 +2,29 @@
 //! is not a terminal (indicatif hides itself then).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Map `f` over `jobs` in parallel on rayon's current pool, with one
+/// progress bar labelled `label` over the jobs; results come back in input
+/// order.
+pub fn par_map<J: Sync, T: Send>(label: &str, jobs: &[J], f: impl Fn(&J) -> T + Sync) -> Vec<T> {
+    let bar = Mutex::new(Progress::new(label.to_string(), jobs.len() as u64));
+    let done = AtomicU64::new(0);
+    let out = jobs
+        .par_iter()
+        .map(|j| {
+            let t = f(j);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.lock().expect("progress").set(n);
+            t
+        })
+        .collect();
+    bar.lock().expect("progress").finish();
+    out
+}
 
 /// Shows a bar only once the work has taken more than a second.
 pub struct Progress {

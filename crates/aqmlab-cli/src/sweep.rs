@@ -8,15 +8,13 @@
 //! link's queueing delay and length over time, one line per combination
 //! (first seed).
 
-use crate::progress::Progress;
+use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario, Simulation};
 use clap::Args;
-use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -137,23 +135,14 @@ pub fn main(a: SweepArgs) -> CliResult {
     let jobs: Vec<(usize, u64)> = (0..points.len())
         .flat_map(|i| (1..=seeds).map(move |s| (i, s)))
         .collect();
-    let bar = Mutex::new(Progress::new(
-        format!("sweep {} runs", jobs.len()),
-        jobs.len() as u64,
-    ));
-    let done = std::sync::atomic::AtomicU64::new(0);
     let wall = std::time::Instant::now();
     let results: Vec<RunResult> = pool.install(|| {
-        jobs.par_iter()
-            .map(|&(i, seed)| {
-                let r = Simulation::new(&points[i].scenario, seed).run();
-                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                bar.lock().expect("progress").set(n);
-                r
-            })
-            .collect()
+        par_map(
+            &format!("sweep {} runs", jobs.len()),
+            &jobs,
+            |&(i, seed)| Simulation::new(&points[i].scenario, seed).run(),
+        )
     });
-    bar.lock().expect("progress").finish();
     let total_wall = wall.elapsed().as_secs_f64();
     for r in &results {
         if !r.conservation.holds() {

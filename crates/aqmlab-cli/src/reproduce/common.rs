@@ -1,12 +1,9 @@
 //! Pieces shared by the reproductions: plain-text and markdown tables, and
 //! running many simulations in parallel with a progress bar.
 
-use crate::progress::Progress;
+use crate::progress::par_map;
 use aqmlab::{RunResult, Scenario, Simulation};
-use rayon::prelude::*;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// A plain-text table: first column left-aligned, the others right-aligned.
 pub fn text_table(head: &[String], rows: &[Vec<String>]) -> String {
@@ -58,17 +55,5 @@ pub fn md_rows(head: &[String], rows: &[Vec<String>]) -> String {
 /// Run every (scenario, seed) in parallel on rayon's pool, showing one
 /// progress bar over the runs; results come back in input order.
 pub fn run_all(label: &str, jobs: &[(&Scenario, u64)]) -> Vec<RunResult> {
-    let bar = Mutex::new(Progress::new(label.to_string(), jobs.len() as u64));
-    let done = AtomicU64::new(0);
-    let out = jobs
-        .par_iter()
-        .map(|(sc, seed)| {
-            let r = Simulation::new(sc, *seed).run();
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            bar.lock().expect("progress").set(n);
-            r
-        })
-        .collect();
-    bar.lock().expect("progress").finish();
-    out
+    par_map(label, jobs, |(sc, seed)| Simulation::new(sc, *seed).run())
 }

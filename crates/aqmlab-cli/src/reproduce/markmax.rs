@@ -30,16 +30,13 @@
 use super::common::{md_rows, text_table};
 use super::Opts;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
-use crate::progress::Progress;
+use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::fluid::markmax as fluid;
 use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario, Simulation};
-use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 const SCHEME1_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme1.toml");
@@ -478,31 +475,19 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let jobs: Vec<(usize, u64)> = (0..configs.len())
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let bar = Mutex::new(Progress::new(
-        format!("markmax: {} runs", jobs.len()),
-        jobs.len() as u64,
-    ));
-    let done = AtomicU64::new(0);
     let warm_ns = (warm * 1e9).round() as u64;
-    let results: Vec<CliResult<RunSummary>> = jobs
-        .par_iter()
-        .map(|&(ci, seed)| {
+    let results: Vec<CliResult<RunSummary>> = par_map(
+        &format!("markmax: {} runs", jobs.len()),
+        &jobs,
+        |&(ci, seed)| {
             let c = &configs[ci];
             let mut prefix = Simulation::new(&c.sc, seed);
             prefix.set_duration(warm_ns);
             let a = prefix.run();
             let b = Simulation::new(&c.sc, seed).run();
-            let s = summarize(c, &a, &b, warm, plot_cfg(c) && seed == 1);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Ok(mut p) = bar.lock() {
-                p.set(n);
-            }
-            s
-        })
-        .collect();
-    if let Ok(mut p) = bar.lock() {
-        p.finish();
-    }
+            summarize(c, &a, &b, warm, plot_cfg(c) && seed == 1)
+        },
+    );
     let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
     let aggs: Vec<Agg> = (0..configs.len())
         .map(|ci| Agg {

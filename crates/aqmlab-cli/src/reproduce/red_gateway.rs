@@ -19,13 +19,11 @@
 
 use super::common::{md_rows, text_table};
 use crate::plot::{self, BarPanel, GroupedBars};
-use crate::progress::Progress;
+use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
-use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Instant;
 
 const B1_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b1.toml");
@@ -373,29 +371,11 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     let jobs: Vec<(usize, u64)> = (0..configs.len())
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let bar = Mutex::new((
-        Progress::new(
-            format!("red-gateway: {} runs", jobs.len()),
-            jobs.len() as u64,
-        ),
-        0u64,
-    ));
-    let results: Vec<CliResult<RunSummary>> = jobs
-        .par_iter()
-        .map(|&(c, seed)| {
-            let r = Simulation::new(&configs[c].sc, seed).run();
-            let s = summarize(&r);
-            if let Ok(mut b) = bar.lock() {
-                b.1 += 1;
-                let done = b.1;
-                b.0.set(done);
-            }
-            s
-        })
-        .collect();
-    if let Ok(mut b) = bar.lock() {
-        b.0.finish();
-    }
+    let results: Vec<CliResult<RunSummary>> = par_map(
+        &format!("red-gateway: {} runs", jobs.len()),
+        &jobs,
+        |&(c, seed)| summarize(&Simulation::new(&configs[c].sc, seed).run()),
+    );
     let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
     let events: u64 = results.iter().map(|r| r.events).sum();
     let by_config: Vec<Agg> = (0..configs.len())

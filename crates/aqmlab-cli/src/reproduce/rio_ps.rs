@@ -18,15 +18,12 @@
 
 use super::common::{md_rows, text_table};
 use super::Opts;
-use crate::progress::Progress;
+use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 const GP_FILE: &str = "scenarios/papers/rio-ps/goodput.toml";
 const GP_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/goodput.toml");
@@ -307,20 +304,7 @@ fn par_runs<T: Send>(
     jobs: &[(&Scenario, u64)],
     f: impl Fn(&mut Simulation) -> T + Sync,
 ) -> Vec<T> {
-    let bar = Mutex::new(Progress::new(label.to_string(), jobs.len() as u64));
-    let done = AtomicU64::new(0);
-    let out = jobs
-        .par_iter()
-        .map(|(sc, seed)| {
-            let mut sim = Simulation::new(sc, *seed);
-            let t = f(&mut sim);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            bar.lock().expect("progress").set(n);
-            t
-        })
-        .collect();
-    bar.lock().expect("progress").finish();
-    out
+    par_map(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
 }
 
 fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
