@@ -96,6 +96,10 @@ impl Flow {
     }
 }
 
+/// A packet tap (see [`Simulation::set_tap`]): (time, packet, flow's MSS
+/// or 0 for a CBR flow).
+pub type PacketTap = Box<dyn FnMut(Time, &Packet, u32) + Send>;
+
 pub struct Simulation {
     name: String,
     seed: u64,
@@ -121,6 +125,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     drops: Vec<Packet>,
+    /// Packet taps (pcap capture) by link index; empty when none is set.
+    taps: Vec<Option<PacketTap>>,
     // conservation ledger
     next_uid: u64,
     delivered: u64,
@@ -299,7 +305,20 @@ impl Simulation {
             next_uid: 0,
             delivered: 0,
             dropped: 0,
+            taps: Vec::new(),
         }
+    }
+
+    /// Call `tap` with every packet that starts transmission on link
+    /// direction `link` (`"a->b"`), with its flow's MSS (0 for CBR).
+    /// Returns false when there is no such link direction.
+    pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
+        let Some(i) = self.links.iter().position(|l| l.name == link) else {
+            return false;
+        };
+        self.taps.resize_with(self.links.len(), || None);
+        self.taps[i] = Some(tap);
+        true
     }
 
     /// Override the simulated duration.
@@ -374,6 +393,13 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[li as usize];
         if let Some(p) = link.port.dequeue(now, &mut self.drops) {
+            if let Some(Some(tap)) = self.taps.get_mut(li as usize) {
+                let mss = match self.flows.get(p.flow as usize).map(|f| &f.t) {
+                    Some(Transport::Tcp { snd, .. }) => snd.p.mss,
+                    _ => 0,
+                };
+                tap(now, &p, mss);
+            }
             let d = tx_time(p.size, link.rate_bps);
             link.tx = Some(p);
             link.busy_ns += d;
