@@ -309,8 +309,10 @@ impl Simulation {
         }
     }
 
-    /// Call `tap` with every packet that starts transmission on link
-    /// direction `link` (`"a->b"`), with its flow's MSS (0 for CBR).
+    /// Call `tap` with every packet transmitted on link direction `link`
+    /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
+    /// counts), stamped with the time its transmission started, with its
+    /// flow's MSS (0 for CBR).
     /// Returns false when there is no such link direction.
     pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
         let Some(i) = self.links.iter().position(|l| l.name == link) else {
@@ -393,13 +395,6 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[li as usize];
         if let Some(p) = link.port.dequeue(now, &mut self.drops) {
-            if let Some(Some(tap)) = self.taps.get_mut(li as usize) {
-                let mss = match self.flows.get(p.flow as usize).map(|f| &f.t) {
-                    Some(Transport::Tcp { snd, .. }) => snd.p.mss,
-                    _ => 0,
-                };
-                tap(now, &p, mss);
-            }
             let d = tx_time(p.size, link.rate_bps);
             link.tx = Some(p);
             link.busy_ns += d;
@@ -421,6 +416,14 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[li as usize];
         let p = link.tx.take().expect("transmitting");
+        if let Some(Some(tap)) = self.taps.get_mut(li as usize) {
+            let mss = match self.flows.get(p.flow as usize).map(|f| &f.t) {
+                Some(Transport::Tcp { snd, .. }) => snd.p.mss,
+                _ => 0,
+            };
+            // Stamped with the start of its transmission.
+            tap(now - tx_time(p.size, link.rate_bps), &p, mss);
+        }
         link.tx_pkts += 1;
         link.tx_bytes += p.size as u64;
         let at = now + link.delay;

@@ -3,9 +3,8 @@
 //! Format: the libpcap file format ("tcpdump" format, as documented by the
 //! tcpdump/libpcap project and draft-ietf-opsawg-pcap), with the
 //! nanosecond-resolution magic `0xa1b23c4d`, link type Ethernet. Each
-//! packet is captured when it starts transmission on the link direction
-//! (after its queue, as `tcpdump` on the sending interface sees it), and
-//! is written as Ethernet II + IPv4 (RFC 791) + TCP (RFC 9293) or UDP
+//! packet transmitted on the link direction (after its queue, as `tcpdump`
+//! on the sending interface sees it) is written as Ethernet II + IPv4 (RFC 791) + TCP (RFC 9293) or UDP
 //! (RFC 768, for CBR flows):
 //!
 //! - addresses: node `n` is `10.x.y.z` with x.y.z = n + 1 (24 bits), MAC
@@ -16,9 +15,14 @@
 //!   by the SYN, so data starts at 0); acknowledgement numbers likewise;
 //! - the IP ECN field (RFC 3168 §5) is the packet's codepoint; TCP ECE and
 //!   CWR are its flags; data segments carry ACK and PSH;
-//! - IPv4 total length is the real header length plus the payload (the
-//!   scenario's `tcp.header_bytes` is not used: it models the bytes on the
-//!   wire for timing, the trace shows the headers a real stack would send);
+//! - IPv4 total length is, for TCP, the real header length plus the
+//!   payload (the scenario's `tcp.header_bytes` is not used: it models the
+//!   bytes on the wire for timing, the trace shows the headers a real stack
+//!   would send; with the default 40 B both agree), and for CBR the
+//!   packet's size on the wire (UDP payload = size − 28 B);
+//! - a packet is written once transmitted (so a trace holds exactly the
+//!   packets `tx_packets` counts), stamped with the start of its
+//!   transmission;
 //! - checksums are computed (over a zero payload);
 //! - only the first `output.pcap_snaplen` bytes (default 128: every header)
 //!   are stored; the record keeps the original length, so tools report the
@@ -151,7 +155,12 @@ impl Trace {
         } else {
             (RECEIVER_PORT, flow_port(p.flow))
         };
-        let payload = p.payload as usize;
+        // CBR sizes are on the wire: IPv4 (20) + UDP (8) headers included.
+        let payload = if mss == 0 {
+            (p.size as usize).saturating_sub(28)
+        } else {
+            p.payload as usize
+        };
         if self.zeros.len() < payload {
             self.zeros.resize(payload, 0);
         }
@@ -162,8 +171,13 @@ impl Trace {
             ether_type: EtherType::IPV4,
         };
         let (proto, l4): (IpNumber, Vec<u8>) = if mss == 0 {
-            let u = UdpHeader::with_ipv4_checksum(sport, dport, &ipv4(p, IpNumber::UDP, 0)?, data)
-                .map_err(|e| e.to_string())?;
+            let u = UdpHeader::with_ipv4_checksum(
+                sport,
+                dport,
+                &ipv4(IpNumber::UDP, p, 8 + payload)?,
+                data,
+            )
+            .map_err(|e| e.to_string())?;
             (IpNumber::UDP, u.to_bytes().to_vec())
         } else {
             let isn = u32::MAX;
@@ -186,11 +200,11 @@ impl Trace {
                 h.sequence_number = if h.syn { isn } else { 0 };
                 h.acknowledgment_number = p.ack.wrapping_mul(m);
             }
-            let ip = ipv4(p, IpNumber::TCP, h.header_len())?;
+            let ip = ipv4(IpNumber::TCP, p, h.header_len() + payload)?;
             h.checksum = h.calc_checksum_ipv4(&ip, data).map_err(|e| e.to_string())?;
             (IpNumber::TCP, h.to_bytes().to_vec())
         };
-        let ip = ipv4(p, proto, l4.len())?;
+        let ip = ipv4(proto, p, l4.len() + payload)?;
         eth.write(&mut self.buf).map_err(|e| e.to_string())?;
         ip.write(&mut self.buf).map_err(|e| e.to_string())?;
         self.buf.extend_from_slice(&l4);
@@ -207,8 +221,7 @@ impl Trace {
     }
 }
 
-fn ipv4(p: &Packet, proto: IpNumber, l4_header: usize) -> Result<Ipv4Header, String> {
-    let len = l4_header + p.payload as usize;
+fn ipv4(proto: IpNumber, p: &Packet, len: usize) -> Result<Ipv4Header, String> {
     let len = u16::try_from(len).map_err(|_| format!("packet of {len} bytes exceeds IPv4's"))?;
     let mut ip = Ipv4Header::new(len, 64, proto, node_ip(p.src), node_ip(p.dst))
         .map_err(|e| e.to_string())?;
