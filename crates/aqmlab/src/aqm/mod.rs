@@ -24,6 +24,7 @@ registry::queue_kinds! {
     markmax::MarkMaxConfig => MarkMax,
     maxnet::MaxNetConfig => MaxNet,
     rio::RioConfig => Rio,
+    fq_pie::FqPieConfig => FqPie,
 }
 
 use crate::engine::{RngStream, Time};
