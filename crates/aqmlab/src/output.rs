@@ -49,6 +49,8 @@ const TMP_PREFIX: &str = ".tmp-";
 
 /// Temporary files being written, process-wide (for [`abort_cleanup`]).
 static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// Folders created by stagings not yet committed (for [`abort_cleanup`]).
+static LIVE_DIRS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 /// Held while a staging renames its files into place.
 static COMMIT: Mutex<()> = Mutex::new(());
 
@@ -76,9 +78,18 @@ pub fn abort_cleanup() -> usize {
             n += 1;
         }
     }
-    for p in &live {
-        if let Some(d) = p.parent() {
-            let _ = fs::remove_dir(d); // only succeeds when empty
+    // Folders the interrupted stagings created, when empty, and their
+    // parents when that empties them (a sweep's `<label>/`).
+    let dirs = std::mem::take(&mut *lock(&LIVE_DIRS));
+    for d in live
+        .iter()
+        .filter_map(|p| p.parent())
+        .chain(dirs.iter().map(|d| d.as_path()))
+    {
+        if fs::remove_dir(d).is_ok() {
+            if let Some(up) = d.parent() {
+                let _ = fs::remove_dir(up);
+            }
         }
     }
     n
@@ -97,6 +108,9 @@ impl Staging {
     /// Stage files for `dir`, creating it (and its parents) if missing.
     /// Leftover temporary files of an interrupted earlier run are removed.
     pub fn new(dir: &Path) -> std::io::Result<Staging> {
+        if !dir.exists() {
+            lock(&LIVE_DIRS).insert(dir.to_path_buf());
+        }
         fs::create_dir_all(dir).map_err(|e| path_err(dir, e))?;
         if let Ok(rd) = fs::read_dir(dir) {
             for e in rd.flatten() {
@@ -185,6 +199,7 @@ impl Staging {
             lock(&LIVE).remove(&tmp);
         }
         self.committed = true;
+        lock(&LIVE_DIRS).remove(&self.dir);
         removed.retain(|n| !written.contains(n));
         Ok(removed)
     }
