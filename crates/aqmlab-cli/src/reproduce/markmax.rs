@@ -27,7 +27,9 @@
 //! quick checks and tests or for longer looks at convergence; the report
 //! then says so.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::stats::Summary;
+use super::table::{write_csv, TableRow};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
@@ -328,12 +330,7 @@ fn summarize(
     warm: f64,
     keep_cwnd: bool,
 ) -> CliResult<RunSummary> {
-    if !b.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "{} seed {}: packet conservation violated: {:?}",
-            b.scenario, b.seed, b.conservation
-        )));
-    }
+    check_conservation(b)?;
     let miss = || CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
     let (qa, qb) = (
         a.queue(BOTTLENECK).ok_or_else(miss)?,
@@ -413,24 +410,14 @@ fn summarize(
 
 // ---- aggregation ---------------------------------------------------------
 
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n.max(1.0);
-    let sd = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, sd)
-}
-
 struct Agg<'a> {
     runs: Vec<&'a RunSummary>,
 }
 
 impl Agg<'_> {
     fn ms(&self, f: impl Fn(&RunSummary) -> f64) -> (f64, f64) {
-        mean_sd(&self.runs.iter().map(|r| f(r)).collect::<Vec<_>>())
+        let s = Summary::of(self.runs.iter().map(|r| f(r)));
+        (if s.n == 0 { 0.0 } else { s.mean }, s.sd)
     }
     fn m(&self, f: impl Fn(&RunSummary) -> f64) -> f64 {
         self.ms(f).0
@@ -447,7 +434,7 @@ fn ours(a: &Agg) -> [f64; 3] {
 
 // ---- the command ---------------------------------------------------------
 
-pub fn run(o: &Opts, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let wall = Instant::now();
     let seeds = o.seeds;
     let (dur, warm, shortened) = timing(o)?;
@@ -585,7 +572,8 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
         )?;
     }
     plot_bars(&ctx, out)?;
-    write_csv(&ctx, &out.join("tables.csv"))?;
+    let rows = table_rows(&ctx);
+    write_csv(&rows, &out.join("tables.csv"))?;
     let rep = report(&ctx, &tables);
     std::fs::write(out.join("report.md"), rep)?;
 
@@ -603,7 +591,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
         rayon::current_num_threads(),
         out.display()
     );
-    Ok(())
+    Ok(rows)
 }
 
 /// Everything the tables and the report read.
@@ -691,75 +679,61 @@ fn print_tables(cx: &Ctx) -> String {
     s
 }
 
-fn write_csv(cx: &Ctx, path: &Path) -> CliResult {
-    let mut s = String::from(
-        "scheme,delta_ratio,queue,variant,metric,paper,aqmlab,aqmlab_sd,difference,runs\n",
-    );
+/// Units of [`METRIC`].
+const METRIC_UNIT: [&str; 3] = ["Jain's index", "fraction of capacity", "ms"];
+
+/// Every configuration's numbers in the long format: table `scheme N` (the
+/// paper's reading) or `scheme N, <reading>`, row `<queue>, delta_ratio=<r>`.
+fn table_rows(cx: &Ctx) -> Vec<TableRow> {
+    let mut rows = Vec::new();
     for (c, a) in cx.configs.iter().zip(cx.aggs) {
-        let row = paper_rows(c.scheme).iter().find(|r| r.ratio == c.ratio);
-        let paper = row.map(|r| {
-            if c.queue == Queue::DropTail {
-                r.dt
-            } else {
-                r.mm
-            }
-        });
+        let table = match c.variant {
+            Variant::Main => format!("scheme {}", c.scheme),
+            v => format!("scheme {}, {}", c.scheme, v.label()),
+        };
+        let row = format!("{}, delta_ratio={}", c.queue.name(), c.ratio);
+        let paper = paper_rows(c.scheme)
+            .iter()
+            .find(|r| r.ratio == c.ratio)
+            .filter(|_| c.variant == Variant::Main)
+            .map(|r| {
+                if c.queue == Queue::DropTail {
+                    r.dt
+                } else {
+                    r.mm
+                }
+            });
+        let n = a.n() as u64;
+        let mut push = |column: String, unit: &str, p: Option<f64>, (m, sd): (f64, f64)| {
+            rows.push(TableRow::new(&table, &row, column, unit, p, m, sd, n));
+        };
         let vals: [(f64, f64); 3] = [a.ms(|r| r.j), a.ms(|r| r.rho), a.ms(|r| r.t_ms)];
         for k in 0..3 {
-            let (m, sd) = vals[k];
-            let (p, d) = match (paper, c.variant) {
-                (Some(p), Variant::Main) => (format!("{}", p[k]), format!("{:.6}", m - p[k])),
-                _ => (String::new(), String::new()),
-            };
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{p},{m:.6},{sd:.6},{d},{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                METRIC[k],
-                a.n()
+            push(
+                METRIC[k].into(),
+                METRIC_UNIT[k],
+                paper.map(|p| p[k]),
+                vals[k],
             );
         }
         let nf = a.runs.first().map(|r| r.goodput.len()).unwrap_or(0);
         for i in 0..nf {
-            let (m, sd) = a.ms(|r| r.goodput[i] / 1e6);
-            let _ = writeln!(
-                s,
-                "{},{},{},{},goodput_f{}_Mbps,,{m:.6},{sd:.6},,{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                i + 1,
-                a.n()
-            );
+            let v = a.ms(|r| r.goodput[i] / 1e6);
+            push(format!("goodput_f{}", i + 1), "Mbit/s", None, v);
         }
-        for (metric, f) in [
-            (
-                "J_whole_run",
-                &(|r: &RunSummary| r.j_all) as &dyn Fn(&RunSummary) -> f64,
-            ),
-            ("rho_whole_run", &|r: &RunSummary| r.rho_all),
-            ("T_ms_whole_run", &|r: &RunSummary| r.t_all_ms),
-            ("mean_queue_pkts", &|r: &RunSummary| r.mean_q),
-            ("max_queue_pkts", &|r: &RunSummary| r.max_q),
-        ] {
-            let (m, sd) = a.ms(f);
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{metric},,{m:.6},{sd:.6},,{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                a.n()
-            );
+        type Per = fn(&RunSummary) -> f64;
+        let whole: [(&str, &str, Per); 5] = [
+            ("J_whole_run", METRIC_UNIT[0], |r| r.j_all),
+            ("rho_whole_run", METRIC_UNIT[1], |r| r.rho_all),
+            ("T_whole_run", METRIC_UNIT[2], |r| r.t_all_ms),
+            ("mean_queue", "packets", |r| r.mean_q),
+            ("max_queue", "packets", |r| r.max_q),
+        ];
+        for (column, unit, f) in whole {
+            push(column.into(), unit, None, a.ms(f));
         }
     }
-    std::fs::write(path, s)?;
-    Ok(())
+    rows
 }
 
 fn plot_bars(cx: &Ctx, out: &Path) -> CliResult {

@@ -17,7 +17,9 @@
 //! are scaled by `5/N` to match. Usage itself is never scaled. Per-run means
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::stats::Summary;
+use super::table::{write_csv, TableRow};
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
@@ -153,12 +155,7 @@ struct RunSummary {
 }
 
 fn summarize(r: &RunResult) -> CliResult<RunSummary> {
-    if !r.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "{} seed {}: packet conservation violated: {:?}",
-            r.scenario, r.seed, r.conservation
-        )));
-    }
+    check_conservation(r)?;
     let mut s = RunSummary {
         senders: Vec::new(),
         rto: Vec::new(),
@@ -231,15 +228,8 @@ impl Agg<'_> {
     }
     /// Per-run mean and sample standard deviation.
     fn mean_sd(&self, f: impl Fn(&RunSummary) -> f64) -> (f64, f64) {
-        let v = self.values(&f);
-        let n = v.len() as f64;
-        let m = v.iter().sum::<f64>() / n.max(1.0);
-        let sd = if v.len() > 1 {
-            (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt()
-        } else {
-            0.0
-        };
-        (m, sd)
+        let s = Summary::of(self.values(&f));
+        (if s.n == 0 { 0.0 } else { s.mean }, s.sd)
     }
 }
 
@@ -255,6 +245,8 @@ struct Cell {
     ours: f64,
     per_run_mean: f64,
     per_run_sd: f64,
+    /// How many of our runs `ours` adds up (1 for a mean).
+    runs_summed: f64,
     /// Decimals to print `ours` with.
     decimals: usize,
 }
@@ -283,6 +275,7 @@ fn cell(sp: Spec, agg: &Agg, scale: f64, f: impl Fn(&RunSummary) -> f64) -> Cell
         ours: agg.sum(&f) * scale / sp.unit,
         per_run_mean: m / sp.unit,
         per_run_sd: sd / sp.unit,
+        runs_summed: agg.n() * scale,
         decimals: sp.decimals,
     }
 }
@@ -299,6 +292,7 @@ fn usage_cell(table: &'static str, case: &str, paper: f64, agg: &Agg) -> Cell {
         ours: agg.sum(per_run) / agg.n(),
         per_run_mean: m,
         per_run_sd: sd,
+        runs_summed: 1.0,
         decimals: 3,
     }
 }
@@ -320,7 +314,7 @@ fn fmt_paper(c: &Cell) -> String {
 
 // ---- the command ----------------------------------------------------------
 
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
     let wall = Instant::now();
     let n = seeds as f64;
     let mut configs = Vec::new();
@@ -412,7 +406,8 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     plot::queue_series_window(&r1, &out.join("queue_b1_seed1_zoom"), 10.0, 12.0)?;
     plot_bars(&cells, seeds, out)?;
 
-    write_csv(&cells, seeds, &out.join("tables.csv"))?;
+    let rows = table_rows(&cells, seeds);
+    write_csv(&rows, &out.join("tables.csv"))?;
     let report = report(&configs, &by_config, &cells, seeds, &r1, same_as_table);
     std::fs::write(out.join("report.md"), report)?;
 
@@ -427,7 +422,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         rayon::current_num_threads(),
         out.display()
     );
-    Ok(())
+    Ok(rows)
 }
 
 fn parse(text: &str, file: &str, overrides: &[String]) -> CliResult<Scenario> {
@@ -706,33 +701,41 @@ fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64) -> String {
     s
 }
 
-fn write_csv(cells: &[Cell], seeds: u64, path: &Path) -> CliResult {
-    let mut s = String::from(
-        "table,case,sender,metric,paper,aqmlab,aqmlab_per_run_mean,aqmlab_per_run_sd,runs,aqmlab_is\n",
-    );
-    for c in cells {
-        let what = match (c.table, c.metric) {
-            (_, "usage") => "mean over runs (not scaled)",
-            ("IV", _) => "sum scaled to 150 s",
-            _ => "sum scaled to 10 runs",
-        };
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{:.4},{:.4},{:.4},{},{}",
-            c.table,
-            c.case,
-            c.sender,
-            c.metric,
-            c.paper,
-            c.ours,
-            c.per_run_mean,
-            c.per_run_sd,
-            seeds,
-            what
-        );
-    }
-    std::fs::write(path, s)?;
-    Ok(())
+/// The cells in the long format, laid out as the paper's tables: Tables
+/// I–III rows are cases and columns senders (plus Total or usage), Table IV
+/// rows are MaxP values and columns the metrics. A sum over k of our runs
+/// (k = 10 for the paper's ten runs, 5 for Table IV's 150 s) has the
+/// per-run sd times √k.
+fn table_rows(cells: &[Cell], seeds: u64) -> Vec<TableRow> {
+    cells
+        .iter()
+        .map(|c| {
+            let unit = match (c.table, c.metric) {
+                (_, "usage") => "fraction of capacity, mean per run",
+                ("IV", "goodput_k") => "thousand segments, over 150 s",
+                ("IV", "drops") => "drops, over 150 s",
+                ("IV", _) => "timeouts, over 150 s",
+                (_, "rto") => "timeouts, sum of 10 runs",
+                (_, "drops") => "drops, sum of 10 runs",
+                _ => "thousand segments, sum of 10 runs",
+            };
+            let column = match (c.table, c.metric) {
+                ("IV", m) => m.to_string(),
+                (_, "usage") => "usage".into(),
+                _ => c.sender.clone(),
+            };
+            TableRow::new(
+                format!("Table {}", c.table),
+                &c.case,
+                column,
+                unit,
+                Some(c.paper),
+                c.ours,
+                c.per_run_sd * c.runs_summed.sqrt(),
+                seeds,
+            )
+        })
+        .collect()
 }
 
 fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
@@ -1402,6 +1405,7 @@ mod tests {
             ours,
             per_run_mean: ours / 10.0,
             per_run_sd: 0.0,
+            runs_summed: 10.0,
             decimals: 0,
         }
     }

@@ -16,7 +16,9 @@
 //! bottleneck). The drop/mark rate is reported over the measured period,
 //! per packet class (short = In, long = Out) and over time.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::stats::{mean, Summary};
+use super::table::{write_csv, TableRow};
 use super::Opts;
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
@@ -150,16 +152,6 @@ struct Web {
     events: u64,
 }
 
-fn check(r: &RunResult) -> CliResult {
-    if !r.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "packet conservation violated: {:?}",
-            r.conservation
-        )));
-    }
-    Ok(())
-}
-
 fn signal_rate(r: &RunResult) -> f64 {
     r.queue(LINK).map_or(0.0, |q| {
         (q.dropped + q.marked) as f64 / q.arrivals.max(1) as f64
@@ -167,7 +159,7 @@ fn signal_rate(r: &RunResult) -> f64 {
 }
 
 fn measure_gp(r: &RunResult) -> CliResult<Gp> {
-    check(r)?;
+    check_conservation(r)?;
     let mut v = [0.0; 3];
     for f in &r.flows {
         let b = f.segments_delivered as f64 * GP_PKT / GP_SECONDS;
@@ -307,18 +299,7 @@ fn par_runs<T: Send>(
     par_map(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
 }
 
-fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
-    let (s, n) = v
-        .into_iter()
-        .fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-    if n == 0 {
-        f64::NAN
-    } else {
-        s / n as f64
-    }
-}
-
-pub fn run(o: &Opts, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let wall = std::time::Instant::now();
     let seeds = o.seeds;
     // Validate the flags before the goodput runs spend any time.
@@ -331,7 +312,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     std::fs::create_dir_all(out)?;
     let mut txt = String::new();
     let mut md = String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n");
-    let mut csv = String::from("experiment,config,scheme,metric,paper,aqmlab,runs\n");
+    let mut table: Vec<TableRow> = Vec::new();
 
     // ---- (a) network goodput ----------------------------------------------
     let mut gp_sc = Vec::new();
@@ -363,15 +344,19 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
         for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
             let mut row = vec![format!("{} Mbit/s", rate / 1e6), cls.to_string()];
             for s in 0..3 {
-                let m = mean(per[ri * 3 + s].iter().map(|g| g.v[k]));
+                let st = Summary::of(per[ri * 3 + s].iter().map(|g| g.v[k]));
+                let m = st.mean;
                 row.push(format!("{:.0} / {:.0}", paper[k][s], m));
-                let _ = writeln!(
-                    csv,
-                    "goodput,{} Mbit/s {cls},{},goodput_Bps,{},{m:.1},{seeds}",
-                    rate / 1e6,
+                table.push(TableRow::new(
+                    "goodput",
+                    format!("{} Mbit/s {cls}", rate / 1e6),
                     SCHEMES[s],
-                    paper[k][s]
-                );
+                    "bytes/s",
+                    Some(paper[k][s]),
+                    m,
+                    st.sd,
+                    seeds,
+                ));
             }
             rows.push(row);
         }
@@ -524,11 +509,18 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             }
             for (s, v) in [(0, dt), (2, rio)] {
                 if let Some(v) = v {
-                    let _ = writeln!(
-                        csv,
-                        "web,{label} size {}+,{},rt_rel_red,,{v:.4},{seeds}",
-                        1u64 << b,
-                        SCHEMES[s]
+                    table.push(
+                        TableRow::new(
+                            format!("web {label}: response time relative to RED"),
+                            format!("size {}+ packets", 1u64 << b),
+                            SCHEMES[s],
+                            "ratio",
+                            None,
+                            v,
+                            0.0,
+                            seeds,
+                        )
+                        .pooled(),
                     );
                 }
             }
@@ -599,16 +591,45 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                 lt,
                 ratio,
             ]);
-            for (k, v, pp) in [
-                ("goodput_pkts", gp, PAPER_WEB_GOODPUT[ei].1[s].to_string()),
-                ("drop_mark_rate", sr, String::new()),
-                ("fairness_short", fs, String::new()),
-                ("fairness_long", fl, String::new()),
-                ("rt_short_probes_s", rs, String::new()),
-                ("rt_long_probes_s", rl, String::new()),
-                ("utilization", ut, String::new()),
+            let sd = |f: &dyn Fn(&Web) -> f64| Some(Summary::of(ws.iter().map(f)).sd);
+            for (k, unit, v, pp, sd) in [
+                (
+                    "goodput",
+                    "packets",
+                    gp,
+                    Some(PAPER_WEB_GOODPUT[ei].1[s]),
+                    sd(&|w| w.goodput_pkts),
+                ),
+                (
+                    "drop_mark_rate",
+                    "fraction of arrivals",
+                    sr,
+                    None,
+                    sd(&|w| w.signal_rate),
+                ),
+                ("fairness_short", "Jain's index", fs, None, None),
+                ("fairness_long", "Jain's index", fl, None, None),
+                ("rt_short_probes", "s", rs, None, None),
+                ("rt_long_probes", "s", rl, None, None),
+                (
+                    "utilization",
+                    "fraction of capacity",
+                    ut,
+                    None,
+                    sd(&|w| w.utilization),
+                ),
             ] {
-                let _ = writeln!(csv, "web,{label},{},{k},{pp},{v:.4},{seeds}", SCHEMES[s]);
+                let r = TableRow::new(
+                    format!("web {label}"),
+                    SCHEMES[s],
+                    k,
+                    unit,
+                    pp,
+                    v,
+                    sd.unwrap_or(0.0),
+                    seeds,
+                );
+                table.push(if sd.is_some() { r } else { r.pooled() });
             }
         }
         let _ = writeln!(txt, "\n{label}: summary");
@@ -662,16 +683,28 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                 c[1][1].to_string(),
             ]);
             for (k, x) in [
-                "short_share_pct",
-                "short_drop_pct",
-                "short_mark_pct",
-                "long_drop_pct",
-                "long_mark_pct",
+                "short_share",
+                "short_drop",
+                "short_mark",
+                "long_drop",
+                "long_mark",
             ]
             .iter()
             .zip(v)
             {
-                let _ = writeln!(csv, "web,{label},{scheme},{k},,{x:.4},{seeds}");
+                table.push(
+                    TableRow::new(
+                        format!("web {label}: per class"),
+                        *scheme,
+                        *k,
+                        "%",
+                        None,
+                        x,
+                        0.0,
+                        seeds,
+                    )
+                    .pooled(),
+                );
             }
         }
     }
@@ -735,7 +768,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let _ = writeln!(txt, "wall time {wall:.1} s");
     print!("{txt}");
     std::fs::write(out.join("report.md"), md)?;
-    std::fs::write(out.join("tables.csv"), csv)?;
+    write_csv(&table, &out.join("tables.csv"))?;
     for (stem, scheme, ser) in [
         ("rt_relative_to_red", "RIO-PS", series),
         ("rt_relative_to_red_droptail", "DropTail", series_dt),
@@ -754,7 +787,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             &out.join(stem),
         )?;
     }
-    Ok(())
+    Ok(table)
 }
 
 /// Per-class bottleneck counts summed over runs.
