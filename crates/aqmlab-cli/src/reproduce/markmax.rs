@@ -28,6 +28,7 @@
 //! then says so.
 
 use super::common::{check_conservation, md_rows, text_table};
+use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
 use super::verdict::{self, Tol};
@@ -40,6 +41,7 @@ use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario, Simulation};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 const SCHEME1_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme1.toml");
@@ -62,7 +64,13 @@ const MU_BPS: f64 = 70e6;
 const THETA: f64 = 240.0;
 const BETA: f64 = 0.5;
 
-// ---- the paper's numbers, copied exactly as printed ------------------------
+// ---- the paper's numbers: scenarios/papers/markmax/paper.toml ------------
+
+const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/markmax/paper.toml");
+
+/// The δ2/δ1 values of the paper's tables, per scheme (the experiment
+/// matrix: every one is run).
+const RATIOS: [[f64; 4]; 2] = [[3.0, 7.0, 10.0, 20.0], [7.0, 10.0, 20.0, 50.0]];
 
 /// One row of the paper's tables: δ2/δ1; J, ρ, T̄ (ms) under DropTail; the
 /// same under MarkMax.
@@ -72,60 +80,41 @@ struct PaperRow {
     mm: [f64; 3],
 }
 
-/// Slides, "NS2 simulations – results scheme1" (two flows).
-const PAPER_SCHEME1: [PaperRow; 4] = [
-    PaperRow {
-        ratio: 3.0,
-        dt: [0.9893, 0.9751, 8.9],
-        mm: [0.9853, 0.9999, 9.9],
-    },
-    PaperRow {
-        ratio: 7.0,
-        dt: [0.7540, 0.9720, 8.5],
-        mm: [0.9625, 0.9999, 9.3],
-    },
-    PaperRow {
-        ratio: 10.0,
-        dt: [0.5361, 0.9563, 7.9],
-        mm: [0.9494, 0.9999, 9.1],
-    },
-    PaperRow {
-        ratio: 20.0,
-        dt: [0.5484, 0.9993, 7.8],
-        mm: [0.9561, 0.9994, 8.4],
-    },
-];
+static PAPER: OnceLock<[[PaperRow; 4]; 2]> = OnceLock::new();
 
-/// Slides, "NS2 simulations – results scheme2" (three flows, δ3 = δ2).
-const PAPER_SCHEME2: [PaperRow; 4] = [
-    PaperRow {
-        ratio: 7.0,
-        dt: [0.8561, 0.9338, 3.9],
-        mm: [0.9637, 0.9600, 4.7],
-    },
-    PaperRow {
-        ratio: 10.0,
-        dt: [0.7769, 0.9497, 3.6],
-        mm: [0.9632, 0.9510, 4.5],
-    },
-    PaperRow {
-        ratio: 20.0,
-        dt: [0.6910, 0.9146, 3.2],
-        mm: [0.9228, 0.9702, 4.7],
-    },
-    PaperRow {
-        ratio: 50.0,
-        dt: [0.5244, 0.9262, 3.3],
-        mm: [0.8572, 0.9937, 5.7],
-    },
-];
-
-fn paper_rows(scheme: usize) -> &'static [PaperRow; 4] {
-    if scheme == 1 {
-        &PAPER_SCHEME1
-    } else {
-        &PAPER_SCHEME2
+/// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
+/// error there).
+fn load_paper() -> CliResult<&'static [[PaperRow; 4]; 2]> {
+    if let Some(p) = PAPER.get() {
+        return Ok(p);
     }
+    let p = Paper::parse(PAPER_TOML, "scenarios/papers/markmax/paper.toml")?;
+    let three = |table: &str, q: &str, r: f64| -> CliResult<[f64; 3]> {
+        let row = format!("{q}, delta_ratio={r}");
+        let v = |c: &str| p.get(table, &row, c).map(|x| x.value);
+        Ok([v("J")?, v("rho")?, v("T_ms")?])
+    };
+    let mut rows: Vec<PaperRow> = Vec::new();
+    for (si, ratios) in RATIOS.iter().enumerate() {
+        let table = format!("scheme {}", si + 1);
+        for &ratio in ratios {
+            rows.push(PaperRow {
+                ratio,
+                dt: three(&table, "DropTail", ratio)?,
+                mm: three(&table, "MarkMax", ratio)?,
+            });
+        }
+    }
+    let mut it = rows.into_iter();
+    let mut four = || -> [PaperRow; 4] { std::array::from_fn(|_| it.next().expect("4 rows")) };
+    let both = [four(), four()];
+    Ok(PAPER.get_or_init(|| both))
+}
+
+/// The paper's rows of a scheme (1 or 2).
+fn paper_rows(scheme: usize) -> &'static [PaperRow; 4] {
+    let p = load_paper().expect("paper.toml is read and checked at the start of run");
+    &p[if scheme == 1 { 0 } else { 1 }]
 }
 
 // ---- configurations ------------------------------------------------------
@@ -435,6 +424,7 @@ fn ours(a: &Agg) -> [f64; 3] {
 // ---- the command ---------------------------------------------------------
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    load_paper()?;
     let wall = Instant::now();
     let seeds = o.seeds;
     let (dur, warm, shortened) = timing(o)?;
@@ -1504,6 +1494,17 @@ fn checks(cx: &Ctx) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paper_numbers_load_from_the_toml() {
+        let r = &load_paper().unwrap()[0][1];
+        assert_eq!(
+            (r.ratio, r.dt, r.mm),
+            (7.0, [0.754, 0.972, 8.5], [0.9625, 0.9999, 9.3])
+        );
+        let r = &paper_rows(2)[3];
+        assert_eq!((r.ratio, r.dt[0], r.mm[2]), (50.0, 0.5244, 5.7));
+    }
 
     #[test]
     fn summary_verdict_follows_the_count() {
