@@ -17,6 +17,7 @@
 //! per packet class (short = In, long = Out) and over time.
 
 use super::common::{check_conservation, md_rows, text_table};
+use super::paper::Paper;
 use super::stats::{mean, Summary};
 use super::table::{write_csv, TableRow};
 use super::Opts;
@@ -26,6 +27,7 @@ use aqmlab::{RunResult, Scenario, Simulation};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 
 const GP_FILE: &str = "scenarios/papers/rio-ps/goodput.toml";
 const GP_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/goodput.toml");
@@ -34,45 +36,10 @@ const WEB_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/web.tom
 const LINK: &str = "r1->r2";
 const SCHEMES: [&str; 3] = ["DropTail", "RED", "RIO-PS"];
 
-/// The slides' "Network Goodput" table, copied exactly: per link rate, rows
-/// All / Short / Long, columns DropTail / RED / RIO-PS. We read the unit as
-/// **bytes per second** of goodput over the measured interval: "All" is
-/// 98–99 % of the link rate in bytes/s (1.25 Mbit/s = 156 250 B/s), and
-/// "Short" saturates at 49 990 ≈ 10 × 100 × 1000 B / 20 s, i.e. the short
-/// flows' whole megabyte delivered within a 20 s window — hence our 20 s
-/// measurement and 1000-byte packets.
-const PAPER_GOODPUT: [(f64, [[f64; 3]; 3]); 2] = [
-    (
-        1.25e6,
-        [
-            [153479.0, 154269.0, 154486.0],
-            [40973.0, 49897.0, 49945.0],
-            [112506.0, 104372.0, 104541.0],
-        ],
-    ),
-    (
-        1.5e6,
-        [
-            [185650.0, 184315.0, 183154.0],
-            [43854.0, 49990.0, 49990.0],
-            [141796.0, 134325.0, 133164.0],
-        ],
-    ),
-];
 const GP_RTT_S: f64 = 0.1;
 const GP_PKT: f64 = 1000.0;
 const GP_SECONDS: f64 = 20.0;
 
-/// The slides' web-experiment goodput table, copied exactly (columns
-/// DropTail / RED / RIO-PS). Unit not stated; we read it as **packets
-/// delivered during the 2000 s measured period** (4.2e6 × 500 B / 2000 s =
-/// 8.4 Mbit/s, consistent with a ≈ 10 Mbit/s bottleneck and BDP ≈ 200
-/// packets at 80 ms).
-const PAPER_WEB_GOODPUT: [(&str, [f64; 3]); 3] = [
-    ("Exp1 (ITO=3s)", [4207841.0, 4264890.0, 4255711.0]),
-    ("Exp1 (ITO=1s)", [4234309.0, 4254291.0, 4244158.0]),
-    ("Exp2 (ITO=3s)", [4718311.0, 4730029.0, 4723774.0]),
-];
 /// The slides' statements on response time relative to RED (no numbers
 /// beyond these ranges are given).
 const PAPER_WEB_CLAIMS: [&str; 3] = [
@@ -81,14 +48,63 @@ const PAPER_WEB_CLAIMS: [&str; 3] = [
     "Exp2: not shown in the slides",
 ];
 
-/// The same claims as numbers: reduction of the mean response time relative
-/// to RED, % (low, high), for short and for medium-sized objects; `None`
-/// where the slides give nothing.
-const PAPER_WEB_REDUCTION: [Option<[(f64, f64); 2]>; 3] = [
-    Some([(25.0, 30.0), (25.0, 30.0)]),
-    Some([(10.0, 15.0), (15.0, 25.0)]),
-    None,
-];
+/// The slides' numbers: `scenarios/papers/rio-ps/paper.toml`.
+const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
+
+/// The slides' tables as [`run`] reads them.
+struct Numbers {
+    /// Per link rate (bit/s): goodput (bytes/s), rows All/Short/Long,
+    /// columns DropTail/RED/RIO-PS.
+    goodput: [(f64, [[f64; 3]; 3]); 2],
+    /// Per web experiment ([`WEB_EXPS`]): goodput (packets) per scheme.
+    web_goodput: [[f64; 3]; 3],
+    /// Per web experiment: reduction of the mean response time relative to
+    /// RED, % (low, high), for short and for medium-sized objects; `None`
+    /// where the slides give nothing.
+    web_reduction: [Option<[(f64, f64); 2]>; 3],
+}
+
+static NUMBERS: OnceLock<Numbers> = OnceLock::new();
+
+/// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
+/// error there).
+fn load_numbers() -> CliResult<&'static Numbers> {
+    if let Some(n) = NUMBERS.get() {
+        return Ok(n);
+    }
+    let p = Paper::parse(PAPER_TOML, "scenarios/papers/rio-ps/paper.toml")?;
+    let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
+    let mut n = Numbers {
+        goodput: [(1.25e6, [[0.0; 3]; 3]), (1.5e6, [[0.0; 3]; 3])],
+        web_goodput: [[0.0; 3]; 3],
+        web_reduction: [None; 3],
+    };
+    for (rate, t) in n.goodput.iter_mut() {
+        for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
+            for (s, scheme) in SCHEMES.iter().enumerate() {
+                t[k][s] = v("goodput", &format!("{} Mbit/s {cls}", *rate / 1e6), scheme)?;
+            }
+        }
+    }
+    for (ei, (label, ..)) in WEB_EXPS.iter().enumerate() {
+        for (s, scheme) in SCHEMES.iter().enumerate() {
+            n.web_goodput[ei][s] = v("web goodput", label, scheme)?;
+        }
+        let t = "response time reduction";
+        if p.values.iter().any(|x| x.table == t && x.row == *label) {
+            n.web_reduction[ei] = Some([
+                (v(t, label, "short_low")?, v(t, label, "short_high")?),
+                (v(t, label, "medium_low")?, v(t, label, "medium_high")?),
+            ]);
+        }
+    }
+    Ok(NUMBERS.get_or_init(|| n))
+}
+
+/// The slides' numbers (read at the start of [`run`]).
+fn nums() -> &'static Numbers {
+    load_numbers().expect("paper.toml is read and checked at the start of run")
+}
 /// Our size classes for those claims (log2 buckets of packets): short =
 /// 4–31 packets (up to L_t ≈ 14–18 and a little beyond), medium = 32–255.
 const SHORT_BUCKETS: std::ops::RangeInclusive<u32> = 2..=4;
@@ -300,6 +316,7 @@ fn par_runs<T: Send>(
 }
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    load_numbers()?;
     let wall = std::time::Instant::now();
     let seeds = o.seeds;
     // Validate the flags before the goodput runs spend any time.
@@ -316,7 +333,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
     // ---- (a) network goodput ----------------------------------------------
     let mut gp_sc = Vec::new();
-    for (rate, _) in PAPER_GOODPUT {
+    for (rate, _) in nums().goodput {
         let bdp = rate * GP_RTT_S / 8.0 / GP_PKT;
         let (b_dt, b_red) = ((1.5 * bdp).round() as u32, (2.5 * bdp).round() as u32);
         for s in 0..3 {
@@ -340,7 +357,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         .chain(SCHEMES.iter().map(|s| format!("{s} paper / aqmlab")))
         .collect();
     let mut rows = Vec::new();
-    for (ri, (rate, paper)) in PAPER_GOODPUT.iter().enumerate() {
+    for (ri, (rate, paper)) in nums().goodput.iter().enumerate() {
         for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
             let mut row = vec![format!("{} Mbit/s", rate / 1e6), cls.to_string()];
             for s in 0..3 {
@@ -579,7 +596,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             };
             rows.push(vec![
                 SCHEMES[s].to_string(),
-                format!("{:.0}", PAPER_WEB_GOODPUT[ei].1[s]),
+                format!("{:.0}", nums().web_goodput[ei][s]),
                 format!("{gp:.0}"),
                 format!("{ut:.3}"),
                 format!("{sr:.4}"),
@@ -597,7 +614,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                     "goodput",
                     "packets",
                     gp,
-                    Some(PAPER_WEB_GOODPUT[ei].1[s]),
+                    Some(nums().web_goodput[ei][s]),
                     sd(&|w| w.goodput_pkts),
                 ),
                 (
@@ -833,7 +850,7 @@ fn differences(
     for (ei, (label, pts)) in rio_rel.iter().enumerate() {
         let (s, m) = (range(pts, &SHORT_BUCKETS), range(pts, &MEDIUM_BUCKETS));
         let paper = |k: usize| {
-            PAPER_WEB_REDUCTION[ei].map_or("not given".to_string(), |p| {
+            nums().web_reduction[ei].map_or("not given".to_string(), |p| {
                 format!("{:.0}–{:.0} %", p[k].0, p[k].1)
             })
         };
@@ -862,7 +879,7 @@ fn differences(
         .map(|ei| {
             // scaled to the slides' 2000 s measured period
             let ours = gp_scale * mean(per[ei * 3 + 1].iter().map(|w| w.goodput_pkts));
-            format!("{} {:.2}", rio_rel[ei].0, ours / PAPER_WEB_GOODPUT[ei].1[1])
+            format!("{} {:.2}", rio_rel[ei].0, ours / nums().web_goodput[ei][1])
         })
         .collect();
     let _ = writeln!(
@@ -897,4 +914,19 @@ fn differences(
         class_rates.join("; ")
     );
     (txt, md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slide_numbers_load_from_the_toml() {
+        let n = load_numbers().unwrap();
+        assert_eq!(n.goodput[1].0, 1.5e6);
+        assert_eq!(n.goodput[0].1[1], [40973.0, 49897.0, 49945.0]);
+        assert_eq!(n.web_goodput[2][0], 4718311.0);
+        assert_eq!(n.web_reduction[1], Some([(10.0, 15.0), (15.0, 25.0)]));
+        assert_eq!(n.web_reduction[2], None);
+    }
 }
