@@ -498,12 +498,37 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let tables = print_tables(&ctx);
     print!("{tables}");
 
-    // plots
+    plot_cwnd(&ctx, out)?;
+    plot_bars(&ctx, out)?;
+    let rows = table_rows(&ctx);
+    write_csv(&rows, &out.join("tables.csv"))?;
+    let rep = report(&ctx, &tables);
+    std::fs::write(out.join("report.md"), rep)?;
+
+    let events: u64 = results.iter().map(|r| r.events).sum();
+    println!(
+        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
+         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
+        jobs.len(),
+        seeds,
+        configs.len(),
+        dur,
+        warm,
+        events as f64 / 1e6,
+        wall.elapsed().as_secs_f64(),
+        rayon::current_num_threads(),
+        out.display()
+    );
+    Ok(rows)
+}
+
+/// The cwnd figures (scheme 1, δ2/δ1 = 7 and 10, seed 1).
+fn plot_cwnd(cx: &Ctx, out: &Path) -> CliResult {
     for ratio in [7.0, 10.0] {
         let panels: Vec<(String, Vec<plot::Series>)> = [Queue::DropTail, Queue::MarkMax]
             .iter()
             .map(|&q| {
-                let a = &aggs[find(1, ratio, q, Variant::Main)];
+                let a = &cx.aggs[(cx.find)(1, ratio, q, Variant::Main)];
                 let traces = a
                     .runs
                     .first()
@@ -535,7 +560,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                 .map(|&(_, y)| y)
                 .fold(0.0f64, f64::max)
         };
-        let (late, early) = (after(&|t| t >= warm), after(&|t| t < warm));
+        let (late, early) = (after(&|t| t >= cx.warm), after(&|t| t < cx.warm));
         let y_max = (early > 1.15 * late && late > 0.0).then_some(1.15 * late);
         plot::panel_lines(
             &PanelLines {
@@ -547,7 +572,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                             format!("; slow-start peaks (up to {early:.0} segments) clipped"),
                         None => String::new(),
                     },
-                    if shortened {
+                    if cx.shortened {
                         " (run length set by --duration)"
                     } else {
                         ""
@@ -561,27 +586,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             &out.join(format!("cwnd_ratio{ratio:.0}")),
         )?;
     }
-    plot_bars(&ctx, out)?;
-    let rows = table_rows(&ctx);
-    write_csv(&rows, &out.join("tables.csv"))?;
-    let rep = report(&ctx, &tables);
-    std::fs::write(out.join("report.md"), rep)?;
-
-    let events: u64 = results.iter().map(|r| r.events).sum();
-    println!(
-        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
-         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
-        jobs.len(),
-        seeds,
-        configs.len(),
-        dur,
-        warm,
-        events as f64 / 1e6,
-        wall.elapsed().as_secs_f64(),
-        rayon::current_num_threads(),
-        out.display()
-    );
-    Ok(rows)
+    Ok(())
 }
 
 /// Everything the tables and the report read.
