@@ -40,6 +40,7 @@ registry::cc_kinds! {
     highspeed::HighSpeedConfig => HighSpeed,
     bic::BicConfig => Bic,
     maxnet::MaxNetSourceConfig => MaxNet,
+    dctcp::DctcpConfig => Dctcp,
 }
 
 use crate::engine::Time;
