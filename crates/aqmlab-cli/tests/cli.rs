@@ -439,6 +439,7 @@ fn sweep_runs_every_combination_and_writes_table_and_plots() {
         "fq_codel",
         "sfq_codel",
         "pie",
+        "fq_pie",
     ];
     for k in kinds {
         assert!(
