@@ -371,3 +371,22 @@ fn list_text_covers_every_kind_and_parameter() {
     assert!(describe("nope").is_none());
     assert!(names().contains(&"fq_pie") && names().contains(&"dctcp") && names().contains(&"tcp"));
 }
+
+/// A CBR source's own validation runs where the scenario is parsed.
+#[test]
+fn cbr_is_validated_naming_the_key() {
+    let text = MINI.replace(
+        "cc = { kind = \"cubic\" }",
+        "cbr = { rate = \"1Mbps\", packet_size = 0 }",
+    );
+    let e = err(&text, &[]);
+    assert!(
+        e.contains("`flows[0].cbr.packet_size`: must be a positive"),
+        "{e}"
+    );
+    let e = err(&text, &["flows.bulk.cbr.packet_size=\"x\""]);
+    assert!(e.contains("`flows[0].cbr.packet_size`"), "{e}");
+    let e = err(&text, &["flows.bulk.cbr=3"]);
+    assert!(e.contains("`flows[0].cbr`: expected a table"), "{e}");
+    Scenario::from_toml_with(&text, "t.toml", &["flows.bulk.cbr.packet_size=100".into()]).unwrap();
+}
