@@ -224,7 +224,7 @@ impl Simulation {
                             d,
                             g.size.map(|x| x.0),
                         )),
-                        rcv: Box::new(Receiver::new(&p, fid, d, s)),
+                        rcv: Box::new(Receiver::new(&p, fid, d, s).with_echo(g.cc.ecn_echo())),
                     },
                 };
                 events.schedule(start, Ev::Timer(fid, TimerKind::Start));
@@ -529,7 +529,7 @@ impl Simulation {
                 d,
                 Some(sp.bytes),
             )),
-            rcv: Box::new(Receiver::new(&sp.params, fid, d, s)),
+            rcv: Box::new(Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo())),
         };
         let mut f = Flow::new(sp.group, sp.cc.name(), t, self.now, Some(total));
         f.owner = Some((w, sp.item, sp.role));
