@@ -162,7 +162,7 @@ pub struct TcpParams {
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
-    explicit: TcpOptions,
+    pub explicit: TcpOptions,
 }
 
 impl Default for TcpParams {
@@ -299,7 +299,10 @@ impl TcpParams {
             return e("rack", "RACK-TLP needs sack = true");
         }
         if self.rack {
-            return e("rack", "RACK-TLP (RFC 8985) is not implemented yet; allowed: false");
+            return e(
+                "rack",
+                "RACK-TLP (RFC 8985) is not implemented yet; allowed: false",
+            );
         }
         if self.pacing {
             return e("pacing", "pacing is not implemented yet; allowed: false");

@@ -72,9 +72,11 @@ impl Profile {
 
     /// The defaults of this stack.
     pub fn params(self) -> TcpParams {
-        let mut p = TcpParams::default();
-        p.header_bytes = 40;
-        p.dupack_threshold = 3;
+        let mut p = TcpParams {
+            header_bytes: 40,
+            dupack_threshold: 3,
+            ..TcpParams::default()
+        };
         match self {
             Profile::Ns2 => {
                 p.init_cwnd = 2.0;

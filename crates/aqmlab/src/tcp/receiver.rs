@@ -28,8 +28,8 @@
 //! `delack_timeout`, `header_bytes`, `sack`, `timestamps`.
 
 use super::{TcpCtx, TcpParams, TimerKind};
-use crate::engine::{Timer, TimerAction};
 use crate::engine::Time;
+use crate::engine::{Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet, SackBlock, MAX_SACK_BLOCKS};
 use std::collections::{BTreeMap, VecDeque};
 

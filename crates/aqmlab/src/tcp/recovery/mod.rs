@@ -19,8 +19,8 @@ pub mod reno;
 pub mod sack;
 pub mod scoreboard;
 
-use super::cc::CongestionControl;
 use super::cc::CcState;
+use super::cc::CongestionControl;
 use serde::{Deserialize, Serialize};
 
 /// `tcp.recovery`: the loss-recovery scheme.
@@ -112,7 +112,6 @@ pub trait LossRecovery: Send {
     /// Outside recovery the sender then grows the window with the
     /// congestion controller if this returns `grow = true`.
     fn on_new_ack(&mut self, io: &mut RecIo, acked: u32) -> NewAck;
-
 
     /// A duplicate ACK (the `dupacks`-th in a row). Returns whether the
     /// sender should then send what the window allows.

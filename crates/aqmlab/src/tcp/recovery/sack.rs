@@ -114,7 +114,8 @@ impl LossRecovery for SackRecovery {
             self.sb.sack(s, e);
         }
         self.sb.mark_lost(io.dupthresh);
-        self.delivered = (io.snd_una.saturating_sub(una0) + self.sb.sacked()).saturating_sub(sacked0);
+        self.delivered =
+            (io.snd_una.saturating_sub(una0) + self.sb.sacked()).saturating_sub(sacked0);
         self.rxt_next = self.rxt_next.max(io.snd_una);
     }
 
@@ -202,9 +203,7 @@ impl LossRecovery for SackRecovery {
             self.sb.mark_retransmitted(s);
             self.rxt_next = s + 1;
             s
-        } else if self.in_recovery
-            && self.rescue_rxt.is_none_or(|r| io.snd_una > r)
-        {
+        } else if self.in_recovery && self.rescue_rxt.is_none_or(|r| io.snd_una > r) {
             // (4) rescue
             let s = self.sb.highest_unsacked()?;
             if self.sb.is_retransmitted(s) {
