@@ -138,9 +138,10 @@ pub trait LossRecovery: Send {
         None
     }
 
-    /// Segments the scheme knows the receiver holds above `snd_una`
-    /// (SACKed) and presumes lost, for the flight size a congestion
-    /// controller reduces from (RFC 5681 eq. 4; RFC 6675 pipe).
+    /// Outstanding segments not in the network: SACKed or presumed lost,
+    /// less those retransmitted (so that outstanding minus this is the
+    /// RFC 6675 pipe), for the flight size a congestion controller reduces
+    /// from (RFC 5681 eq. 4 FlightSize).
     fn not_in_flight(&self) -> u32 {
         0
     }

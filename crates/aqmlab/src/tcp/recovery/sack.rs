@@ -102,7 +102,8 @@ impl LossRecovery for SackRecovery {
     }
 
     fn not_in_flight(&self) -> u32 {
-        self.sb.sacked() + self.sb.lost()
+        // outstanding − not_in_flight = RFC 6675 pipe
+        (self.sb.sacked() + self.sb.lost()).saturating_sub(self.sb.retransmitted())
     }
 
     fn on_sack(&mut self, io: &mut RecIo, blocks: &[(u32, u32)]) {
@@ -149,8 +150,8 @@ impl LossRecovery for SackRecovery {
             return false;
         }
         // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
-        // presumed lost.
-        io.st.in_flight = self.sb.high() - a - self.not_in_flight();
+        // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
+        io.st.in_flight = self.sb.pipe();
         self.recover = io.enter_recovery(a);
         self.in_recovery = true;
         self.sb.force_lost(a);
