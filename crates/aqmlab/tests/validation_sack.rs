@@ -20,7 +20,8 @@ const MS: Time = 1_000_000;
 enum Ev {
     Data(usize),
     Ack(usize),
-    SndTimer,
+    /// 0: retransmission timer, 1: pacing timer.
+    SndTimer(u8),
     RcvTimer,
 }
 
@@ -84,15 +85,13 @@ impl Path {
     }
 
     fn flush(&mut self, out: Vec<Packet>, timers: Vec<(Time, TimerKind)>, from_sender: bool) {
-        for (t, _k) in timers {
-            self.push(
-                t,
-                if from_sender {
-                    Ev::SndTimer
-                } else {
-                    Ev::RcvTimer
-                },
-            );
+        for (t, k) in timers {
+            let e = match (from_sender, k) {
+                (true, TimerKind::Pace) => Ev::SndTimer(1),
+                (true, _) => Ev::SndTimer(0),
+                (false, _) => Ev::RcvTimer,
+            };
+            self.push(t, e);
         }
         for p in out {
             if from_sender {
@@ -136,7 +135,17 @@ impl Path {
                     self.s.on_ack(&p, &mut ctx);
                     true
                 }
-                Ev::SndTimer => {
+                Ev::SndTimer(1) => {
+                    match self.s.pace_timer.on_event(t) {
+                        (true, _) => self.s.on_pace(&mut ctx),
+                        (false, TimerAction::Schedule(t2)) => {
+                            ctx.timers.push((t2, TimerKind::Pace))
+                        }
+                        _ => {}
+                    }
+                    true
+                }
+                Ev::SndTimer(_) => {
                     match self.s.rto_timer.on_event(t) {
                         (true, _) => self.s.on_rto(&mut ctx),
                         (false, TimerAction::Schedule(t2)) => ctx.timers.push((t2, TimerKind::Rto)),
@@ -434,4 +443,51 @@ fn receiver_sack_block_order() {
         );
         assert_eq!(last.sack_blocks()[0], (4, 7));
     }
+}
+
+/// Pacing (Linux `tcp_update_pacing_rate`): in congestion avoidance the
+/// rate is 1.2·cwnd·mss/srtt, so a window W (10 growing to ~28 segments
+/// over 2 s) over a 100 ms RTT leaves one segment every 1040 B /
+/// (1.2·1000 B·W/0.1 s) (≥ 3.1 ms) instead of back to back, and the paced
+/// sender acknowledges within 5 % as much data.
+#[test]
+fn pacing_spaces_segments_at_linux_rate() {
+    let run = |pacing: bool| {
+        let mut p = params(false);
+        p.init_cwnd = 10.0;
+        p.init_ssthresh = 10.0;
+        p.pacing = pacing;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            1_000,
+            50 * MS,
+            &[],
+            None,
+        );
+        path.run_until(2_000 * MS, |_| false);
+        let times: Vec<Time> = path
+            .log
+            .iter()
+            .filter(|e| e.0 >= 150 * MS)
+            .map(|e| e.0)
+            .collect();
+        let min_gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+        (min_gap, path.s.snd_una, path.s.st.cwnd)
+    };
+    let (gap_paced, acked_paced, cwnd) = run(true);
+    let (gap_unpaced, acked_unpaced, _) = run(false);
+    println!(
+        "min gap paced {gap_paced} ns (cwnd {cwnd:.1}), unpaced {gap_unpaced} ns; acked {acked_paced} vs {acked_unpaced}"
+    );
+    let expect = 1040.0 / (1.2 * 1000.0 * cwnd.ceil() / 0.1) * 1e9;
+    assert!(
+        gap_paced as f64 >= 0.95 * expect,
+        "paced gap {gap_paced} ns < {expect:.0} ns"
+    );
+    assert!(
+        gap_unpaced < 10_000,
+        "unpaced: back to back ({gap_unpaced} ns)"
+    );
+    assert!(acked_paced as f64 >= 0.95 * acked_unpaced as f64);
 }

@@ -32,6 +32,8 @@ pub enum TimerKind {
     Rto,
     /// Receiver delayed-ACK timer.
     DelAck,
+    /// Sender pacing: the next segment may leave (`tcp.pacing`).
+    Pace,
 }
 
 /// What a TCP endpoint hands back to the simulation.
@@ -96,7 +98,8 @@ pub struct TcpOptions {
     /// RACK-TLP loss detection (RFC 8985). Not implemented: `true` is an
     /// error.
     pub rack: Option<bool>,
-    /// Pacing at Linux's internal rate. Not implemented: `true` is an error.
+    /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
+    /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
 }
 
@@ -303,9 +306,6 @@ impl TcpParams {
                 "rack",
                 "RACK-TLP (RFC 8985) is not implemented yet; allowed: false",
             );
-        }
-        if self.pacing {
-            return e("pacing", "pacing is not implemented yet; allowed: false");
         }
         Ok(())
     }

@@ -25,9 +25,10 @@
 //! between 40 ms and 200 ms and starts in quick-ACK mode; the profile takes
 //! the 40 ms floor and no quick-ACK mode. (‡) The CUBIC variant is not a
 //! `tcp` key; the profile records it for the `cc` table (see README).
-//! Linux 6.1 also runs RACK-TLP (`tcp_recovery = 1`) and pacing with
-//! `fq`; neither is modelled yet, so this profile detects loss with
-//! DupThresh (RFC 6675) and sends unpaced.
+//! Linux 6.1 also runs RACK-TLP (`tcp_recovery = 1`), not modelled yet, so
+//! this profile detects loss with DupThresh (RFC 6675). Linux paces CUBIC
+//! only under the `fq` qdisc (internal pacing serves algorithms that request
+//! it), so `pacing` stays off here as in ns-3 (`EnablePacing` false).
 
 use super::recovery::RecoveryKind;
 use super::TcpParams;

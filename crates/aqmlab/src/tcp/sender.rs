@@ -24,6 +24,14 @@
 //!   loss nor an ECE from a window already reduced reduces it again), and
 //!   set CWR on the first new segment after any reduction (ECE, fast
 //!   retransmit or timeout).
+//! - Pacing (`pacing = true`): Linux `tcp_update_pacing_rate` — rate =
+//!   `mss·max(cwnd, in_flight)/srtt`, × 200 % while `cwnd < ssthresh/2`
+//!   (`tcp_pacing_ss_ratio`), × 120 % otherwise (`tcp_pacing_ca_ratio`);
+//!   each segment leaves no earlier than the previous one plus its wire
+//!   size at that rate (as `fq` / `tcp_internal_pacing` space them).
+//!   Unpaced before the first RTT sample (Linux leaves the rate unlimited
+//!   while `srtt_us` is 0). Retransmissions on a partial ACK or fast
+//!   retransmit (Reno/NewReno) leave at once; SACK recovery's are paced.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
@@ -76,6 +84,9 @@ pub struct Sender {
     rtt_seq: Option<u32>,
     rtt_time: Time,
     pub rto_timer: Timer,
+    /// Pacing: when the next segment may leave, and its timer.
+    next_send: Time,
+    pub pace_timer: Timer,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
     sent: VecDeque<(Time, bool)>,
     syn_time: Time,
@@ -150,6 +161,8 @@ impl Sender {
             rtt_seq: None,
             rtt_time: 0,
             rto_timer: Timer::default(),
+            next_send: 0,
+            pace_timer: Timer::default(),
             sent: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
@@ -298,6 +311,37 @@ impl Sender {
         self.retx_buf.clear();
     }
 
+    /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
+    /// `None` when unpaced.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if !self.p.pacing || !self.has_rtt || self.srtt <= 0.0 {
+            return None;
+        }
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2.0 {
+            2.0
+        } else {
+            1.2
+        };
+        let w = self.st.cwnd.max((self.snd_max - self.snd_una) as f64);
+        Some(ratio * self.p.mss as f64 * w / (self.srtt / 1e9))
+    }
+
+    /// Pacing holds the next segment back: arm the pacing timer and say so.
+    fn paced_out(&mut self, ctx: &mut TcpCtx) -> bool {
+        if !self.p.pacing || ctx.now >= self.next_send {
+            return false;
+        }
+        if let TimerAction::Schedule(t) = self.pace_timer.arm(self.next_send) {
+            ctx.timers.push((t, TimerKind::Pace));
+        }
+        true
+    }
+
+    /// The pacing timer fired: send what the window allows.
+    pub fn on_pace(&mut self, ctx: &mut TcpCtx) {
+        self.send_available(ctx);
+    }
+
     /// Send new segments while the window allows.
     fn send_available(&mut self, ctx: &mut TcpCtx) {
         if self.state != SenderState::Established {
@@ -307,7 +351,10 @@ impl Sender {
             let limit = self
                 .total_segs
                 .min(self.snd_una.saturating_add(self.p.max_window));
-            while let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) {
+            while !self.paced_out(ctx) {
+                let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) else {
+                    break;
+                };
                 self.send_segment(seq, ctx);
                 if seq >= self.snd_nxt {
                     self.snd_nxt = seq + 1;
@@ -316,7 +363,10 @@ impl Sender {
             return;
         }
         let wnd = self.window();
-        while self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+        while self.snd_nxt < self.total_segs
+            && self.snd_nxt < self.snd_una.saturating_add(wnd)
+            && !self.paced_out(ctx)
+        {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
@@ -372,6 +422,10 @@ impl Sender {
             spare: f32::INFINITY,
             ..Default::default()
         });
+        if let Some(rate) = self.pacing_rate() {
+            let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
+            self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
+        }
         if !self.rto_timer.is_armed() {
             self.arm_rto(ctx);
         }
