@@ -37,6 +37,8 @@ struct Path {
     delay: Time,
     drop_once: HashSet<u32>,
     dropped: HashSet<u32>,
+    /// Segments whose first retransmission is dropped too.
+    drop_retx: HashSet<u32>,
     /// Every data transmission: (time, seq, was a retransmission).
     log: Vec<(Time, u32, bool)>,
     seen: HashSet<u32>,
@@ -65,6 +67,7 @@ impl Path {
             delay,
             drop_once: drop.iter().copied().collect(),
             dropped: HashSet::new(),
+            drop_retx: HashSet::new(),
             log: vec![],
             seen: HashSet::new(),
         };
@@ -98,6 +101,9 @@ impl Path {
                 let retx = !self.seen.insert(p.seq);
                 self.log.push((self.now, p.seq, retx));
                 if !retx && self.drop_once.contains(&p.seq) && self.dropped.insert(p.seq) {
+                    continue;
+                }
+                if retx && self.drop_retx.remove(&p.seq) {
                     continue;
                 }
                 let dep = self.now.max(self.link_free) + self.tx;
@@ -189,13 +195,19 @@ fn params(sack: bool) -> TcpParams {
 /// Recovery of 50 losses spread over one 1000-segment window: the time from
 /// the fast retransmit to the ACK that covers the whole window, in RTTs.
 fn burst(sack: bool) -> (f64, u64, u64, f64) {
+    burst_with(sack, false)
+}
+
+fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
     // 1000 segments per 100 ms RTT: 100 µs per segment, 50 ms each way.
     let tx = 100_000;
     let delay = 50 * MS;
     let rtt = 2 * delay + tx;
     let drops: Vec<u32> = (0..50).map(|k| 100 + 17 * k).collect();
+    let mut p = params(sack);
+    p.rack = rack;
     let mut path = Path::new(
-        params(sack),
+        p,
         CcKind::NewReno(Default::default()),
         tx,
         delay,
@@ -490,4 +502,47 @@ fn pacing_spaces_segments_at_linux_rate() {
         "unpaced: back to back ({gap_unpaced} ns)"
     );
     assert!(acked_paced as f64 >= 0.95 * acked_unpaced as f64);
+}
+
+/// RACK (RFC 8985) on the same 50-loss window: losses are marked by time
+/// rather than DupThresh; the repair takes as long (about 2 RTTs), with no
+/// timeout and no spurious retransmission.
+#[test]
+fn rack_repairs_the_burst_too() {
+    let (span, to, retx, _) = burst_with(true, true);
+    println!("SACK+PRR+RACK: repaired in {span:.2} RTT, {to} timeouts, {retx} retransmissions");
+    assert_eq!(to, 0);
+    assert_eq!(retx, 50);
+    assert!(span <= 2.3, "{span:.2} RTT");
+}
+
+/// RFC 8985 §2/§6: a lost retransmission is found by RACK (a segment sent
+/// after it was delivered) and resent without the timer; RFC 6675 alone
+/// cannot see it and waits for the RTO.
+#[test]
+fn rack_recovers_a_lost_retransmission_without_timeout() {
+    let run = |rack: bool| {
+        let mut p = params(true);
+        p.init_cwnd = 100.0;
+        p.init_ssthresh = 100.0;
+        p.rack = rack;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            50 * MS,
+            &[10],
+            None,
+        );
+        path.drop_retx.insert(10);
+        path.run_until(5_000 * MS, |s| s.snd_una > 400);
+        let resent10 = path.log.iter().filter(|e| e.1 == 10 && e.2).count();
+        (path.s.counters.timeouts, resent10, path.s.snd_una)
+    };
+    let (to_rack, n_rack, una_rack) = run(true);
+    let (to_plain, n_plain, una_plain) = run(false);
+    println!("RACK: {to_rack} timeouts, 10 resent {n_rack}x; RFC 6675: {to_plain} timeouts, {n_plain}x; una {una_rack} vs {una_plain}");
+    assert_eq!(to_rack, 0, "RACK: no timeout");
+    assert_eq!(n_rack, 2, "the lost retransmission is resent once more");
+    assert_eq!(to_plain, 1, "RFC 6675 alone needs the RTO");
 }

@@ -76,6 +76,8 @@ pub struct Sender {
     pub rec: Box<dyn LossRecovery>,
     /// Segments the recovery scheme asks to (re)send now.
     retx_buf: Vec<u32>,
+    /// Timers the recovery scheme asked for, handed to the next context.
+    pending_timers: Vec<(Time, TimerKind)>,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
     rttvar: f64,
@@ -87,6 +89,10 @@ pub struct Sender {
     /// Pacing: when the next segment may leave, and its timer.
     next_send: Time,
     pub pace_timer: Timer,
+    /// RACK reordering timer.
+    pub rack_timer: Timer,
+    /// Now, for the recovery scheme.
+    now: Time,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
     sent: VecDeque<(Time, bool)>,
     syn_time: Time,
@@ -131,7 +137,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr);
+        let rec = recovery::build(kind, p.prr, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -154,6 +160,7 @@ impl Sender {
             in_recovery: false,
             rec,
             retx_buf: Vec::new(),
+            pending_timers: Vec::new(),
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -163,6 +170,8 @@ impl Sender {
             rto_timer: Timer::default(),
             next_send: 0,
             pace_timer: Timer::default(),
+            rack_timer: Timer::default(),
+            now: 0,
             sent: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
@@ -233,6 +242,7 @@ impl Sender {
 
     fn sync(&mut self, now: Time) {
         self.st.now = now;
+        self.now = now;
         // RFC 5681 eq. 4 FlightSize, less what the recovery scheme knows the
         // receiver holds or presumes lost (SACK); Reno/NewReno know nothing.
         self.st.in_flight = (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
@@ -283,7 +293,12 @@ impl Sender {
 
     /// Run `f` with the recovery scheme and the view it gets of the sender.
     fn with_rec<R>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut RecIo) -> R) -> R {
+        let mut arm_rack = None;
+        let srtt = self.srtt();
         let mut io = RecIo {
+            now: self.now,
+            srtt,
+            arm_rack: &mut arm_rack,
             st: &mut self.st,
             cc: self.cc.as_mut(),
             snd_una: self.snd_una,
@@ -295,7 +310,30 @@ impl Sender {
         };
         let r = f(self.rec.as_mut(), &mut io);
         self.in_recovery = self.rec.in_recovery();
+        if let Some(t) = arm_rack {
+            if let TimerAction::Schedule(t) = self.rack_timer.arm(t) {
+                self.pending_timers.push((t, TimerKind::Rack));
+            }
+        }
         r
+    }
+
+    /// The RACK reordering timer fired (RFC 8985 §6.3).
+    pub fn on_rack_timer(&mut self, ctx: &mut TcpCtx) {
+        self.sync(ctx.now);
+        self.now = ctx.now;
+        if self.state != SenderState::Established {
+            return;
+        }
+        let send = self.with_rec(|r, io| r.on_rack_timer(io));
+        self.flush_timers(ctx);
+        if send {
+            self.send_available(ctx);
+        }
+    }
+
+    fn flush_timers(&mut self, ctx: &mut TcpCtx) {
+        ctx.timers.append(&mut self.pending_timers);
     }
 
     /// Send what the recovery scheme queued, in order.
@@ -422,6 +460,11 @@ impl Sender {
             spare: f32::INFINITY,
             ..Default::default()
         });
+        if self.p.rack {
+            self.now = ctx.now;
+            self.with_rec(|r, io| r.on_transmit(io, seq));
+            self.flush_timers(ctx);
+        }
         if let Some(rate) = self.pacing_rate() {
             let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
             self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
@@ -514,9 +557,10 @@ impl Sender {
             r.on_sack(io, blocks);
             r.on_new_ack(io, acked)
         });
+        self.flush_timers(ctx);
         self.flush_retx(ctx);
         let restart_timer = r.restart_timer;
-        if !was_in_recovery {
+        if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
             self.cc.on_ack(&mut self.st, acked);
         } else if !self.in_recovery {
@@ -545,6 +589,7 @@ impl Sender {
             r.on_sack(io, blocks);
             r.on_dupack(io, dupacks)
         });
+        self.flush_timers(ctx);
         self.flush_retx(ctx);
         if send {
             self.send_available(ctx);
