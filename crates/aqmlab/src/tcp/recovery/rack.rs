@@ -24,14 +24,28 @@
 //! not implemented.
 
 use crate::engine::Time;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What RACK knows of one segment.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seg {
+    xmit: Time,
+    order: u64,
+    /// Sent more than once.
+    retx: bool,
+    /// In `by_time` (outstanding, not delivered, not marked lost).
+    live: bool,
+    /// Ever sent.
+    sent: bool,
+}
 
 #[derive(Debug, Default)]
 pub struct Rack {
     /// Outstanding segments by (xmit_ts, order) → seq.
     by_time: BTreeMap<(Time, u64), u32>,
-    /// seq → (xmit_ts, order, retransmitted).
-    seg: HashMap<u32, (Time, u64, bool)>,
+    /// Per segment from `base` up.
+    seg: VecDeque<Seg>,
+    base: u32,
     order: u64,
     /// RACK.xmit_ts, RACK.end_seq of the most recently sent delivered one.
     xmit: Option<(Time, u32)>,
@@ -44,29 +58,45 @@ pub struct Rack {
 impl Rack {
     /// `seq` was (re)transmitted at `now`.
     pub fn on_transmit(&mut self, seq: u32, now: Time) {
-        let retx = match self.seg.remove(&seq) {
-            Some((t, o, _)) => {
-                self.by_time.remove(&(t, o));
-                true
-            }
-            None => false,
-        };
+        if seq < self.base {
+            return;
+        }
+        let i = (seq - self.base) as usize;
+        if self.seg.len() <= i {
+            self.seg.resize(i + 1, Seg::default());
+        }
+        let e = self.seg[i];
+        if e.live {
+            self.by_time.remove(&(e.xmit, e.order));
+        }
         self.order += 1;
         self.by_time.insert((now, self.order), seq);
-        self.seg.insert(seq, (now, self.order, retx));
+        self.seg[i] = Seg {
+            xmit: now,
+            order: self.order,
+            retx: e.sent,
+            live: true,
+            sent: true,
+        };
     }
 
-    /// Forget a segment without a delivery (e.g. below a cumulative ACK
-    /// after a timeout), or one marked lost.
-    fn forget(&mut self, seq: u32) -> Option<(Time, u64, bool)> {
-        let e = self.seg.remove(&seq)?;
-        self.by_time.remove(&(e.0, e.1));
+    /// Take a segment out of the time order (delivered or marked lost);
+    /// returns its record if it was there.
+    fn forget(&mut self, seq: u32) -> Option<Seg> {
+        let i = seq.checked_sub(self.base)? as usize;
+        let e = self.seg.get_mut(i)?;
+        if !e.live {
+            return None;
+        }
+        e.live = false;
+        let e = *e;
+        self.by_time.remove(&(e.xmit, e.order));
         Some(e)
     }
 
     /// Step 2 and 3 for one newly delivered segment.
     pub fn on_delivered(&mut self, seq: u32, now: Time) {
-        let Some((t, _, retx)) = self.forget(seq) else {
+        let Some(Seg { xmit: t, retx, .. }) = self.forget(seq) else {
             return;
         };
         let rtt = now.saturating_sub(t);
@@ -132,15 +162,24 @@ impl Rack {
 
     /// The cumulative ACK passed `a`: segments below it are delivered.
     pub fn on_cum_ack(&mut self, from: u32, a: u32, now: Time) {
-        for seq in from..a {
+        for seq in from.max(self.base)..a {
             self.on_delivered(seq, now);
         }
+        while self.base < a && !self.seg.is_empty() {
+            self.seg.pop_front();
+            self.base += 1;
+        }
+        self.base = self.base.max(a);
     }
 
-    /// After a timeout everything outstanding is lost and will be resent.
+    /// After a timeout everything outstanding is lost and will be resent
+    /// (segments keep their "sent" mark, so the resends count as
+    /// retransmissions).
     pub fn clear(&mut self) {
         self.by_time.clear();
-        self.seg.clear();
+        for e in self.seg.iter_mut() {
+            e.live = false;
+        }
     }
 }
 
@@ -207,6 +246,24 @@ mod tests {
         r.on_delivered(1, 100 * MS);
         r.on_transmit(0, 150 * MS); // retransmission
         r.on_delivered(0, 160 * MS); // 10 ms: an ACK of the original
+        assert_eq!(r.rtt, 100 * MS);
+    }
+
+    /// A segment marked lost and resent is a retransmission: delivered below
+    /// RACK.fack, it is not taken for reordering.
+    #[test]
+    fn repaired_losses_are_not_reordering() {
+        let mut r = Rack::default();
+        for s in 0..4u32 {
+            r.on_transmit(s, s as Time * MS);
+        }
+        r.on_delivered(3, 103 * MS);
+        let mut lost = vec![];
+        r.detect_loss(200 * MS, 0, &mut lost);
+        assert_eq!(lost, vec![0, 1, 2]);
+        r.on_transmit(0, 200 * MS);
+        r.on_delivered(0, 300 * MS);
+        assert!(!r.reordering_seen);
         assert_eq!(r.rtt, 100 * MS);
     }
 }
