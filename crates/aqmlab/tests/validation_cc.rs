@@ -271,6 +271,82 @@ fn cubic_beta_of_both_variants() {
     }
 }
 
+/// Linux CUBIC (`variant = "linux"`, today's `tcp_cubic.c`) on one flow:
+/// 100 Mbit/s, 24 ms one way (base RTT ≈ 52 ms, BDP ≈ 625 segments), a
+/// 2000-packet FIFO (≈ 3 BDP), delayed ACKs. Linux's behaviour before the
+/// first loss:
+/// - HyStart ends the initial slow start without a loss: ssthresh is first
+///   set with cwnd = ssthresh (no reduction), at a window between a fifth of
+///   the BDP and BDP + buffer (the ACK train exits once a round's ACKs span
+///   more than delay_min/2, i.e. near half the BDP);
+/// - then, with no W_max yet, `cnt ≤ 20` grows cwnd 5 % per RTT (not the
+///   flat cubic plateau): over the next second, the growth per round trip
+///   is within 4–6 % (round trips counted from the window in flight, which
+///   sets the queue and so the RTT).
+#[test]
+fn cubic_linux_hystart_exit_then_five_percent_growth() {
+    let r = Dumbbell {
+        rate: "100Mbps",
+        delay: "24ms",
+        queue: "{ kind = \"droptail\", limit = 2000 }".into(),
+        duration: 6.0,
+        tcp: "max_window = 100000",
+        flows: vec![
+            "group = \"cubic\"\ncc = { kind = \"cubic\", variant = \"linux\" }\ntrace_cwnd = true"
+                .into(),
+        ],
+    }
+    .run(1);
+    let tr = &r.cwnd_trace(0).expect("traced").samples;
+    let k = tr
+        .iter()
+        .position(|s| s.ssthresh.is_some_and(|t| t < 1e6))
+        .expect("slow start ended");
+    let exit = &tr[k];
+    let th = exit.ssthresh.unwrap();
+    let bdp = 100e6 * 0.052 / (1040.0 * 8.0);
+    println!(
+        "HyStart exit at {:.3} s: cwnd {:.0}, ssthresh {th:.0} (BDP {bdp:.0})",
+        exit.time_s, exit.cwnd
+    );
+    assert!(
+        exit.cwnd >= th && exit.cwnd <= th + 2.0,
+        "slow start ended by a reduction (cwnd {} vs ssthresh {th}), not by HyStart",
+        exit.cwnd
+    );
+    assert!(th >= 0.2 * bdp && th <= bdp + 2000.0, "exit window {th}");
+    // growth per RTT over the following second (no loss in it); with the
+    // link busy, a round trip lasts in_flight·(1040·8 bit / 100 Mbit/s),
+    // at least the base RTT (SRTT, one timed segment per RTT, lags it).
+    let (t0, t1) = (exit.time_s + 0.2, exit.time_s + 1.2);
+    let mut t = t0;
+    let mut rtts = 0.0;
+    while t < t1 {
+        let s = at(tr, t);
+        t += (s.in_flight as f64 * 1040.0 * 8.0 / 100e6).max(0.052);
+        rtts += 1.0;
+    }
+    let (a, b) = (at(tr, t0), at(tr, t));
+    assert!(
+        tr.iter()
+            .filter(|s| s.time_s > exit.time_s && s.time_s <= b.time_s)
+            .all(|s| s.ssthresh == Some(th)),
+        "a loss within the measured second"
+    );
+    let per_rtt = (b.cwnd / a.cwnd).powf(1.0 / rtts) - 1.0;
+    println!(
+        "cwnd {:.0} → {:.0} over {rtts} RTTs: {:.2} %/RTT",
+        a.cwnd,
+        b.cwnd,
+        per_rtt * 100.0
+    );
+    assert!(
+        (0.04..=0.06).contains(&per_rtt),
+        "growth {:.2} %/RTT, Linux caps cnt at 20 before the first loss (5 %)",
+        per_rtt * 100.0
+    );
+}
+
 /// RFC 9438 §4.3: at small BDP (10 Mbit/s, 4 ms one way: base RTT ≈ 11 ms,
 /// BDP ≈ 13 segments, 30-packet DropTail buffer) the Reno-friendly region
 /// governs: cwnd = W_est, which grows by α_cubic = 3(1 − β)/(1 + β) = 0.529

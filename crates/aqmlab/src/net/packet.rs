@@ -1,6 +1,7 @@
 //! The packet: a small `Copy` record moved by value through queues and links.
 //! No byte buffers, no header serialisation (as in htsim); only the fields the
-//! models read. Sequence and acknowledgement numbers count *segments* (as in
+//! models read (SACK blocks and the timestamp echo are the option fields
+//! an ACK needs; their bytes count in `size`). Sequence and acknowledgement numbers count *segments* (as in
 //! ns-2's TCP agents), sizes are bytes on the wire.
 
 use crate::engine::Time;
@@ -53,6 +54,14 @@ pub enum Class {
     Out = 2,
 }
 
+/// A SACK block (RFC 2018 §3) in segments: `[start, end)`, the first
+/// segment held and one past the last.
+pub type SackBlock = (u32, u32);
+
+/// Most SACK blocks an ACK carries: 4 without timestamps, 3 with (RFC 2018
+/// §3, 40 bytes of option space).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     /// Unique id in this run (for traces and FIFO-order tests).
@@ -81,9 +90,21 @@ pub struct Packet {
     /// Second explicit field: minimum spare capacity on the path, bit/s
     /// (MaxStart). `f32::INFINITY` when not set.
     pub spare: f32,
+    /// Number of valid entries in `sack` (ACKs only).
+    pub nsack: u8,
+    /// SACK blocks of an ACK, most recent first (RFC 2018 §4).
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// RFC 7323 timestamp echo (TSecr) of an ACK: the `sent_time` (TSval)
+    /// of the segment the receiver echoes; `None` without timestamps.
+    pub ts_ecr: Option<Time>,
 }
 
 impl Packet {
+    /// The SACK blocks an ACK carries.
+    #[inline]
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.nsack as usize]
+    }
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
@@ -107,7 +128,7 @@ mod tests {
     #[test]
     fn packet_is_small() {
         assert!(
-            std::mem::size_of::<Packet>() <= 64,
+            std::mem::size_of::<Packet>() <= 112,
             "{}",
             std::mem::size_of::<Packet>()
         );

@@ -1,12 +1,16 @@
-//! TCP: a sender with Reno/NewReno loss recovery and RFC 6298 RTO, a receiver
-//! with delayed ACKs, and the congestion-control trait (`cc`).
+//! TCP: a sender with RFC 6298 RTO and a loss-recovery layer (`recovery`:
+//! Reno, NewReno, SACK with PRR), a receiver with delayed ACKs, SACK blocks
+//! and timestamps, the congestion-control trait (`cc`), and stack profiles
+//! (`profile`).
 //!
 //! Sequence numbers count segments (ns-2's model): segment `i` carries
 //! payload bytes `[i·mss, (i+1)·mss)`; the last segment of a sized transfer
 //! may be shorter. Windows are in segments.
 
 pub mod cc;
+pub mod profile;
 pub mod receiver;
+pub mod recovery;
 pub mod sender;
 
 use crate::engine::Time;
@@ -14,7 +18,9 @@ use crate::net::packet::Packet;
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
 
+pub use profile::Profile;
 pub use receiver::Receiver;
+pub use recovery::RecoveryKind;
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -26,6 +32,10 @@ pub enum TimerKind {
     Rto,
     /// Receiver delayed-ACK timer.
     DelAck,
+    /// Sender pacing: the next segment may leave (`tcp.pacing`).
+    Pace,
+    /// RACK reordering timer (RFC 8985 §6.3, `tcp.rack`).
+    Rack,
 }
 
 /// What a TCP endpoint hands back to the simulation.
@@ -74,6 +84,58 @@ pub struct TcpOptions {
     /// ECN-capable transport (RFC 3168): data carries ECT(0), the receiver
     /// echoes CE with ECE, the sender reacts once per window and sets CWR.
     pub ecn: Option<bool>,
+    /// Stack profile: every default as that stack sets it (see
+    /// [`Profile`]); keys written beside it override it.
+    pub profile: Option<Profile>,
+    /// SACK option (RFC 2018): the receiver sends SACK blocks.
+    pub sack: Option<bool>,
+    /// Timestamps option (RFC 7323): +12 bytes per segment, an RTT sample
+    /// per ACK.
+    pub timestamps: Option<bool>,
+    /// Loss recovery: "reno", "newreno" or "sack" (default: the congestion
+    /// controller's own, Reno for `reno` and NewReno for the others).
+    pub recovery: Option<RecoveryKind>,
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery.
+    pub prr: Option<bool>,
+    /// RACK loss detection (RFC 8985 §6) in SACK recovery; needs
+    /// `recovery = "sack"`. Tail loss probes (§7) are not modelled.
+    pub rack: Option<bool>,
+    /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
+    /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
+    pub pacing: Option<bool>,
+}
+
+impl TcpOptions {
+    /// Overlay the keys `o` sets.
+    fn merge(&mut self, o: &TcpOptions) {
+        macro_rules! m {
+            ($($f:ident),*) => { $( if o.$f.is_some() { self.$f = o.$f; } )* };
+        }
+        m!(
+            mss,
+            header_bytes,
+            init_cwnd,
+            init_ssthresh,
+            max_window,
+            min_rto,
+            max_rto,
+            initial_rto,
+            granularity,
+            delayed_ack,
+            delack_count,
+            delack_timeout,
+            dupack_threshold,
+            handshake,
+            ecn,
+            profile,
+            sack,
+            timestamps,
+            recovery,
+            prr,
+            rack,
+            pacing
+        );
+    }
 }
 
 /// Resolved TCP parameters of one flow.
@@ -94,6 +156,18 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub handshake: bool,
     pub ecn: bool,
+    pub profile: Option<Profile>,
+    pub sack: bool,
+    pub timestamps: bool,
+    /// `None`: the congestion controller's own scheme.
+    pub recovery: Option<RecoveryKind>,
+    pub prr: bool,
+    pub rack: bool,
+    pub pacing: bool,
+    /// Every key set explicitly so far, in layer order (a profile named in
+    /// a later layer is applied under all of them).
+    #[serde(skip)]
+    pub explicit: TcpOptions,
 }
 
 impl Default for TcpParams {
@@ -116,13 +190,40 @@ impl Default for TcpParams {
             dupack_threshold: 3,
             handshake: false,
             ecn: false,
+            profile: None,
+            sack: false,
+            timestamps: false,
+            recovery: None,
+            prr: false,
+            rack: false,
+            pacing: false,
+            explicit: TcpOptions::default(),
         }
     }
 }
 
 impl TcpParams {
-    /// Apply the options that are set.
+    /// Apply the options that are set. Options accumulate over calls (the
+    /// scenario's `[tcp]`, then a flow's `tcp`); a `profile` set at any
+    /// level replaces the defaults under every explicit key.
     pub fn apply(&mut self, o: &TcpOptions) {
+        let prev = self.explicit.profile;
+        self.explicit.merge(o);
+        if self.explicit.profile != prev {
+            let explicit = std::mem::take(&mut self.explicit);
+            *self = match explicit.profile {
+                Some(p) => p.params(),
+                None => TcpParams::default(),
+            };
+            self.profile = explicit.profile;
+            self.apply_keys(&explicit);
+            self.explicit = explicit;
+        } else {
+            self.apply_keys(o);
+        }
+    }
+
+    fn apply_keys(&mut self, o: &TcpOptions) {
         macro_rules! set {
             ($f:ident) => {
                 if let Some(v) = o.$f {
@@ -150,6 +251,14 @@ impl TcpParams {
         set!(dupack_threshold);
         set!(handshake);
         set!(ecn);
+        set!(sack);
+        set!(timestamps);
+        set!(prr);
+        set!(rack);
+        set!(pacing);
+        if o.recovery.is_some() {
+            self.recovery = o.recovery;
+        }
     }
 
     /// Range checks; the error names the key.
@@ -184,6 +293,18 @@ impl TcpParams {
         }
         if self.dupack_threshold == 0 {
             return e("dupack_threshold", "must be at least 1");
+        }
+        if self.recovery == Some(RecoveryKind::Sack) && !self.sack {
+            return e(
+                "recovery",
+                "\"sack\" needs sack = true (the receiver must send SACK blocks)",
+            );
+        }
+        if self.rack && !self.sack {
+            return e("rack", "RACK needs sack = true");
+        }
+        if self.rack && self.recovery != Some(RecoveryKind::Sack) {
+            return e("rack", "RACK needs recovery = \"sack\"");
         }
         Ok(())
     }

@@ -16,13 +16,42 @@
 //! once with the old state, and the changing segment is acknowledged
 //! immediately (as Linux `dctcp_ece_ack_update`). CWR is ignored.
 //!
+//! SACK (RFC 2018, `sack = true`): every ACK sent while out-of-order data
+//! is held carries SACK blocks; the first block is the contiguous run
+//! holding the segment that triggered the ACK (unless that segment advanced
+//! the cumulative ACK), the others repeat the most recently reported blocks
+//! (§4), at most 4 blocks, or 3 with timestamps (§3). The option costs
+//! 4 + 8·n bytes on the wire (2 + 8·n, padded with two NOPs, as Linux sends
+//! it). Blocks are found in an interval map of the held runs, O(log n) per
+//! segment.
+//!
+//! Timestamps (RFC 7323 §4.3, `timestamps = true`): the ACK echoes
+//! TS.Recent, the TSval of the last segment that arrived with
+//! `seq <= Last.ACK.sent` — with delayed ACKs the earliest unacknowledged
+//! segment, and for out-of-order arrivals the last in-order one. The option
+//! adds 12 bytes (10 + 2 NOPs) to every segment and ACK.
+//!
 //! Parameters (from [`TcpParams`]): `delayed_ack`, `delack_count`,
-//! `delack_timeout`, `header_bytes`.
+//! `delack_timeout`, `header_bytes`, `sack`, `timestamps`.
 
 use super::{TcpCtx, TcpParams, TimerKind};
+use crate::engine::Time;
 use crate::engine::{Timer, TimerAction};
-use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
-use std::collections::VecDeque;
+use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet, SackBlock, MAX_SACK_BLOCKS};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Bytes of the timestamps option on the wire (RFC 7323 §3: 10, padded).
+pub const TS_OPTION_BYTES: u32 = 12;
+
+/// Bytes of a SACK option with `n` blocks on the wire (RFC 2018 §3: 2 + 8·n,
+/// padded to a 4-byte boundary with two NOPs).
+pub fn sack_option_bytes(n: usize) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        4 + 8 * n as u32
+    }
+}
 
 /// How the receiver echoes CE marks in ACKs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,6 +86,16 @@ pub struct Receiver {
     ce_unacked: bool,
     price: f32,
     spare: f32,
+    sack: bool,
+    timestamps: bool,
+    /// Held out-of-order runs `start -> end` (SACK only).
+    runs: BTreeMap<u32, u32>,
+    /// Blocks most recently reported, most recent first (RFC 2018 §4).
+    recent: Vec<SackBlock>,
+    /// The block holding the segment that triggered the next ACK.
+    trigger: Option<SackBlock>,
+    ts_recent: Option<Time>,
+    last_ack_sent: u32,
     /// Data segments that arrived (duplicates included).
     pub segments_received: u64,
     pub duplicates: u64,
@@ -84,6 +123,13 @@ impl Receiver {
             ce_unacked: false,
             price: 0.0,
             spare: f32::INFINITY,
+            sack: p.sack,
+            timestamps: p.timestamps,
+            runs: BTreeMap::new(),
+            recent: Vec::new(),
+            trigger: None,
+            ts_recent: None,
+            last_ack_sent: 0,
             segments_received: 0,
             duplicates: 0,
             acks_sent: 0,
@@ -117,18 +163,83 @@ impl Receiver {
         }
         self.ce_unacked = false;
         self.acks_sent += 1;
-        ctx.out.push(Packet {
+        let mut size = self.header;
+        let mut pkt = Packet {
             flow: self.flow,
             src: self.node,
             dst: self.peer,
             ack: self.rcv_nxt,
-            size: self.header,
             flags: f,
             ecn: Ecn::NotEct,
             price: self.price,
             spare: self.spare,
             ..Default::default()
-        });
+        };
+        if self.timestamps {
+            size += TS_OPTION_BYTES;
+            pkt.ts_ecr = self.ts_recent;
+        }
+        if self.sack {
+            let n = self.fill_sack(&mut pkt);
+            size += sack_option_bytes(n);
+        }
+        pkt.size = size;
+        self.last_ack_sent = self.rcv_nxt;
+        ctx.out.push(pkt);
+    }
+
+    /// RFC 2018 §4: the block of the triggering segment first, then the
+    /// most recently reported blocks, none covering acknowledged data.
+    fn fill_sack(&mut self, pkt: &mut Packet) -> usize {
+        let max = if self.timestamps {
+            MAX_SACK_BLOCKS - 1
+        } else {
+            MAX_SACK_BLOCKS
+        };
+        let rcv_nxt = self.rcv_nxt;
+        self.recent.retain(|b| b.1 > rcv_nxt);
+        if let Some(t) = self.trigger.take() {
+            // Drop reported blocks the new one has absorbed, then put it first.
+            self.recent.retain(|b| b.1 < t.0 || b.0 > t.1);
+            self.recent.insert(0, t);
+        }
+        self.recent.truncate(max);
+        for (i, b) in self.recent.iter().enumerate() {
+            pkt.sack[i] = *b;
+        }
+        pkt.nsack = self.recent.len() as u8;
+        self.recent.len()
+    }
+
+    /// Record segment `seq` (> rcv_nxt) as held; return its run.
+    fn hold(&mut self, seq: u32) -> SackBlock {
+        let mut s = seq;
+        let mut e = seq + 1;
+        if let Some((&ps, &pe)) = self.runs.range(..=seq).next_back() {
+            if pe >= seq {
+                s = ps;
+                e = e.max(pe);
+                self.runs.remove(&ps);
+            }
+        }
+        if let Some(&ne) = self.runs.get(&e) {
+            self.runs.remove(&e);
+            e = ne;
+        }
+        self.runs.insert(s, e);
+        (s, e)
+    }
+
+    /// rcv_nxt advanced: forget runs now below it.
+    fn release_runs(&mut self) {
+        while let Some((&s, &e)) = self.runs.first_key_value() {
+            if e <= self.rcv_nxt {
+                self.runs.remove(&s);
+            } else {
+                debug_assert!(s > self.rcv_nxt);
+                break;
+            }
+        }
     }
 
     /// A data segment or SYN arrived.
@@ -157,6 +268,11 @@ impl Receiver {
         }
         self.segments_received += 1;
         let seq = p.seq;
+        if self.timestamps && seq <= self.last_ack_sent {
+            // RFC 7323 §4.3 (2): TS.Recent from a segment at or below the
+            // last ACK sent (the left edge).
+            self.ts_recent = Some(p.sent_time);
+        }
         if seq == self.rcv_nxt {
             let filled_gap = self.ooo_count > 0;
             self.ooo.pop_front();
@@ -168,6 +284,9 @@ impl Receiver {
             }
             if self.ooo.front() == Some(&false) && self.ooo_count == 0 {
                 self.ooo.clear();
+            }
+            if self.sack {
+                self.release_runs();
             }
             if filled_gap || !self.delayed_ack || ack_now {
                 self.send_ack(0, ctx);
@@ -191,8 +310,17 @@ impl Receiver {
             if !self.ooo[i] {
                 self.ooo[i] = true;
                 self.ooo_count += 1;
+                if self.sack {
+                    self.trigger = Some(self.hold(seq));
+                }
             } else {
                 self.duplicates += 1;
+                if self.sack {
+                    // A duplicate of held data: report its run first (§4).
+                    if let Some((&s, &e)) = self.runs.range(..=seq).next_back() {
+                        self.trigger = Some((s, e));
+                    }
+                }
             }
             self.send_ack(0, ctx); // immediate duplicate ACK
         } else {

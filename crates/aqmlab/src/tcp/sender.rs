@@ -1,19 +1,14 @@
-//! The TCP sender: window-limited transmission, loss recovery and the
-//! retransmission timer.
+//! The TCP sender: window-limited transmission, the retransmission timer,
+//! RTT measurement, and the hooks into loss recovery (`tcp::recovery`:
+//! Reno, NewReno, SACK with PRR) and congestion control (`tcp::cc`).
 //!
 //! Sources:
-//! - RFC 5681 §3.2: fast retransmit on the `dupack_threshold`-th duplicate
-//!   ACK, `ssthresh` from the congestion controller, `cwnd = ssthresh + 3`,
-//!   window inflation by one segment per further duplicate ACK, deflation to
-//!   `ssthresh` when recovery ends.
-//! - RFC 6582 §3.2 (NewReno): `recover` = highest sequence sent when the loss
-//!   was detected; fast retransmit only if the duplicate ACKs cover more than
-//!   `recover` (step 2); on a partial ACK retransmit the first unacknowledged
-//!   segment, deflate `cwnd` by the amount acknowledged and add back one
-//!   segment (step 3, "partial window deflation"), and restart the RTO timer
-//!   on the first partial ACK only (step 3 and §4, the "Impatient" variant); a full ACK ends recovery
-//!   with `cwnd = ssthresh` (step 3, option 2, as in ns-2). After an RTO,
-//!   `recover` is set to the highest sequence sent (§4).
+//! - Duplicate-ACK counting and what happens in recovery: see the scheme's
+//!   file under `tcp/recovery/` (RFC 5681 §3.2, RFC 6582, RFC 6675,
+//!   RFC 6937).
+//! - RFC 7323 §4 RTTM (`timestamps = true`): an RTT sample on every ACK
+//!   that acknowledges new data, from its timestamp echo, retransmissions
+//!   included; without timestamps one segment per RTT is timed (below).
 //! - RFC 6298: SRTT/RTTVAR with α = 1/8, β = 1/4; RTO = SRTT + max(G, 4·RTTVAR)
 //!   clamped to [min_rto, max_rto]; `initial_rto` before the first sample;
 //!   the timer restarts on every ACK of new data and stops when all data is
@@ -22,17 +17,28 @@
 //!   segments — one segment at a time is timed, and timing is cancelled by
 //!   any retransmission).
 //! - RFC 5681 §3.1: after a timeout `cwnd = 1` (loss window) and go-back-N
-//!   from the first unacknowledged segment.
+//!   from the first unacknowledged segment (Reno, NewReno); with SACK
+//!   recovery only segments not SACKed are resent (RFC 6675 §5.1).
 //! - RFC 3168 §6.1.2: on an ACK with ECE, reduce the window as for a loss,
 //!   at most once per window of data (losses and ECE together: neither a
 //!   loss nor an ECE from a window already reduced reduces it again), and
 //!   set CWR on the first new segment after any reduction (ECE, fast
 //!   retransmit or timeout).
+//! - Pacing (`pacing = true`): Linux `tcp_update_pacing_rate` — rate =
+//!   `mss·max(cwnd, in_flight)/srtt`, × 200 % while `cwnd < ssthresh/2`
+//!   (`tcp_pacing_ss_ratio`), × 120 % otherwise (`tcp_pacing_ca_ratio`);
+//!   each segment leaves no earlier than the previous one plus its wire
+//!   size at that rate (as `fq` / `tcp_internal_pacing` space them).
+//!   Unpaced before the first RTT sample (Linux leaves the rate unlimited
+//!   while `srtt_us` is 0). Retransmissions on a partial ACK or fast
+//!   retransmit (Reno/NewReno) leave at once; SACK recovery's are paced.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
 
 use super::cc::{CcState, CongestionControl, Recovery};
+use super::receiver::TS_OPTION_BYTES;
+use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
@@ -65,10 +71,13 @@ pub struct Sender {
     /// One past the highest segment ever sent.
     pub snd_max: u32,
     dupacks: u32,
+    /// In fast recovery (mirrors the recovery scheme's state).
     pub in_recovery: bool,
-    recover: i64,
-    /// A partial ACK has arrived in the current recovery.
-    partial_acked: bool,
+    pub rec: Box<dyn LossRecovery>,
+    /// Segments the recovery scheme asks to (re)send now.
+    retx_buf: Vec<u32>,
+    /// Timers the recovery scheme asked for, handed to the next context.
+    pending_timers: Vec<(Time, TimerKind)>,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
     rttvar: f64,
@@ -77,13 +86,18 @@ pub struct Sender {
     rtt_seq: Option<u32>,
     rtt_time: Time,
     pub rto_timer: Timer,
+    /// Pacing: when the next segment may leave, and its timer.
+    next_send: Time,
+    pub pace_timer: Timer,
+    /// RACK reordering timer.
+    pub rack_timer: Timer,
+    /// Now, for the recovery scheme.
+    now: Time,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
     sent: VecDeque<(Time, bool)>,
     syn_time: Time,
     syn_resent: bool,
-    // ECN
-    ecn_recover: i64,
-    cwr_pending: bool,
+    ecn: EcnState,
     pub start_time: Time,
     /// When the first data segment was sent (after the handshake, if any).
     pub first_data_at: Option<Time>,
@@ -119,6 +133,16 @@ impl Sender {
             snd_nxt: 0,
             last_rtt: None,
         };
+        let kind = p.recovery.unwrap_or(match cc.recovery() {
+            Recovery::Reno => RecoveryKind::Reno,
+            Recovery::NewReno => RecoveryKind::NewReno,
+        });
+        let rec = recovery::build(kind, p.prr, p.rack);
+        let ecn = EcnState {
+            enabled: p.ecn,
+            recover: -1,
+            cwr_pending: false,
+        };
         Sender {
             p,
             cc,
@@ -134,8 +158,9 @@ impl Sender {
             snd_max: 0,
             dupacks: 0,
             in_recovery: false,
-            recover: -1,
-            partial_acked: false,
+            rec,
+            retx_buf: Vec::new(),
+            pending_timers: Vec::new(),
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -143,11 +168,14 @@ impl Sender {
             rtt_seq: None,
             rtt_time: 0,
             rto_timer: Timer::default(),
+            next_send: 0,
+            pace_timer: Timer::default(),
+            rack_timer: Timer::default(),
+            now: 0,
             sent: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
-            ecn_recover: -1,
-            cwr_pending: false,
+            ecn,
             start_time: 0,
             first_data_at: None,
             completion_time: None,
@@ -214,7 +242,10 @@ impl Sender {
 
     fn sync(&mut self, now: Time) {
         self.st.now = now;
-        self.st.in_flight = self.snd_max - self.snd_una;
+        self.now = now;
+        // RFC 5681 eq. 4 FlightSize, less what the recovery scheme knows the
+        // receiver holds or presumes lost (SACK); Reno/NewReno know nothing.
+        self.st.in_flight = (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
         self.st.snd_una = self.snd_una;
         self.st.snd_nxt = self.snd_max;
     }
@@ -232,12 +263,22 @@ impl Sender {
         }
     }
 
+    /// Bytes of the timestamps option on every segment (RFC 7323).
+    fn ts_bytes(&self) -> u32 {
+        if self.p.timestamps {
+            TS_OPTION_BYTES
+        } else {
+            0
+        }
+    }
+
     fn send_syn(&mut self, ctx: &mut TcpCtx) {
         ctx.out.push(Packet {
             flow: self.flow,
             src: self.src,
             dst: self.dst,
-            size: self.p.header_bytes,
+            sent_time: ctx.now,
+            size: self.p.header_bytes + self.ts_bytes(),
             flags: flags::SYN,
             spare: f32::INFINITY,
             ..Default::default()
@@ -250,13 +291,120 @@ impl Sender {
         (w as u32).min(self.p.max_window)
     }
 
+    /// Run `f` with the recovery scheme and the view it gets of the sender.
+    fn with_rec<R>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut RecIo) -> R) -> R {
+        let mut arm_rack = None;
+        let srtt = self.srtt();
+        let mut io = RecIo {
+            now: self.now,
+            srtt,
+            arm_rack: &mut arm_rack,
+            st: &mut self.st,
+            cc: self.cc.as_mut(),
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+            dupthresh: self.p.dupack_threshold,
+            ecn: &mut self.ecn,
+            retx: &mut self.retx_buf,
+            fast_retransmits: &mut self.counters.fast_retransmits,
+        };
+        let r = f(self.rec.as_mut(), &mut io);
+        self.in_recovery = self.rec.in_recovery();
+        if let Some(t) = arm_rack {
+            if let TimerAction::Schedule(t) = self.rack_timer.arm(t) {
+                self.pending_timers.push((t, TimerKind::Rack));
+            }
+        }
+        r
+    }
+
+    /// The RACK reordering timer fired (RFC 8985 §6.3).
+    pub fn on_rack_timer(&mut self, ctx: &mut TcpCtx) {
+        self.sync(ctx.now);
+        self.now = ctx.now;
+        if self.state != SenderState::Established {
+            return;
+        }
+        let send = self.with_rec(|r, io| r.on_rack_timer(io));
+        self.flush_timers(ctx);
+        if send {
+            self.send_available(ctx);
+        }
+    }
+
+    fn flush_timers(&mut self, ctx: &mut TcpCtx) {
+        ctx.timers.append(&mut self.pending_timers);
+    }
+
+    /// Send what the recovery scheme queued, in order.
+    fn flush_retx(&mut self, ctx: &mut TcpCtx) {
+        if self.retx_buf.is_empty() {
+            return;
+        }
+        let v = std::mem::take(&mut self.retx_buf);
+        for &seq in &v {
+            self.send_segment(seq, ctx);
+        }
+        self.retx_buf = v;
+        self.retx_buf.clear();
+    }
+
+    /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
+    /// `None` when unpaced.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if !self.p.pacing || !self.has_rtt || self.srtt <= 0.0 {
+            return None;
+        }
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2.0 {
+            2.0
+        } else {
+            1.2
+        };
+        let w = self.st.cwnd.max((self.snd_max - self.snd_una) as f64);
+        Some(ratio * self.p.mss as f64 * w / (self.srtt / 1e9))
+    }
+
+    /// Pacing holds the next segment back: arm the pacing timer and say so.
+    fn paced_out(&mut self, ctx: &mut TcpCtx) -> bool {
+        if !self.p.pacing || ctx.now >= self.next_send {
+            return false;
+        }
+        if let TimerAction::Schedule(t) = self.pace_timer.arm(self.next_send) {
+            ctx.timers.push((t, TimerKind::Pace));
+        }
+        true
+    }
+
+    /// The pacing timer fired: send what the window allows.
+    pub fn on_pace(&mut self, ctx: &mut TcpCtx) {
+        self.send_available(ctx);
+    }
+
     /// Send new segments while the window allows.
     fn send_available(&mut self, ctx: &mut TcpCtx) {
         if self.state != SenderState::Established {
             return;
         }
+        if self.rec.controls_sending() {
+            let limit = self
+                .total_segs
+                .min(self.snd_una.saturating_add(self.p.max_window));
+            while !self.paced_out(ctx) {
+                let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) else {
+                    break;
+                };
+                self.send_segment(seq, ctx);
+                if seq >= self.snd_nxt {
+                    self.snd_nxt = seq + 1;
+                }
+            }
+            return;
+        }
         let wnd = self.window();
-        while self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+        while self.snd_nxt < self.total_segs
+            && self.snd_nxt < self.snd_una.saturating_add(wnd)
+            && !self.paced_out(ctx)
+        {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
@@ -284,9 +432,9 @@ impl Sender {
                 self.rtt_time = ctx.now;
             }
             self.snd_max = seq + 1;
-            if self.cwr_pending {
+            if self.ecn.cwr_pending {
                 f |= flags::CWR;
-                self.cwr_pending = false;
+                self.ecn.cwr_pending = false;
             }
         }
         self.counters.segments_sent += 1;
@@ -304,7 +452,7 @@ impl Sender {
             src: self.src,
             dst: self.dst,
             seq,
-            size: payload + self.p.header_bytes,
+            size: payload + self.p.header_bytes + self.ts_bytes(),
             payload,
             flags: f,
             ecn,
@@ -312,6 +460,15 @@ impl Sender {
             spare: f32::INFINITY,
             ..Default::default()
         });
+        if self.p.rack {
+            self.now = ctx.now;
+            self.with_rec(|r, io| r.on_transmit(io, seq));
+            self.flush_timers(ctx);
+        }
+        if let Some(rate) = self.pacing_rate() {
+            let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
+            self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
+        }
         if !self.rto_timer.is_armed() {
             self.arm_rto(ctx);
         }
@@ -343,27 +500,31 @@ impl Sender {
         let a = ack.ack;
         if self.p.ecn
             && ack.has(flags::ECE)
-            && (a as i64 - 1) > self.ecn_recover
+            && (a as i64 - 1) > self.ecn.recover
             && !self.in_recovery
         {
             // RFC 3168 §6.1.2: once per window of data.
             self.st.ssthresh = self.cc.ssthresh(&self.st);
             self.st.cwnd = self.st.ssthresh;
-            self.ecn_recover = self.snd_max as i64 - 1;
-            self.cwr_pending = true;
+            self.ecn.recover = self.snd_max as i64 - 1;
+            self.ecn.cwr_pending = true;
             self.counters.ecn_reductions += 1;
         }
         if a > self.snd_una {
-            self.on_new_ack(a, ctx);
+            self.on_new_ack(a, ack, ctx);
         } else if a == self.snd_una && self.snd_max > self.snd_una && ack.payload == 0 {
-            self.on_dupack(a, ctx);
+            self.on_dupack(ack, ctx);
         }
     }
 
-    fn on_new_ack(&mut self, a: u32, ctx: &mut TcpCtx) {
+    fn on_new_ack(&mut self, a: u32, ack: &Packet, ctx: &mut TcpCtx) {
         let a = a.min(self.snd_max);
         let acked = a - self.snd_una;
-        if let Some(s) = self.rtt_seq {
+        if let (true, Some(t)) = (self.p.timestamps, ack.ts_ecr) {
+            // RFC 7323 §4.1 RTTM: every ACK of new data gives a sample.
+            self.rtt_sample(ctx.now.saturating_sub(t));
+            self.rtt_seq = None;
+        } else if let Some(s) = self.rtt_seq {
             if a > s {
                 self.rtt_sample(ctx.now - self.rtt_time);
                 self.rtt_seq = None;
@@ -390,26 +551,20 @@ impl Sender {
             self.st.min_rtt = Some(self.st.min_rtt.map_or(r, |m| m.min(r)));
             self.cc.on_rtt(&self.st, r, acked);
         }
-        let mut restart_timer = true;
-        if self.in_recovery {
-            if a as i64 > self.recover || self.cc.recovery() == Recovery::Reno {
-                // Full ACK (or Reno's first new ACK): leave fast recovery.
-                self.in_recovery = false;
-                self.dupacks = 0;
-                self.st.cwnd = self.st.ssthresh;
-                self.cc.on_recovery_exit(&mut self.st);
-            } else {
-                // NewReno partial ACK: retransmit the next hole, deflate.
-                self.send_segment(a, ctx);
-                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
-                // RFC 6582 §3.2 step 3: reset the timer only on the first
-                // partial ACK of this recovery ("Impatient", §4).
-                restart_timer = !self.partial_acked;
-                self.partial_acked = true;
-            }
-        } else {
+        let was_in_recovery = self.in_recovery;
+        let blocks = ack.sack_blocks();
+        let r = self.with_rec(|r, io| {
+            r.on_sack(io, blocks);
+            r.on_new_ack(io, acked)
+        });
+        self.flush_timers(ctx);
+        self.flush_retx(ctx);
+        let restart_timer = r.restart_timer;
+        if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
             self.cc.on_ack(&mut self.st, acked);
+        } else if !self.in_recovery {
+            self.dupacks = 0;
         }
         if self.snd_una >= self.total_segs {
             self.state = SenderState::Done;
@@ -426,35 +581,17 @@ impl Sender {
         self.send_available(ctx);
     }
 
-    fn on_dupack(&mut self, a: u32, ctx: &mut TcpCtx) {
+    fn on_dupack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
         self.dupacks += 1;
-        if self.in_recovery {
-            self.st.cwnd += 1.0; // window inflation
-            self.send_available(ctx);
-        } else if self.dupacks == self.p.dupack_threshold {
-            // RFC 6582 step 2: only if the ACKs cover more than `recover`.
-            if (a as i64 - 1) < self.recover {
-                return;
-            }
-            // RFC 3168 §6.1.2: one reduction per window of data for losses
-            // and ECN echoes together; a loss from a window already reduced
-            // on ECE keeps that ssthresh (as ns-2 and Linux do).
-            let reduce = !(self.p.ecn && a as i64 <= self.ecn_recover);
-            if reduce {
-                self.st.ssthresh = self.cc.ssthresh(&self.st);
-            }
-            self.st.cwnd = self.st.ssthresh + self.p.dupack_threshold as f64;
-            self.recover = self.snd_max as i64 - 1;
-            if self.p.ecn && reduce {
-                // §6.1.2: CWR after a reduction "for any reason", and ECE
-                // echoes of this window no longer reduce.
-                self.ecn_recover = self.recover;
-                self.cwr_pending = true;
-            }
-            self.in_recovery = true;
-            self.partial_acked = false;
-            self.counters.fast_retransmits += 1;
-            self.send_segment(a, ctx);
+        let dupacks = self.dupacks;
+        let blocks = ack.sack_blocks();
+        let send = self.with_rec(|r, io| {
+            r.on_sack(io, blocks);
+            r.on_dupack(io, dupacks)
+        });
+        self.flush_timers(ctx);
+        self.flush_retx(ctx);
+        if send {
             self.send_available(ctx);
         }
     }
@@ -474,19 +611,23 @@ impl Sender {
                 self.st.ssthresh = self.cc.ssthresh(&self.st);
                 self.cc.on_timeout(&self.st);
                 self.st.cwnd = 1.0;
-                self.in_recovery = false;
+                let go_back_n = self.with_rec(|r, io| r.on_rto(io));
                 self.dupacks = 0;
-                self.recover = self.snd_max as i64 - 1;
                 if self.p.ecn {
                     // RFC 3168 §6.1.2: CWR after a timeout too.
-                    self.ecn_recover = self.recover;
-                    self.cwr_pending = true;
+                    self.ecn.recover = self.snd_max as i64 - 1;
+                    self.ecn.cwr_pending = true;
                 }
                 self.backoff += 1;
-                self.snd_nxt = self.snd_una;
-                let s = self.snd_una;
-                self.send_segment(s, ctx);
-                self.snd_nxt = s + 1;
+                if go_back_n {
+                    self.snd_nxt = self.snd_una;
+                    let s = self.snd_una;
+                    self.send_segment(s, ctx);
+                    self.snd_nxt = s + 1;
+                } else {
+                    // RFC 6675 §5.1: resend only what is not SACKed.
+                    self.send_available(ctx);
+                }
                 self.arm_rto(ctx);
             }
             _ => {}

@@ -31,6 +31,10 @@
 //! loss), `max_increment` S_max = 16 segments/RTT, `low_window` 14
 //! segments, `fast_convergence` true, `search_divisor` B = 4 (Linux
 //! `BICTCP_B`), `smooth_part` 20.
+//!
+//! ssthresh quantity: `cwnd` (Linux `bictcp_recalc_ssthresh` uses
+//! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
+//! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
 use super::{reduction_view, CcState, CongestionControl};
 use serde::{Deserialize, Serialize};

@@ -44,6 +44,10 @@
 //! - RTT samples on every ACK, i.e. the ns-2 agent with `timestamps_ true`
 //!   (without timestamps ns-2 feeds one sample per RTT and `cntRTT > 2`
 //!   never holds, so dwnd stays 0).
+//!
+//! ssthresh quantity: the send window `cwnd + dwnd` (the paper's `win`,
+//! ns-2's `cwnd_`), un-inflated: NewReno's recovery inflation is removed by
+//! `reduction_view`; SACK recovery (PRR) never inflates it.
 
 use super::{reduction_view, CcState, CongestionControl};
 use crate::engine::Time;

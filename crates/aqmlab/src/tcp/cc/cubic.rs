@@ -1,4 +1,4 @@
-//! CUBIC congestion control, two pinned variants.
+//! CUBIC congestion control, three pinned variants.
 //!
 //! **`variant = "rfc9438"` (default)** — L. Xu, S. Ha, I. Rhee, V. Goel,
 //! L. Eggert, "CUBIC for Fast and Long-Distance Networks", RFC 9438, 2023:
@@ -62,6 +62,43 @@
 //! - slow start while `cwnd ≤ ssthresh` (+1 per ACK, `tcp_slow_start`
 //!   without ABC). Not modelled: `tcp_is_cwnd_limited` (bulk senders are
 //!   always window-limited) and undo.
+//!
+//! **`variant = "linux"`** — today's Linux `net/ipv4/tcp_cubic.c` (CUBIC
+//! v2.3; Ha, Rhee, Xu, "CUBIC: A New TCP-Friendly High-Speed TCP Variant",
+//! ACM SIGOPS OSR 2008; HyStart: Ha & Rhee, "Taming the Elephants: New TCP
+//! Slow Start", 2008), with `tcp_slow_start` and `tcp_cong_avoid_ai` from
+//! `net/ipv4/tcp_cong.c`, in the kernel's integer arithmetic:
+//! - `beta = 717` (/1024), `bic_scale = 41`, `fast_convergence = 1`,
+//!   `tcp_friendliness = 1`; `ssthresh = max(⌊cwnd·717/1024⌋, 2)` from the
+//!   window (`snd_cwnd`), not the flight size, as Linux does;
+//! - `bictcp_update`: `K = cubic_root(cube_factor·(W_max − cwnd))` with the
+//!   kernel's table-and-Newton [`cubic_root`], `t` in 2⁻¹⁰ s from jiffies
+//!   (HZ = 1000) plus `usecs_to_jiffies(delay_min)`, `cnt = cwnd/(target −
+//!   cwnd)` or `100·cwnd`, **`cnt ≤ 20` while `last_max_cwnd == 0`** (growth
+//!   of at least 5 % per RTT before the first loss), the Reno estimate
+//!   `tcp_cwnd` (`beta_scale = 15`), `cnt ≥ 2`; recomputed at most once per
+//!   jiffy and skipped within `HZ/32` if cwnd is unchanged;
+//! - growth: `tcp_cong_avoid_ai(cnt, acked)` (credits counted in segments
+//!   acknowledged); slow start while `cwnd < ssthresh` by `tcp_slow_start`:
+//!   **cwnd += segments acknowledged** (a delayed ACK for two adds two),
+//!   capped at ssthresh, the rest of the ACK going to congestion avoidance;
+//! - HyStart (`hystart = 1`, both detectors, `hystart_low_window = 16`,
+//!   `hystart_ack_delta_us = 2000`, `HYSTART_MIN_SAMPLES = 8`, delay
+//!   threshold `clamp(delay_min/8, 4 ms, 16 ms)`): from `cubictcp_acked`
+//!   on every RTT sample while `cwnd < ssthresh` and `cwnd ≥ 16`; rounds
+//!   end when `snd_una` passes the `snd_nxt` recorded at the round start;
+//!   ACK train: ACKs ≤ 2 ms apart for longer than `delay_min/2` since the
+//!   round started; delay: the round's minimum RTT over 8 samples above
+//!   `delay_min + threshold`; either sets `ssthresh = cwnd`, once per
+//!   connection (until a timeout resets it). `hystart_ack_delay` (the
+//!   TSO/GRO cushion of up to 1 ms) is 0: no TSO/GRO is modelled; the
+//!   `delay_min/2` halving applies because `sk_pacing_status` is NONE;
+//! - `delay_min` from per-ACK RTT samples, ignored for 1 s after an epoch
+//!   starts ("right after fast recovery");
+//! - a timeout (`TCP_CA_Loss`) runs `bictcp_reset` and
+//!   `bictcp_hystart_reset` (W_max, delay_min and HyStart's `found` clear).
+//!   Not modelled: `tcp_is_cwnd_limited` (bulk senders are window
+//!   limited), the idle restart (`CA_EVENT_TX_START`) and undo.
 
 use super::{reduction_view, CcState, CongestionControl};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
@@ -77,27 +114,55 @@ pub enum CubicVariant {
     /// ns-2.35 tcp-linux / Linux 2.6.22 CUBIC v2.1 (β = 819/1024).
     #[serde(rename = "linux-2.6.22")]
     Linux2622,
+    /// Today's Linux `tcp_cubic.c` (v2.3: β = 717/1024, HyStart, the
+    /// 20-ACK `cnt` cap before the first loss, byte-counting slow start).
+    #[serde(rename = "linux")]
+    Linux,
+}
+
+/// HyStart's detectors (`hystart_detect` in Linux `tcp_cubic.c`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub enum HystartDetect {
+    /// `HYSTART_ACK_TRAIN | HYSTART_DELAY` (Linux's default, 3).
+    #[default]
+    #[serde(rename = "both")]
+    Both,
+    /// `HYSTART_ACK_TRAIN` only (1).
+    #[serde(rename = "ack-train")]
+    AckTrain,
+    /// `HYSTART_DELAY` only (2).
+    #[serde(rename = "delay")]
+    Delay,
 }
 
 /// `cc = { kind = "cubic", ... }`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct CubicConfig {
-    /// `"rfc9438"` (default) or `"linux-2.6.22"`.
+    /// `"rfc9438"` (default), `"linux-2.6.22"` or `"linux"`.
     pub variant: CubicVariant,
     /// Multiplicative decrease factor β (window kept after a loss).
-    /// Default 0.7 (rfc9438) or 819/1024 (linux-2.6.22, rounded to /1024).
+    /// Default 0.7 (rfc9438), 819/1024 (linux-2.6.22) or 717/1024 (linux);
+    /// the Linux variants round it to /1024.
     pub beta: Option<f64>,
     /// Cubic scaling constant C, segments/s³. Default 0.4 (rfc9438) or
-    /// `bic_scale`·10/1024 = 410/1024 (linux-2.6.22, `bic_scale = 41`).
+    /// `bic_scale`·10/1024 = 410/1024 (both Linux variants, `bic_scale = 41`).
     pub c: Option<f64>,
     /// RFC 9438 §4.7 / `fast_convergence`. Default true.
     pub fast_convergence: bool,
     /// RFC 9438 §4.3 Reno-friendly region / `tcp_friendliness`. Default true.
     pub tcp_friendliness: bool,
-    /// HyStart++ (RFC 9406) in the initial slow start; rfc9438 only.
-    /// Default false.
-    pub hystart: bool,
+    /// rfc9438: HyStart++ (RFC 9406) in the initial slow start, default
+    /// false. linux: HyStart (ACK train and delay), default true.
+    /// linux-2.6.22 has none (true is an error).
+    pub hystart: Option<bool>,
+    /// linux only: which HyStart detectors run (`"both"`, `"ack-train"`,
+    /// `"delay"`). Default `"both"`.
+    pub hystart_detect: Option<HystartDetect>,
+    /// linux only: `hystart_low_window`, segments. Default 16.
+    pub hystart_low_window: Option<u32>,
+    /// linux only: `hystart_ack_delta_us`, microseconds. Default 2000.
+    pub hystart_ack_delta_us: Option<u32>,
     /// linux-2.6.22 only: `max_increment`, segments per 100 ms. Default 16.
     pub max_increment: u32,
     /// linux-2.6.22 only: RTT samples reach CUBIC (ns-2 `timestamps_ true`).
@@ -113,7 +178,10 @@ impl Default for CubicConfig {
             c: None,
             fast_convergence: true,
             tcp_friendliness: true,
-            hystart: false,
+            hystart: None,
+            hystart_detect: None,
+            hystart_low_window: None,
+            hystart_ack_delta_us: None,
             max_increment: 16,
             timestamps: true,
         }
@@ -128,6 +196,14 @@ pub const C_RFC9438: f64 = 0.4;
 pub const BETA_LINUX_2622: u32 = 819;
 /// ns-2.35 tcp_cubic.c `bic_scale = 41`.
 pub const BIC_SCALE_LINUX_2622: u32 = 41;
+/// Linux tcp_cubic.c (v2.3) `beta = 717` (/1024).
+pub const BETA_LINUX: u32 = 717;
+/// Linux tcp_cubic.c `bic_scale = 41`.
+pub const BIC_SCALE_LINUX: u32 = 41;
+/// Linux tcp_cubic.c `hystart_low_window = 16`.
+pub const HYSTART_LOW_WINDOW: u32 = 16;
+/// Linux tcp_cubic.c `hystart_ack_delta_us = 2000`.
+pub const HYSTART_ACK_DELTA_US: u32 = 2000;
 
 impl CubicConfig {
     /// β in effect.
@@ -135,6 +211,7 @@ impl CubicConfig {
         self.beta.unwrap_or(match self.variant {
             CubicVariant::Rfc9438 => BETA_RFC9438,
             CubicVariant::Linux2622 => BETA_LINUX_2622 as f64 / 1024.0,
+            CubicVariant::Linux => BETA_LINUX as f64 / 1024.0,
         })
     }
 
@@ -143,7 +220,13 @@ impl CubicConfig {
         self.c.unwrap_or(match self.variant {
             CubicVariant::Rfc9438 => C_RFC9438,
             CubicVariant::Linux2622 => BIC_SCALE_LINUX_2622 as f64 * 10.0 / 1024.0,
+            CubicVariant::Linux => BIC_SCALE_LINUX as f64 * 10.0 / 1024.0,
         })
+    }
+
+    /// Whether the variant's slow-start exit (HyStart++ or HyStart) runs.
+    pub fn hystart(&self) -> bool {
+        self.hystart.unwrap_or(self.variant == CubicVariant::Linux)
     }
 
     pub fn validate(&self) -> Result<(), (String, String)> {
@@ -160,11 +243,28 @@ impl CubicConfig {
         if self.max_increment == 0 {
             return Err(("max_increment".into(), "must be at least 1".into()));
         }
-        if self.hystart && self.variant == CubicVariant::Linux2622 {
+        if self.hystart == Some(true) && self.variant == CubicVariant::Linux2622 {
             return Err((
                 "hystart".into(),
-                "the linux-2.6.22 CUBIC (ns-2.35 tcp-linux) has no HyStart; use variant = \"rfc9438\" for HyStart++".into(),
+                "the linux-2.6.22 CUBIC (ns-2.35 tcp-linux) has no HyStart; use variant = \"rfc9438\" for HyStart++ or \"linux\" for Linux's HyStart".into(),
             ));
+        }
+        if self.variant != CubicVariant::Linux {
+            for (key, set) in [
+                ("hystart_detect", self.hystart_detect.is_some()),
+                ("hystart_low_window", self.hystart_low_window.is_some()),
+                ("hystart_ack_delta_us", self.hystart_ack_delta_us.is_some()),
+            ] {
+                if set {
+                    return Err((
+                        key.into(),
+                        "applies to variant = \"linux\" only (Linux HyStart)".into(),
+                    ));
+                }
+            }
+        }
+        if self.hystart_low_window == Some(0) {
+            return Err(("hystart_low_window".into(), "must be at least 1".into()));
         }
         Ok(())
     }
@@ -188,6 +288,7 @@ impl Cubic {
         match cfg.variant {
             CubicVariant::Rfc9438 => Box::new(CubicRfc9438::new(cfg)),
             CubicVariant::Linux2622 => Box::new(CubicLinux2622::new(cfg)),
+            CubicVariant::Linux => Box::new(CubicLinux::new(cfg)),
         }
     }
 }
@@ -230,7 +331,7 @@ impl CubicRfc9438 {
             w_max: None,
             cwnd_prior: None,
             epoch: None,
-            hystart: cfg.hystart.then(HyStartPP::default),
+            hystart: cfg.hystart().then(HyStartPP::default),
             episode: false,
         }
     }
@@ -695,9 +796,9 @@ impl CongestionControl for CubicLinux2622 {
 
 impl super::registry::Registered for CubicConfig {
     const KIND: &'static str = "cubic";
-    const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1)";
+    const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1; \"linux\": today's tcp_cubic.c)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("variant", "", "\"rfc9438\" or \"linux-2.6.22\"", "\"bsd\"", "which CUBIC"),
+        crate::param!("variant", "", "\"rfc9438\", \"linux-2.6.22\" or \"linux\"", "\"bsd\"", "which CUBIC"),
         crate::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438) or 0.8 (linux-2.6.22)", "1.5", "multiplicative decrease β"),
         crate::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
         crate::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
@@ -714,6 +815,401 @@ impl super::registry::Registered for CubicConfig {
 impl super::registry::CcAlgorithm for CubicConfig {
     fn build(&self) -> Box<dyn CongestionControl> {
         Cubic::build(self)
+    }
+}
+
+// ------------------------------------------------------------ Linux (today)
+
+/// Linux `HZ` assumed for `tcp_jiffies32` (CONFIG_HZ=1000).
+const LINUX_HZ: u64 = 1000;
+/// `HYSTART_MIN_SAMPLES`.
+const HYSTART_MIN_SAMPLES: u32 = 8;
+/// `HYSTART_DELAY_MIN`, µs.
+const HYSTART_DELAY_MIN_US: u32 = 4000;
+/// `HYSTART_DELAY_MAX`, µs.
+const HYSTART_DELAY_MAX_US: u32 = 16000;
+
+/// Linux `cubic_root`: cube root of `a` by a 64-entry table of the leading
+/// bits followed by one Newton-Raphson step (average error ≈ 0.195 %).
+pub fn cubic_root(a: u64) -> u32 {
+    // v[x] = cbrt(x << 18) − 1, refined by hand (Willy Tarreau); for x in
+    // [0, 63], cbrt(x) = (v[x] + 10) >> 6.
+    const V: [u8; 64] = [
+        0, 54, 54, 54, 118, 118, 118, 118, //
+        123, 129, 134, 138, 143, 147, 151, 156, //
+        157, 161, 164, 168, 170, 173, 176, 179, //
+        181, 185, 187, 190, 192, 194, 197, 199, //
+        200, 202, 204, 206, 209, 211, 213, 215, //
+        217, 219, 221, 222, 224, 225, 227, 229, //
+        231, 232, 234, 236, 237, 239, 240, 242, //
+        244, 245, 246, 248, 250, 251, 252, 254, //
+    ];
+    // fls64: 1-based index of the most significant set bit, 0 for 0.
+    let b = 64 - a.leading_zeros();
+    if b < 7 {
+        return (V[a as usize] as u32 + 35) >> 6;
+    }
+    let b = ((b * 84) >> 8) - 1;
+    let shift = (a >> (b * 3)) as usize;
+    let x = ((V[shift] as u32 + 10) << b) >> 6;
+    // x_{k+1} = (2·x_k + a/x_k²)/3, with x_k(x_k − 1) for x_k² and 341/1024
+    // for 1/3, in u32 as the kernel does.
+    let d = (a / (x as u64 * (x as u64 - 1))) as u32;
+    let x = (2 * x).wrapping_add(d);
+    ((x as u64 * 341) >> 10) as u32
+}
+
+/// `usecs_to_jiffies` for HZ = 1000: rounds up.
+fn usecs_to_jiffies(us: u32) -> u64 {
+    (us as u64).div_ceil(1_000_000 / LINUX_HZ)
+}
+
+/// CUBIC v2.3 as in today's Linux `net/ipv4/tcp_cubic.c`, in its integer
+/// arithmetic (windows in segments, `tcp_jiffies32` at HZ = 1000, the
+/// HyStart clock in µs).
+pub struct CubicLinux {
+    beta: u32,
+    cube_rtt_scale: u32,
+    cube_factor: u64,
+    beta_scale: u32,
+    fast_convergence: bool,
+    tcp_friendliness: bool,
+    hystart: bool,
+    detect: HystartDetect,
+    hystart_low_window: u32,
+    hystart_ack_delta_us: u32,
+    // struct bictcp
+    cnt: u32,
+    last_max_cwnd: u32,
+    last_cwnd: u32,
+    /// jiffies
+    last_time: u64,
+    bic_origin_point: u32,
+    /// 2⁻¹⁰ s
+    bic_k: u32,
+    /// µs (0: none)
+    delay_min: u32,
+    /// jiffies (`None` = 0 in the kernel: no epoch)
+    epoch_start: Option<u64>,
+    ack_cnt: u32,
+    tcp_cwnd: u32,
+    sample_cnt: u32,
+    found: bool,
+    /// µs
+    round_start: u64,
+    end_seq: u32,
+    /// µs
+    last_ack: u64,
+    /// µs
+    curr_rtt: u32,
+    // tcp_sock
+    snd_cwnd_cnt: u32,
+    /// HyStart set `snd_ssthresh = snd_cwnd` in `pkts_acked` (on_rtt, which
+    /// cannot write the sender's state); applied at the same ACK's
+    /// `cong_avoid` (on_ack), before any growth.
+    pending_ssthresh: Option<u32>,
+    /// Inside a loss episode (see `reduction_view`).
+    episode: bool,
+}
+
+impl CubicLinux {
+    pub fn new(cfg: &CubicConfig) -> Self {
+        let beta = (cfg.beta() * 1024.0).round().clamp(1.0, 1023.0) as u32;
+        let bic_scale = (cfg.c() * 1024.0 / 10.0).round().max(1.0) as u32;
+        let cube_rtt_scale = bic_scale * 10;
+        CubicLinux {
+            beta,
+            cube_rtt_scale,
+            // 1024·c/rtt scaled: 2^(10 + 3·BICTCP_HZ) / (bic_scale·10)
+            cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / cube_rtt_scale as u64,
+            // 8·(1024 + β)/3/(1024 − β): ACKs per +1 of the Reno estimate ×8
+            beta_scale: 8 * (BICTCP_BETA_SCALE as u32 + beta)
+                / 3
+                / (BICTCP_BETA_SCALE as u32 - beta),
+            fast_convergence: cfg.fast_convergence,
+            tcp_friendliness: cfg.tcp_friendliness,
+            hystart: cfg.hystart(),
+            detect: cfg.hystart_detect.unwrap_or_default(),
+            hystart_low_window: cfg.hystart_low_window.unwrap_or(HYSTART_LOW_WINDOW),
+            hystart_ack_delta_us: cfg.hystart_ack_delta_us.unwrap_or(HYSTART_ACK_DELTA_US),
+            cnt: 0,
+            last_max_cwnd: 0,
+            last_cwnd: 0,
+            last_time: 0,
+            bic_origin_point: 0,
+            bic_k: 0,
+            delay_min: 0,
+            epoch_start: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            sample_cnt: 0,
+            found: false,
+            round_start: 0,
+            end_seq: 0,
+            last_ack: 0,
+            curr_rtt: u32::MAX,
+            snd_cwnd_cnt: 0,
+            pending_ssthresh: None,
+            episode: false,
+        }
+    }
+
+    /// `cnt` (ACKs per +1 segment) in effect.
+    pub fn cnt(&self) -> u32 {
+        self.cnt
+    }
+
+    /// `last_max_cwnd` (W_max), segments.
+    pub fn last_max_cwnd(&self) -> u32 {
+        self.last_max_cwnd
+    }
+
+    /// `bic_K`, 2⁻¹⁰ s.
+    pub fn bic_k(&self) -> u32 {
+        self.bic_k
+    }
+
+    /// `delay_min`, µs.
+    pub fn delay_min_us(&self) -> u32 {
+        self.delay_min
+    }
+
+    /// HyStart found the slow-start exit (`ca->found`).
+    pub fn hystart_found(&self) -> bool {
+        self.found
+    }
+
+    fn jiffies(now: Time) -> u64 {
+        now / (NS_PER_SEC / LINUX_HZ)
+    }
+
+    /// `bictcp_reset`.
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.bic_origin_point = 0;
+        self.bic_k = 0;
+        self.delay_min = 0;
+        self.epoch_start = None;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+        self.found = false;
+    }
+
+    /// `bictcp_hystart_reset`.
+    fn hystart_reset(&mut self, s: &CcState) {
+        let now_us = s.now / 1000;
+        self.round_start = now_us;
+        self.last_ack = now_us;
+        self.end_seq = s.snd_nxt;
+        self.curr_rtt = u32::MAX;
+        self.sample_cnt = 0;
+    }
+
+    /// `bictcp_update(ca, cwnd, acked)`.
+    fn update(&mut self, cwnd: u32, acked: u32, now: Time) {
+        let jiffies = Self::jiffies(now);
+        self.ack_cnt = self.ack_cnt.wrapping_add(acked);
+        if self.last_cwnd == cwnd && jiffies.saturating_sub(self.last_time) <= LINUX_HZ / 32 {
+            return;
+        }
+        // At most one cnt computation per jiffy; a reduction clears the
+        // epoch and forces one.
+        if !(self.epoch_start.is_some() && jiffies == self.last_time) {
+            self.last_cwnd = cwnd;
+            self.last_time = jiffies;
+            if self.epoch_start.is_none() {
+                self.epoch_start = Some(jiffies);
+                self.ack_cnt = acked;
+                self.tcp_cwnd = cwnd;
+                if self.last_max_cwnd <= cwnd {
+                    self.bic_k = 0;
+                    self.bic_origin_point = cwnd;
+                } else {
+                    // K = cbrt((W_max − cwnd)·2^40/(410)) in 2⁻¹⁰ s
+                    self.bic_k = cubic_root(
+                        self.cube_factor
+                            .wrapping_mul((self.last_max_cwnd - cwnd) as u64),
+                    );
+                    self.bic_origin_point = self.last_max_cwnd;
+                }
+            }
+            let epoch = self.epoch_start.expect("set above");
+            let t = jiffies.saturating_sub(epoch) + usecs_to_jiffies(self.delay_min);
+            let t = (t << BICTCP_HZ) / LINUX_HZ;
+            let k = self.bic_k as u64;
+            let offs = t.abs_diff(k);
+            // c/rtt·(t − K)³, wrapping in u64 as the kernel's expression does
+            let delta = ((self.cube_rtt_scale as u64)
+                .wrapping_mul(offs)
+                .wrapping_mul(offs)
+                .wrapping_mul(offs)
+                >> (10 + 3 * BICTCP_HZ)) as u32;
+            let bic_target = if t < k {
+                self.bic_origin_point.wrapping_sub(delta)
+            } else {
+                self.bic_origin_point.wrapping_add(delta)
+            };
+            self.cnt = if bic_target > cwnd {
+                cwnd / (bic_target - cwnd)
+            } else {
+                100u32.wrapping_mul(cwnd) // very small increment
+            };
+            // Before the first loss the bandwidth is unknown: grow at least
+            // 5 % per RTT.
+            if self.last_max_cwnd == 0 && self.cnt > 20 {
+                self.cnt = 20;
+            }
+        }
+        if self.tcp_friendliness {
+            let d = ((cwnd as u64 * self.beta_scale as u64) >> 3).max(1) as u32;
+            while self.ack_cnt > d {
+                self.ack_cnt -= d;
+                self.tcp_cwnd += 1;
+            }
+            if self.tcp_cwnd > cwnd {
+                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+                if self.cnt > max_cnt {
+                    self.cnt = max_cnt;
+                }
+            }
+        }
+        // at most +1 segment per 2 ACKed: 1.5× per RTT
+        self.cnt = self.cnt.max(2);
+    }
+
+    /// `hystart_update(sk, delay)`; returns true when the exit is found.
+    fn hystart_update(&mut self, s: &CcState, delay: u32) -> bool {
+        if s.snd_una > self.end_seq {
+            self.hystart_reset(s);
+        }
+        let mut found = false;
+        if matches!(self.detect, HystartDetect::Both | HystartDetect::AckTrain) {
+            let now = s.now / 1000;
+            if now.saturating_sub(self.last_ack) <= self.hystart_ack_delta_us as u64 {
+                self.last_ack = now;
+                // delay_min + hystart_ack_delay(sk), halved without pacing;
+                // hystart_ack_delay (the TSO/GRO cushion) is 0 here.
+                let threshold = (self.delay_min >> 1) as u64;
+                if now.saturating_sub(self.round_start) > threshold {
+                    found = true;
+                }
+            }
+        }
+        if matches!(self.detect, HystartDetect::Both | HystartDetect::Delay) {
+            if self.curr_rtt > delay {
+                self.curr_rtt = delay;
+            }
+            if self.sample_cnt < HYSTART_MIN_SAMPLES {
+                self.sample_cnt += 1;
+            } else {
+                let thresh =
+                    (self.delay_min >> 3).clamp(HYSTART_DELAY_MIN_US, HYSTART_DELAY_MAX_US);
+                if self.curr_rtt as u64 > self.delay_min as u64 + thresh as u64 {
+                    found = true;
+                }
+            }
+        }
+        found
+    }
+}
+
+impl CongestionControl for CubicLinux {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    /// `cubictcp_acked`.
+    fn on_rtt(&mut self, s: &CcState, rtt: Time, _acked: u32) {
+        // Discard delay samples right after fast recovery.
+        if let Some(epoch) = self.epoch_start {
+            if Self::jiffies(s.now).saturating_sub(epoch) < LINUX_HZ {
+                return;
+            }
+        }
+        let delay = ((rtt / 1000).min(u32::MAX as u64) as u32).max(1);
+        if self.delay_min == 0 || self.delay_min > delay {
+            self.delay_min = delay;
+        }
+        let cwnd = s.cwnd.floor().max(1.0) as u32;
+        let ssthresh = self.pending_ssthresh.map_or(s.ssthresh, |t| t as f64);
+        if !self.found
+            && (cwnd as f64) < ssthresh
+            && self.hystart
+            && cwnd >= self.hystart_low_window
+            && self.hystart_update(s, delay)
+        {
+            self.found = true;
+            self.pending_ssthresh = Some(cwnd);
+        }
+    }
+
+    /// `cubictcp_cong_avoid` with `tcp_slow_start` and `tcp_cong_avoid_ai`.
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        self.episode = false;
+        if let Some(th) = self.pending_ssthresh.take() {
+            s.ssthresh = th as f64;
+        }
+        let mut cwnd = s.cwnd.floor().max(1.0) as u32;
+        let mut acked = acked.max(1);
+        if (cwnd as f64) < s.ssthresh {
+            // tcp_slow_start: byte counting, capped at ssthresh; the rest
+            // of the ACK goes to congestion avoidance.
+            let ssthresh = s.ssthresh.min(u32::MAX as f64) as u32;
+            let new = cwnd.saturating_add(acked).min(ssthresh);
+            acked -= new - cwnd;
+            cwnd = new;
+            s.cwnd = cwnd as f64;
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(cwnd, acked, s.now);
+        // tcp_cong_avoid_ai(tp, cnt, acked)
+        let w = self.cnt.max(1);
+        if self.snd_cwnd_cnt >= w {
+            self.snd_cwnd_cnt = 0;
+            cwnd += 1;
+        }
+        self.snd_cwnd_cnt += acked;
+        if self.snd_cwnd_cnt >= w {
+            let delta = self.snd_cwnd_cnt / w;
+            self.snd_cwnd_cnt -= delta * w;
+            cwnd += delta;
+        }
+        s.cwnd = cwnd as f64;
+    }
+
+    /// `cubictcp_recalc_ssthresh`, from `snd_cwnd` (Linux does not inflate
+    /// it during recovery; see `reduction_view` for the inflated sender).
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        let view = reduction_view(s, self.episode);
+        self.episode = true;
+        self.pending_ssthresh = None;
+        let cwnd = view.cwnd.floor().max(1.0) as u32;
+        self.epoch_start = None;
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.fast_convergence {
+            ((cwnd as u64 * (BICTCP_BETA_SCALE + self.beta as u64)) / (2 * BICTCP_BETA_SCALE))
+                as u32
+        } else {
+            cwnd
+        };
+        ((cwnd as u64 * self.beta as u64 / BICTCP_BETA_SCALE).max(2)) as f64
+    }
+
+    fn on_recovery_exit(&mut self, _s: &mut CcState) {
+        self.episode = false;
+    }
+
+    /// `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and
+    /// `bictcp_hystart_reset`.
+    fn on_timeout(&mut self, s: &CcState) {
+        self.reset();
+        self.hystart_reset(s);
+        self.pending_ssthresh = None;
+        self.snd_cwnd_cnt = 0;
     }
 }
 
@@ -872,7 +1368,7 @@ mod tests {
     #[test]
     fn hystart_enters_css_on_rtt_increase_then_ca() {
         let cfg = CubicConfig {
-            hystart: true,
+            hystart: Some(true),
             ..Default::default()
         };
         let mut cc = CubicRfc9438::new(&cfg);
@@ -963,7 +1459,7 @@ mod tests {
     fn validation_messages() {
         let c = CubicConfig {
             variant: CubicVariant::Linux2622,
-            hystart: true,
+            hystart: Some(true),
             ..Default::default()
         };
         let (k, m) = c.validate().unwrap_err();
@@ -974,5 +1470,263 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(c.validate().unwrap_err().0, "beta");
+    }
+    // ------------------------------------------------ variant = "linux"
+
+    fn linux() -> CubicLinux {
+        CubicLinux::new(&CubicConfig {
+            variant: CubicVariant::Linux,
+            ..Default::default()
+        })
+    }
+
+    /// Linux `cubic_root` (table + one Newton step), values traced by hand
+    /// through the kernel's integer steps, and its error bound on the
+    /// inputs CUBIC feeds it (`cube_factor·(W_max − cwnd)`).
+    #[test]
+    fn linux_cubic_root_matches_kernel_arithmetic() {
+        // a < 64: table only, (v[a] + 35) >> 6
+        for (a, r) in [(0, 0), (1, 1), (8, 2), (27, 3), (63, 4)] {
+            assert_eq!(cubic_root(a), r, "cubic_root({a})");
+        }
+        // exact cubes survive the Newton step
+        assert_eq!(cubic_root(1000), 10);
+        assert_eq!(cubic_root(1_000_000), 100);
+        let cf = (1u64 << 40) / 410;
+        assert_eq!(cf, 2_681_735_677);
+        // K for W_max − cwnd = 1, 20, 283, 300 segments (2⁻¹⁰ s)
+        assert_eq!(cubic_root(cf), 1388); // exact 1389.33
+        assert_eq!(cubic_root(cf * 20), 3770); // exact 3771.22
+        assert_eq!(cubic_root(cf * 283), 9125); // exact 9121.53
+        assert_eq!(cubic_root(cf * 300), 9294); // exact 9300.63
+        let mut worst = 0f64;
+        for d in 1..20_000u64 {
+            let a = cf * d;
+            let exact = (a as f64).cbrt();
+            worst = worst.max((cubic_root(a) as f64 - exact).abs() / exact);
+        }
+        // the kernel's comment: average error ≈ 0.195 %
+        assert!(worst < 0.002, "worst relative error {worst}");
+    }
+
+    /// `bictcp_update` for W_max = 1000, cwnd = 717 (β = 717/1024 after a
+    /// loss at 1000), delay_min = 100 ms: K = 9125/1024 s; t includes
+    /// delay_min (102/1024 s at the epoch start); target and cnt as the
+    /// kernel computes them.
+    #[test]
+    fn linux_bictcp_update_matches_kernel_arithmetic() {
+        let mut cc = linux();
+        cc.last_max_cwnd = 1000;
+        cc.delay_min = 100_000;
+        let t0 = secs(10.0);
+        cc.update(717, 1, t0);
+        assert_eq!(cc.bic_k(), 9125);
+        // t = 102: offs = 9023, delta = 410·9023³ >> 40 = 273, target 727,
+        // cnt = 717/(727 − 717) = 71
+        assert_eq!(cc.cnt(), 71);
+        // 2 s later (epoch unchanged): t = 2150, delta 126, target 874,
+        // cnt = 717/157 = 4
+        cc.update(717, 1, t0 + secs(2.0));
+        assert_eq!(cc.cnt(), 4);
+        // 6 s later: target 992, cnt 2 (717/275 = 2, and cnt ≥ 2 anyway)
+        cc.update(717, 1, t0 + secs(6.0));
+        assert_eq!(cc.cnt(), 2);
+        // within HZ/32 of the last update with cwnd unchanged: no update
+        cc.cnt = 1234;
+        cc.update(717, 1, t0 + secs(6.0) + 20_000_000);
+        assert_eq!(cc.cnt(), 1234);
+    }
+
+    #[test]
+    fn linux_beta_717_and_fast_convergence() {
+        let mut cc = linux();
+        let mut s = st(1000.0, 1e9);
+        // ⌊1000·717/1024⌋ = 700
+        assert_eq!(cc.ssthresh(&s), 700.0);
+        assert_eq!(cc.last_max_cwnd(), 1000);
+        cc.on_recovery_exit(&mut s);
+        let s = st(900.0, 1e9);
+        // ⌊900·717/1024⌋ = 630; fast convergence ⌊900·1741/2048⌋ = 765
+        assert_eq!(cc.ssthresh(&s), 630.0);
+        assert_eq!(cc.last_max_cwnd(), 765);
+        let mut cc = CubicLinux::new(&CubicConfig {
+            variant: CubicVariant::Linux,
+            fast_convergence: false,
+            ..Default::default()
+        });
+        cc.ssthresh(&st(1000.0, 1e9));
+        cc.on_recovery_exit(&mut st(1.0, 1.0));
+        cc.ssthresh(&st(900.0, 1e9));
+        assert_eq!(cc.last_max_cwnd(), 900);
+    }
+
+    /// Before the first loss (`last_max_cwnd == 0`) `cnt` is capped at 20:
+    /// cwnd grows 5 % per RTT even where the cubic curve is flat; after a
+    /// loss the same state gives `cnt = 100·cwnd`.
+    #[test]
+    fn linux_cnt_capped_at_20_before_first_loss() {
+        let mut cc = linux();
+        let mut s = st(100.0, 50.0);
+        s.now = secs(1.0);
+        let rtt = secs(0.1);
+        round(&mut cc, &mut s, rtt);
+        assert_eq!(cc.cnt(), 20);
+        // 100 ACKs of one segment at cnt = 20: +5 segments in the RTT
+        assert!((s.cwnd - 105.0).abs() <= 1.0, "cwnd {}", s.cwnd);
+        let c0 = s.cwnd;
+        for _ in 0..10 {
+            round(&mut cc, &mut s, rtt);
+        }
+        let per_rtt = (s.cwnd / c0).powf(0.1) - 1.0;
+        assert!(
+            (per_rtt - 0.05).abs() < 0.005,
+            "growth {:.2} %/RTT",
+            per_rtt * 100.0
+        );
+        // after a loss at this window, with cwnd back at W_max: no cap
+        let w = s.cwnd.floor();
+        let mut s2 = st(w, 1e9);
+        s2.now = s.now;
+        s2.ssthresh = cc.ssthresh(&s2);
+        cc.on_recovery_exit(&mut s2);
+        s2.cwnd = w; // at W_max: K = 0, target ≈ cwnd
+        s2.now += secs(2.0);
+        cc.on_ack(&mut s2, 1);
+        assert_eq!(cc.cnt(), 100 * w as u32);
+        // a timeout resets the state: the cap is back
+        cc.on_timeout(&s2);
+        assert_eq!(cc.last_max_cwnd(), 0);
+        s2.ssthresh = 10.0;
+        s2.now += secs(2.0);
+        cc.on_ack(&mut s2, 1);
+        assert_eq!(cc.cnt(), 20);
+    }
+
+    /// Linux `tcp_slow_start`: cwnd grows by the segments an ACK covers
+    /// (a delayed ACK for 2 segments adds 2), capped at ssthresh, and the
+    /// rest of the ACK goes to congestion avoidance.
+    #[test]
+    fn linux_slow_start_counts_acked_segments() {
+        let mut cc = CubicLinux::new(&CubicConfig {
+            variant: CubicVariant::Linux,
+            hystart: Some(false),
+            ..Default::default()
+        });
+        let mut s = st(10.0, 1e9);
+        for _ in 0..5 {
+            cc.on_ack(&mut s, 2);
+        }
+        assert_eq!(s.cwnd, 20.0, "5 delayed ACKs of 2 segments double 10");
+        let mut s = st(30.0, 31.0);
+        cc.on_ack(&mut s, 2);
+        assert_eq!(s.cwnd, 31.0);
+        assert_eq!(cc.snd_cwnd_cnt, 1, "one segment credited to CA");
+    }
+
+    /// One HyStart round: ACKs of one segment each, `gap` apart, RTT
+    /// `rtt(i)` for the i-th; returns the ACK index at which HyStart set
+    /// ssthresh, if it did.
+    fn hystart_round(
+        cc: &mut CubicLinux,
+        s: &mut CcState,
+        n: u32,
+        gap: Time,
+        rtt: impl Fn(u32) -> Time,
+    ) -> Option<u32> {
+        s.snd_nxt = s.snd_una + n;
+        for i in 0..n {
+            s.now += gap;
+            s.snd_una += 1;
+            cc.on_rtt(s, rtt(i), 1);
+            cc.on_ack(s, 1);
+            if s.ssthresh < 1e9 {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// HyStart ACK train: ACKs closer than `hystart_ack_delta_us` (2 ms)
+    /// that keep coming for more than delay_min/2 after the round started
+    /// end slow start (ssthresh = cwnd); spaced 3 ms apart they do not.
+    #[test]
+    fn linux_hystart_exits_on_ack_train() {
+        let mut cc = linux();
+        let mut s = st(16.0, 1e9);
+        s.now = secs(1.0);
+        let rtt = secs(0.04);
+        // ACKs 1 ms apart; the round starts at the first ACK (t0), the
+        // train exceeds 20 ms at the 21st ACK after it (index 21).
+        let at = hystart_round(&mut cc, &mut s, 500, 1_000_000, |_| rtt);
+        assert_eq!(at, Some(21));
+        assert!(cc.hystart_found());
+        assert_eq!(s.ssthresh, 16.0 + 21.0, "ssthresh = cwnd at the exit");
+        // ACKs 3 ms apart never form a train
+        let mut cc = linux();
+        let mut s = st(16.0, 1e9);
+        s.now = secs(1.0);
+        assert_eq!(
+            hystart_round(&mut cc, &mut s, 300, 3_000_000, |_| rtt),
+            None
+        );
+        assert!(!cc.hystart_found());
+        // below hystart_low_window (16) HyStart does not run
+        let mut cc = linux();
+        let mut s = st(4.0, 1e9);
+        s.now = secs(1.0);
+        assert_eq!(hystart_round(&mut cc, &mut s, 10, 1_000_000, |_| rtt), None);
+    }
+
+    /// HyStart delay: after 8 samples in a round, a round minimum above
+    /// delay_min + clamp(delay_min/8, 4 ms, 16 ms) ends slow start.
+    /// delay_min = 40 ms: threshold 5 ms; +6 ms exits at the 9th sample,
+    /// +4 ms does not.
+    #[test]
+    fn linux_hystart_exits_on_delay_increase() {
+        for (extra_ms, exits) in [(6, true), (4, false)] {
+            let mut cc = linux();
+            let mut s = st(20.0, 1e9);
+            s.now = secs(1.0);
+            let gap = 5_000_000; // 5 ms: no ACK train
+            let base = secs(0.04);
+            assert_eq!(hystart_round(&mut cc, &mut s, 20, gap, |_| base), None);
+            assert_eq!(cc.delay_min_us(), 40_000);
+            let up = base + extra_ms * 1_000_000;
+            let at = hystart_round(&mut cc, &mut s, 40, gap, |_| up);
+            if exits {
+                assert_eq!(at, Some(8), "exit at the 9th sample of the round");
+            } else {
+                assert_eq!(at, None);
+            }
+        }
+        // delay_min = 200 ms: threshold clamped to 16 ms (not 25 ms)
+        let mut cc = linux();
+        let mut s = st(20.0, 1e9);
+        s.now = secs(1.0);
+        let base = secs(0.2);
+        hystart_round(&mut cc, &mut s, 20, 5_000_000, |_| base);
+        let at = hystart_round(&mut cc, &mut s, 40, 5_000_000, |_| base + 17_000_000);
+        assert_eq!(at, Some(8));
+    }
+
+    #[test]
+    fn linux_validation_of_hystart_keys() {
+        let c = CubicConfig {
+            hystart_low_window: Some(8),
+            ..Default::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "hystart_low_window");
+        let c = CubicConfig {
+            variant: CubicVariant::Linux,
+            hystart_low_window: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "hystart_low_window");
+        assert!(CubicConfig {
+            variant: CubicVariant::Linux,
+            ..Default::default()
+        }
+        .hystart());
+        assert!(!CubicConfig::default().hystart());
     }
 }

@@ -26,6 +26,11 @@
 //!
 //! Parameters (defaults): `low_window` 38 segments, `high_window` 83000
 //! segments, `high_p` 10⁻⁷, `high_decrease` 0.1.
+//!
+//! ssthresh quantity: `cwnd` (RFC 3649 §5 decreases the window w; Linux
+//! `hstcp_ssthresh` uses `snd_cwnd`), un-inflated: NewReno's recovery
+//! inflation is removed by `reduction_view`; SACK recovery (PRR) never
+//! inflates `cwnd`.
 
 use super::{reduction_view, CcState, CongestionControl};
 use serde::{Deserialize, Serialize};

@@ -38,6 +38,10 @@
 //! Parameters (defaults): `delta_l` 1 s, `beta_min` 0.5, `beta_max` 0.8,
 //! `adaptive_backoff` true, `rtt_scaling` true, `rtt_ref` 100 ms,
 //! `bandwidth_switch` true, `throughput_threshold` 0.2.
+//!
+//! ssthresh quantity: `cwnd` (Linux `htcp_recalc_ssthresh` uses
+//! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
+//! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
 use super::{reduction_view, CcState, CongestionControl};
 use crate::engine::{to_secs, Time, NS_PER_SEC};

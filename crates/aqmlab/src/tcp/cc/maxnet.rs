@@ -94,6 +94,10 @@
 //! `max_rate` X_max = "1Gbps" (> 0; the rate a source sends at when no link
 //! on its path has a price — in practice its interface rate; the paper's
 //! testbed pins 100 Mbit/s); `maxstart` = true; `ramp_rtts` = 2 (> 0).
+//!
+//! ssthresh quantity: none of the flight or window — the echoed price sets
+//! the window (no multiplicative decrease), so recovery inflation and SACKed
+//! data do not enter it.
 
 use super::{CcState, CongestionControl, Recovery};
 use crate::engine::{to_secs, Time};

@@ -1,10 +1,20 @@
 //! The congestion-control trait and the registry of algorithms.
 //!
 //! Congestion control decides how the window grows and how far it shrinks;
-//! loss detection and recovery (duplicate ACKs, fast retransmit and recovery,
-//! partial ACKs, RTO) stay in the sender (`tcp::sender`), as in Linux's
-//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps`. Windows are in
-//! segments (f64), as in ns-2's TCP agents.
+//! loss detection and recovery (duplicate ACKs, fast retransmit and
+//! recovery, SACK, PRR) are the recovery layer's (`tcp::recovery`) and the
+//! RTO the sender's (`tcp::sender`), as in Linux's `tcp_congestion_ops`
+//! and ns-3's `TcpCongestionOps`/`TcpRecoveryOps`. Any algorithm runs with
+//! any recovery (`tcp.recovery`); [`CongestionControl::recovery`] is only
+//! the default. Windows are in segments (f64), as in ns-2's TCP agents.
+//!
+//! The quantity each algorithm reduces from (its file says why):
+//! `reno`, `newreno`, `cubic` (`rfc9438`): FlightSize, `CcState::in_flight`
+//! — outstanding segments, or with SACK recovery the RFC 6675 pipe (SACKed
+//! and lost segments excluded); `cubic` (`linux-2.6.22`, `linux`), `htcp`,
+//! `bic`, `highspeed`, `vegas`, `compound`: `cwnd` as Linux, never the
+//! window inflated by NewReno recovery (`reduction_view`); `maxnet`: the
+//! price.
 //!
 //! To add an algorithm: write one file here with its config (implementing
 //! [`registry::CcAlgorithm`]) and its [`CongestionControl`], then add one
@@ -14,7 +24,7 @@
 //! |---|---|---|
 //! | `reno` | `reno.rs` | RFC 5681 |
 //! | `newreno` | `newreno.rs` | RFC 5681 + RFC 6582 |
-//! | `cubic` | `cubic.rs` | RFC 9438; `variant = "linux-2.6.22"`: ns-2.35 tcp-linux CUBIC v2.1 |
+//! | `cubic` | `cubic.rs` | RFC 9438; `variant = "linux-2.6.22"`: ns-2.35 tcp-linux CUBIC v2.1; `variant = "linux"`: today's Linux `tcp_cubic.c` v2.3 with HyStart |
 //! | `htcp` | `htcp.rs` | Leith & Shorten 2004, draft-leith-tcp-htcp-06, Linux `tcp_htcp.c` |
 //! | `compound` | `compound.rs` | Tan, Song, Zhang, Sridharan 2006; `variant = "ns2"`: ns-2.35 `tcp_compound.c` |
 //! | `vegas` | `vegas.rs` | Brakmo & Peterson 1995, Linux `tcp_vegas.c` |
@@ -58,7 +68,9 @@ pub struct CcState {
     pub cwnd: f64,
     /// Slow-start threshold, segments.
     pub ssthresh: f64,
-    /// Segments sent and not yet cumulatively acknowledged (FlightSize).
+    /// FlightSize (RFC 5681 eq. 4): segments sent and not yet cumulatively
+    /// acknowledged; with SACK recovery, less those SACKed or presumed lost
+    /// (plus lost ones retransmitted): the RFC 6675 pipe.
     pub in_flight: u32,
     /// Smoothed RTT, if a sample exists.
     pub srtt: Option<Time>,
@@ -133,7 +145,8 @@ pub trait CongestionControl: Send {
     /// algorithms that read explicit signals carried in the ACK).
     fn on_ack_packet(&mut self, _s: &mut CcState, _ack: &Packet) {}
 
-    /// Which loss-recovery rule the sender applies with this algorithm.
+    /// The loss-recovery scheme used with this algorithm when the scenario
+    /// does not set `tcp.recovery`.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }

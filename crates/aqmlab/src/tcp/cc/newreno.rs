@@ -8,6 +8,11 @@
 //! data outstanding at the loss (`recover`) is acknowledged (RFC 6582 §3.2
 //! steps 1–5, including the `recover` check that prevents a second fast
 //! retransmit in the same window). No parameters.
+//!
+//! Reduces from FlightSize (`CcState::in_flight`, RFC 5681 eq. 4): the
+//! outstanding segments, and with SACK recovery the RFC 6675 pipe (SACKed
+//! and lost segments excluded, as ns-3's `TcpNewReno::GetSsThresh` over
+//! `BytesInFlight`), never the window inflated in fast recovery.
 
 use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
 

@@ -6,6 +6,11 @@
 //! congestion avoidance. On a congestion event `ssthresh = max(FlightSize/2,
 //! 2)`. Fast recovery ends on the first ACK that acknowledges new data (no
 //! partial-ACK handling; that is NewReno). No parameters.
+//!
+//! Reduces from FlightSize (`CcState::in_flight`, RFC 5681 eq. 4): the
+//! outstanding segments, and with SACK recovery the RFC 6675 pipe (SACKed
+//! and lost segments excluded, as ns-3's `TcpNewReno::GetSsThresh` over
+//! `BytesInFlight`), never the window inflated in fast recovery.
 
 use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
 

@@ -24,6 +24,11 @@
 //! Parameters (defaults, packets): `alpha` α = 2, `beta` β = 4, `gamma`
 //! γ = 1 (Linux: 2, 4, 1; Brakmo & Peterson's experiments used α = 1,
 //! β = 3).
+//!
+//! ssthresh quantity: `cwnd` (Linux `tcp_vegas` falls back to
+//! `tcp_reno_ssthresh`, `snd_cwnd/2`), un-inflated: NewReno's recovery
+//! inflation is removed by `reduction_view`; SACK recovery (PRR) never
+//! inflates `cwnd`.
 
 use super::{reduction_view, reno_increase, CcState, CongestionControl};
 use crate::engine::Time;

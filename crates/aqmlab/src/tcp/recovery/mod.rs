@@ -1,0 +1,179 @@
+//! Loss recovery, a layer of its own under the sender and beside congestion
+//! control: any congestion controller runs with any recovery scheme, as
+//! Linux separates `tcp_congestion_ops` from its recovery state machine and
+//! ns-3 separates `TcpCongestionOps` from `TcpRecoveryOps`.
+//!
+//! | `tcp.recovery` | file | source |
+//! |---|---|---|
+//! | `reno` | `reno.rs` | RFC 5681 §3.2 |
+//! | `newreno` | `newreno.rs` | RFC 6582 §3.2 |
+//! | `sack` | `sack.rs` (+ `scoreboard.rs`, `prr.rs`) | RFC 6675, RFC 6937 (PRR-SSRB, `tcp.prr`) |
+//!
+//! The sender detects new and duplicate ACKs and owns transmission and the
+//! RTO timer; a scheme decides how the window changes in recovery, which
+//! segments are retransmitted, and (SACK) which segment goes next.
+
+pub mod newreno;
+pub mod prr;
+pub mod rack;
+pub mod reno;
+pub mod sack;
+pub mod scoreboard;
+
+use super::cc::CcState;
+use super::cc::CongestionControl;
+use serde::{Deserialize, Serialize};
+
+/// `tcp.recovery`: the loss-recovery scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryKind {
+    /// RFC 5681 Reno fast recovery.
+    Reno,
+    /// RFC 6582 NewReno.
+    NewReno,
+    /// RFC 6675 SACK-based recovery (needs `tcp.sack = true`).
+    Sack,
+}
+
+impl RecoveryKind {
+    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "sack"];
+}
+
+/// ECN state the recovery shares with the sender (RFC 3168 §6.1.2).
+#[derive(Clone, Copy, Debug)]
+pub struct EcnState {
+    pub enabled: bool,
+    /// Highest segment of the window already reduced.
+    pub recover: i64,
+    /// Set CWR on the next new segment.
+    pub cwr_pending: bool,
+}
+
+/// What a recovery scheme sees of the sender and may change.
+pub struct RecIo<'a> {
+    pub st: &'a mut CcState,
+    pub cc: &'a mut dyn CongestionControl,
+    /// First unacknowledged segment (after this ACK).
+    pub snd_una: u32,
+    /// One past the highest segment sent.
+    pub snd_max: u32,
+    /// Duplicate ACKs that trigger fast retransmit (DupThresh).
+    pub dupthresh: u32,
+    pub ecn: &'a mut EcnState,
+    /// Segments to (re)transmit at once, in order.
+    pub retx: &'a mut Vec<u32>,
+    pub fast_retransmits: &'a mut u64,
+    /// Now.
+    pub now: crate::engine::Time,
+    /// Smoothed RTT of the RFC 6298 estimator, if any.
+    pub srtt: Option<crate::engine::Time>,
+    /// Arm the RACK reordering timer at this time (set by the scheme).
+    pub arm_rack: &'a mut Option<crate::engine::Time>,
+}
+
+impl RecIo<'_> {
+    /// The reduction at the start of fast recovery, common to every scheme
+    /// (RFC 5681 §3.2 step 2; RFC 3168 §6.1.2: one reduction per window for
+    /// losses and ECN echoes together — a loss in a window already reduced
+    /// on ECE keeps that ssthresh, as ns-2 and Linux do). Returns the
+    /// recovery point (`recover`, RFC 6582 / RFC 6675 RecoveryPoint).
+    pub fn enter_recovery(&mut self, a: u32) -> i64 {
+        let reduce = !(self.ecn.enabled && a as i64 <= self.ecn.recover);
+        if reduce {
+            self.st.ssthresh = self.cc.ssthresh(self.st);
+        }
+        let recover = self.snd_max as i64 - 1;
+        if self.ecn.enabled && reduce {
+            // §6.1.2: CWR after a reduction "for any reason", and ECE
+            // echoes of this window no longer reduce.
+            self.ecn.recover = recover;
+            self.ecn.cwr_pending = true;
+        }
+        *self.fast_retransmits += 1;
+        recover
+    }
+}
+
+/// What the sender does after a new ACK was handed to the scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewAck {
+    /// Restart the retransmission timer (RFC 6298 §5.3), unless the scheme
+    /// says otherwise (RFC 6582 "Impatient").
+    pub restart_timer: bool,
+}
+
+/// A loss-recovery scheme.
+pub trait LossRecovery: Send {
+    fn name(&self) -> &'static str;
+
+    /// In fast recovery (window growth by the congestion controller is
+    /// suspended, ECN echoes do not reduce again).
+    fn in_recovery(&self) -> bool;
+
+    /// The SACK blocks of an ACK, before it is classified (SACK schemes).
+    /// `snd_una` is the cumulative ACK it carries.
+    fn on_sack(&mut self, _io: &mut RecIo, _blocks: &[(u32, u32)]) {}
+
+    /// The cumulative ACK advanced by `acked` segments to `io.snd_una`.
+    /// Outside recovery the sender then grows the window with the
+    /// congestion controller if this returns `grow = true`.
+    fn on_new_ack(&mut self, io: &mut RecIo, acked: u32) -> NewAck;
+
+    /// A duplicate ACK (the `dupacks`-th in a row). Returns whether the
+    /// sender should then send what the window allows.
+    fn on_dupack(&mut self, io: &mut RecIo, dupacks: u32) -> bool;
+
+    /// The retransmission timer fired (after the sender has taken ssthresh
+    /// and set the loss window). Returns `true` if the sender should go
+    /// back to `snd_una` (go-back-N), `false` if the scheme chooses what to
+    /// resend through [`LossRecovery::next_segment`].
+    fn on_rto(&mut self, io: &mut RecIo) -> bool;
+
+    /// The scheme chooses what is sent next (SACK recovery after loss
+    /// detection or a timeout); otherwise the sender fills the window
+    /// `[snd_una, snd_una + cwnd)` with new data.
+    fn controls_sending(&self) -> bool {
+        false
+    }
+
+    /// The next segment to send now, if any (`io.snd_max` means new data);
+    /// `limit` is one past the highest segment the sender may send (data
+    /// available and receive window). Called only while
+    /// [`LossRecovery::controls_sending`]. The scheme counts it as sent.
+    fn next_segment(&mut self, _io: &mut RecIo, _limit: u32) -> Option<u32> {
+        None
+    }
+
+    /// Outstanding segments not in the network: SACKed or presumed lost,
+    /// less those retransmitted (so that outstanding minus this is the
+    /// RFC 6675 pipe), for the flight size a congestion controller reduces
+    /// from (RFC 5681 eq. 4 FlightSize).
+    fn not_in_flight(&self) -> u32 {
+        0
+    }
+
+    /// The highest segment a duplicate ACK must cover to start recovery
+    /// (`recover`, RFC 6582 step 2).
+    fn recover(&self) -> i64;
+
+    /// Segment `seq` left at `io.now` (new data or a retransmission), for
+    /// schemes that time segments (RACK).
+    fn on_transmit(&mut self, _io: &mut RecIo, _seq: u32) {}
+
+    /// The RACK reordering timer fired. Returns whether the sender should
+    /// send what the window allows.
+    fn on_rack_timer(&mut self, _io: &mut RecIo) -> bool {
+        false
+    }
+}
+
+/// Build the scheme named `kind` (`prr`: bound sending in SACK recovery
+/// with PRR-SSRB; `rack`: RACK loss detection in SACK recovery).
+pub fn build(kind: RecoveryKind, prr: bool, rack: bool) -> Box<dyn LossRecovery> {
+    match kind {
+        RecoveryKind::Reno => Box::new(reno::Reno::default()),
+        RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
+        RecoveryKind::Sack => Box::new(sack::SackRecovery::new(prr, rack)),
+    }
+}

@@ -1,0 +1,367 @@
+//! SACK-based loss recovery — RFC 6675 ("A Conservative Loss Recovery
+//! Algorithm Based on Selective Acknowledgment (SACK) for TCP"), with PRR
+//! (RFC 6937) bounding what is sent in recovery when `tcp.prr = true`.
+//!
+//! - §5 entry: a duplicate ACK when `DupAcks ≥ DupThresh` or
+//!   `IsLost(HighACK + 1)`, provided the cumulative ACK covers the previous
+//!   RecoveryPoint (no second reduction for one window, as RFC 6582 step 2).
+//!   RecoveryPoint = HighData; ssthresh from the congestion controller over
+//!   FlightSize without SACKed or lost segments (RFC 5681 eq. 4, this
+//!   simulator's `CcState::in_flight`); the first unacknowledged segment is
+//!   retransmitted at once (step 4.3) and HighRxt = RescueRxt = it.
+//! - Without PRR, `cwnd = ssthresh` (step 4.2) and segments go while
+//!   `cwnd − pipe ≥ 1`; with PRR `cwnd = pipe + sndcnt` on every ACK.
+//! - §4 NextSeg: (1) the lowest lost un-SACKed segment above HighRxt;
+//!   (2) new data; (3) the lowest un-SACKed segment above HighRxt below the
+//!   highest SACKed one; (4) one rescue retransmission of the highest
+//!   un-SACKed segment per recovery, if HighACK > RescueRxt.
+//! - Recovery ends when the cumulative ACK passes RecoveryPoint; then
+//!   `cwnd = ssthresh` (RFC 6937 §3).
+//! - §5.1 after a retransmission timeout: RecoveryPoint = HighData, no new
+//!   recovery until it is acknowledged, and the scoreboard is kept: every
+//!   un-SACKed segment is marked lost and retransmitted in order under the
+//!   slow-start window (Linux `tcp_enter_loss` → `tcp_timeout_mark_lost`
+//!   keeps SACKed segments and marks the rest lost; `tcp_xmit_retransmit_
+//!   queue` then resends only those), new data only after them. Receiver
+//!   reneging is not modelled (the simulated receiver never discards held
+//!   data).
+//!
+//! - With `tcp.rack`, RACK (RFC 8985 §6, `rack.rs`) marks segments lost in
+//!   place of DupThresh (as Linux does when RACK is on) and recovery starts
+//!   once one is marked (Linux `tcp_time_to_recover`); a retransmission
+//!   RACK finds lost again is resent.
+//!
+//! Costs: see `scoreboard.rs` — O(log n) or amortised O(1) per ACK.
+
+use super::prr::Prr;
+use super::rack::Rack;
+use super::scoreboard::Scoreboard;
+use super::{LossRecovery, NewAck, RecIo};
+
+#[derive(Debug)]
+pub struct SackRecovery {
+    pub sb: Scoreboard,
+    in_recovery: bool,
+    /// After a timeout, until RecoveryPoint is acknowledged (Linux CA_Loss).
+    in_loss: bool,
+    recover: i64,
+    /// Next candidate for rule (1)/(3): HighRxt + 1.
+    rxt_next: u32,
+    rescue_rxt: Option<u32>,
+    use_prr: bool,
+    prr: Option<Prr>,
+    /// DeliveredData of the ACK being processed (RFC 6937).
+    delivered: u32,
+    /// RACK loss detection (RFC 8985) in place of DupThresh (`tcp.rack`).
+    pub rack: Option<Rack>,
+    lost_buf: Vec<u32>,
+}
+
+impl SackRecovery {
+    pub fn new(use_prr: bool, rack: bool) -> SackRecovery {
+        let mut sb = Scoreboard::default();
+        sb.record = rack;
+        SackRecovery {
+            sb,
+            in_recovery: false,
+            in_loss: false,
+            recover: -1,
+            rxt_next: 0,
+            rescue_rxt: None,
+            use_prr,
+            prr: None,
+            delivered: 0,
+            rack: rack.then(Rack::default),
+            lost_buf: Vec::new(),
+        }
+    }
+
+    /// RACK §6.2 steps 4–5: mark what is lost, arm the reordering timer.
+    fn rack_detect(&mut self, io: &mut RecIo) {
+        let Some(r) = self.rack.as_mut() else {
+            return;
+        };
+        let reo = r.reo_wnd(
+            self.in_recovery || self.in_loss,
+            self.sb.sacked(),
+            io.dupthresh,
+            io.srtt,
+        );
+        self.lost_buf.clear();
+        if let Some(t) = r.detect_loss(io.now, reo, &mut self.lost_buf) {
+            *io.arm_rack = Some(t);
+        }
+        for &q in &self.lost_buf {
+            self.sb.mark_lost_again(q);
+            self.rxt_next = self.rxt_next.min(q);
+        }
+    }
+
+    /// RACK: enter recovery once a segment is marked lost (Linux
+    /// `tcp_time_to_recover`: `lost_out` > 0).
+    fn rack_maybe_enter(&mut self, io: &mut RecIo) -> bool {
+        if self.rack.is_none() || self.in_recovery || self.in_loss || self.sb.lost() == 0 {
+            return false;
+        }
+        let a = io.snd_una;
+        if (a as i64 - 1) < self.recover {
+            return false;
+        }
+        self.enter(io, a);
+        true
+    }
+
+    fn enter(&mut self, io: &mut RecIo, a: u32) {
+        // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
+        // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
+        io.st.in_flight = self.sb.pipe();
+        self.recover = io.enter_recovery(a);
+        self.in_recovery = true;
+        if self.rack.is_none() {
+            self.sb.force_lost(a);
+            self.rxt_next = a;
+        }
+        self.rescue_rxt = Some(a);
+        if self.use_prr {
+            self.prr = Some(Prr::new(self.sb.high() - a));
+            self.prr_ack(io, true);
+        } else {
+            io.st.cwnd = io.st.ssthresh;
+        }
+    }
+
+    pub fn in_loss(&self) -> bool {
+        self.in_loss
+    }
+
+    /// PRR: `cwnd = pipe + sndcnt` for this ACK.
+    fn prr_ack(&mut self, io: &mut RecIo, entering: bool) {
+        if let Some(p) = self.prr.as_mut() {
+            let pipe = self.sb.pipe();
+            let n = p.sndcnt(self.delivered, pipe, io.st.ssthresh, entering);
+            io.st.cwnd = (pipe + n) as f64;
+        }
+    }
+
+    fn exit(&mut self, io: &mut RecIo) {
+        self.in_recovery = false;
+        self.prr = None;
+        io.st.cwnd = io.st.ssthresh;
+        io.cc.on_recovery_exit(io.st);
+    }
+}
+
+impl LossRecovery for SackRecovery {
+    fn name(&self) -> &'static str {
+        "sack"
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn recover(&self) -> i64 {
+        self.recover
+    }
+
+    fn controls_sending(&self) -> bool {
+        self.in_recovery || self.in_loss
+    }
+
+    fn not_in_flight(&self) -> u32 {
+        // outstanding − not_in_flight = RFC 6675 pipe
+        (self.sb.sacked() + self.sb.lost()).saturating_sub(self.sb.retransmitted())
+    }
+
+    fn on_sack(&mut self, io: &mut RecIo, blocks: &[(u32, u32)]) {
+        let una0 = self.sb.una();
+        let sacked0 = self.sb.sacked();
+        self.sb.extend(io.snd_max);
+        if let Some(r) = self.rack.as_mut() {
+            r.on_cum_ack(una0, io.snd_una, io.now);
+        }
+        self.sb.advance(io.snd_una);
+        for &(s, e) in blocks {
+            self.sb.sack(s, e);
+        }
+        if let Some(r) = self.rack.as_mut() {
+            for &q in &self.sb.newly_sacked {
+                r.on_delivered(q, io.now);
+            }
+            self.sb.newly_sacked.clear();
+            self.rack_detect(io);
+        } else {
+            self.sb.mark_lost(io.dupthresh);
+        }
+        self.delivered =
+            (io.snd_una.saturating_sub(una0) + self.sb.sacked()).saturating_sub(sacked0);
+        self.rxt_next = self.rxt_next.max(io.snd_una);
+    }
+
+    fn on_new_ack(&mut self, io: &mut RecIo, _acked: u32) -> NewAck {
+        let a = io.snd_una as i64;
+        if self.in_loss && a > self.recover {
+            self.in_loss = false;
+        }
+        if self.in_recovery {
+            if a > self.recover {
+                self.exit(io);
+            } else {
+                self.prr_ack(io, false);
+            }
+        } else {
+            self.rack_maybe_enter(io);
+        }
+        NewAck {
+            restart_timer: true,
+        }
+    }
+
+    fn on_dupack(&mut self, io: &mut RecIo, dupacks: u32) -> bool {
+        if self.in_recovery {
+            self.prr_ack(io, false);
+            return true;
+        }
+        if self.in_loss {
+            return true;
+        }
+        if self.rack.is_some() {
+            return self.rack_maybe_enter(io);
+        }
+        let a = io.snd_una;
+        if !(dupacks >= io.dupthresh || self.sb.is_lost(a)) || (a as i64 - 1) < self.recover {
+            return false;
+        }
+        self.enter(io, a);
+        true
+    }
+
+    fn on_transmit(&mut self, io: &mut RecIo, seq: u32) {
+        if let Some(r) = self.rack.as_mut() {
+            r.on_transmit(seq, io.now);
+        }
+    }
+
+    fn on_rack_timer(&mut self, io: &mut RecIo) -> bool {
+        self.rack_detect(io);
+        if self.in_recovery {
+            self.prr_ack(io, false);
+            return true;
+        }
+        self.rack_maybe_enter(io) || self.in_loss
+    }
+
+    fn on_rto(&mut self, io: &mut RecIo) -> bool {
+        self.sb.extend(io.snd_max);
+        self.sb.timeout();
+        if let Some(r) = self.rack.as_mut() {
+            r.clear();
+        }
+        self.in_recovery = false;
+        self.prr = None;
+        self.in_loss = true;
+        self.recover = io.snd_max as i64 - 1;
+        self.rxt_next = io.snd_una;
+        self.rescue_rxt = None;
+        false
+    }
+
+    fn next_segment(&mut self, io: &mut RecIo, limit: u32) -> Option<u32> {
+        self.sb.extend(io.snd_max);
+        let pipe = self.sb.pipe() as f64;
+        let cwnd = if self.in_loss {
+            io.st.cwnd.floor().max(1.0)
+        } else {
+            io.st.cwnd.floor()
+        };
+        if pipe + 1.0 > cwnd {
+            return None;
+        }
+        let seg = if let Some(s) = self.sb.next_lost(&mut self.rxt_next) {
+            // (1)
+            self.sb.mark_retransmitted(s);
+            self.rxt_next = s + 1;
+            s
+        } else if io.snd_max < limit {
+            // (2)
+            let s = io.snd_max;
+            self.sb.extend(s + 1);
+            s
+        } else if let Some(s) = self.sb.next_unsacked(self.rxt_next) {
+            // (3)
+            self.sb.mark_retransmitted(s);
+            self.rxt_next = s + 1;
+            s
+        } else if self.in_recovery && self.rescue_rxt.is_none_or(|r| io.snd_una > r) {
+            // (4) rescue
+            let s = self.sb.highest_unsacked()?;
+            if self.sb.is_retransmitted(s) {
+                return None;
+            }
+            self.sb.mark_retransmitted(s);
+            self.rescue_rxt = Some(self.recover.max(0) as u32);
+            s
+        } else {
+            return None;
+        };
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent();
+        }
+        Some(seg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scoreboard::Scoreboard;
+
+    /// RFC 6675 §4 IsLost with DupThresh = 3: a segment is lost once three
+    /// segments above it are SACKed (discontiguous or not).
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_above() {
+        let mut sb = Scoreboard::default();
+        sb.extend(10);
+        sb.sack(2, 3);
+        sb.sack(4, 5);
+        sb.mark_lost(3);
+        assert!(!sb.is_lost(0) && !sb.is_lost(1) && !sb.is_lost(3));
+        sb.sack(6, 7); // third discontiguous SACKed segment
+        sb.mark_lost(3);
+        // 0, 1 and 3 have 2, 4, 6 above them; 5 has only 6 above
+        // 0 and 1 have 2, 4, 6 above them; 3 has only 4 and 6
+        assert!(sb.is_lost(0) && sb.is_lost(1));
+        assert!(!sb.is_lost(3) && !sb.is_lost(5) && !sb.is_lost(7));
+        assert_eq!(sb.lost(), 2);
+        assert_eq!(sb.sacked(), 3);
+        // pipe = 10 outstanding − 3 SACKed − 2 lost
+        assert_eq!(sb.pipe(), 5);
+        sb.mark_retransmitted(0);
+        assert_eq!(sb.pipe(), 6, "a retransmission counts in pipe");
+        // 7 and 8 SACKed: 3 and 5 now have three SACKed segments above
+        sb.sack(7, 9);
+        sb.mark_lost(3);
+        assert!(sb.is_lost(3) && sb.is_lost(5) && !sb.is_lost(9));
+        assert_eq!(sb.lost(), 4);
+        // the cumulative ACK removes everything below it
+        sb.advance(4);
+        assert_eq!((sb.sacked(), sb.lost(), sb.retransmitted()), (4, 1, 0));
+    }
+
+    /// Repeated blocks cost nothing new; blocks merge; clipping at snd_una.
+    #[test]
+    fn sack_blocks_merge_and_clip() {
+        let mut sb = Scoreboard::default();
+        sb.extend(100);
+        assert_eq!(sb.sack(10, 20), 10);
+        assert_eq!(sb.sack(10, 21), 1, "a repeated block adds only its new end");
+        assert_eq!(sb.sack(30, 40), 10);
+        assert_eq!(sb.sack(15, 35), 9, "the gap 21..30 is new");
+        assert_eq!(sb.high_sacked(), Some(40));
+        sb.advance(12);
+        assert_eq!(sb.sack(0, 12), 0, "below snd_una: nothing");
+        assert_eq!(sb.sacked(), 28);
+        assert_eq!(sb.highest_unsacked(), Some(99));
+        assert_eq!(sb.sack(90, 100), 10);
+        assert_eq!(sb.highest_unsacked(), Some(89));
+    }
+}

@@ -1,0 +1,548 @@
+//! SACK loss recovery (RFC 6675) with PRR (RFC 6937) and the receiver's
+//! SACK blocks (RFC 2018), tested on the sender and receiver themselves.
+//!
+//! The harness joins one `Sender` and one `Receiver` by a path of one
+//! bottleneck (rate `R`, FIFO without limit) and a one-way delay `d` each
+//! way; ACKs are not serialised. Chosen segments are dropped on their first
+//! transmission only, so what is measured is how the sender repairs a known
+//! loss pattern.
+
+use aqmlab::engine::{Time, TimerAction};
+use aqmlab::net::packet::{flags, Packet};
+use aqmlab::tcp::cc::CcKind;
+use aqmlab::tcp::{Receiver, RecoveryKind, Sender, TcpCtx, TcpParams, TimerKind};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashSet};
+
+const MS: Time = 1_000_000;
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Data(usize),
+    Ack(usize),
+    /// 0: retransmission timer, 1: pacing timer.
+    SndTimer(u8),
+    RcvTimer,
+}
+
+struct Path {
+    s: Sender,
+    r: Receiver,
+    now: Time,
+    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    pkts: Vec<Packet>,
+    order: u64,
+    link_free: Time,
+    tx: Time,
+    delay: Time,
+    drop_once: HashSet<u32>,
+    dropped: HashSet<u32>,
+    /// Segments whose first retransmission is dropped too.
+    drop_retx: HashSet<u32>,
+    /// Every data transmission: (time, seq, was a retransmission).
+    log: Vec<(Time, u32, bool)>,
+    seen: HashSet<u32>,
+}
+
+impl Path {
+    fn new(
+        p: TcpParams,
+        cc: CcKind,
+        tx: Time,
+        delay: Time,
+        drop: &[u32],
+        bytes: Option<u64>,
+    ) -> Path {
+        let s = Sender::new(p.clone(), cc.build(), 0, 0, 1, bytes);
+        let r = Receiver::new(&p, 0, 1, 0);
+        let mut path = Path {
+            s,
+            r,
+            now: 0,
+            heap: BinaryHeap::new(),
+            pkts: vec![],
+            order: 0,
+            link_free: 0,
+            tx,
+            delay,
+            drop_once: drop.iter().copied().collect(),
+            dropped: HashSet::new(),
+            drop_retx: HashSet::new(),
+            log: vec![],
+            seen: HashSet::new(),
+        };
+        let mut out = vec![];
+        let mut timers = vec![];
+        path.s.start(&mut TcpCtx {
+            now: 0,
+            out: &mut out,
+            timers: &mut timers,
+        });
+        path.flush(out, timers, true);
+        path
+    }
+
+    fn push(&mut self, t: Time, e: Ev) {
+        self.order += 1;
+        self.heap.push(Reverse((t, self.order, e)));
+    }
+
+    fn flush(&mut self, out: Vec<Packet>, timers: Vec<(Time, TimerKind)>, from_sender: bool) {
+        for (t, k) in timers {
+            let e = match (from_sender, k) {
+                (true, TimerKind::Pace) => Ev::SndTimer(1),
+                (true, _) => Ev::SndTimer(0),
+                (false, _) => Ev::RcvTimer,
+            };
+            self.push(t, e);
+        }
+        for p in out {
+            if from_sender {
+                let retx = !self.seen.insert(p.seq);
+                self.log.push((self.now, p.seq, retx));
+                if !retx && self.drop_once.contains(&p.seq) && self.dropped.insert(p.seq) {
+                    continue;
+                }
+                if retx && self.drop_retx.remove(&p.seq) {
+                    continue;
+                }
+                let dep = self.now.max(self.link_free) + self.tx;
+                self.link_free = dep;
+                self.pkts.push(p);
+                self.push(dep + self.delay, Ev::Data(self.pkts.len() - 1));
+            } else {
+                self.pkts.push(p);
+                self.push(self.now + self.delay, Ev::Ack(self.pkts.len() - 1));
+            }
+        }
+    }
+
+    fn run_until(&mut self, end: Time, stop: impl Fn(&Sender) -> bool) {
+        while let Some(Reverse((t, _, e))) = self.heap.pop() {
+            if t > end || stop(&self.s) {
+                break;
+            }
+            self.now = t;
+            let mut out = vec![];
+            let mut timers = vec![];
+            let mut ctx = TcpCtx {
+                now: t,
+                out: &mut out,
+                timers: &mut timers,
+            };
+            let from_sender = match e {
+                Ev::Data(i) => {
+                    let p = self.pkts[i];
+                    self.r.on_packet(&p, &mut ctx);
+                    false
+                }
+                Ev::Ack(i) => {
+                    let p = self.pkts[i];
+                    self.s.on_ack(&p, &mut ctx);
+                    true
+                }
+                Ev::SndTimer(1) => {
+                    match self.s.pace_timer.on_event(t) {
+                        (true, _) => self.s.on_pace(&mut ctx),
+                        (false, TimerAction::Schedule(t2)) => {
+                            ctx.timers.push((t2, TimerKind::Pace))
+                        }
+                        _ => {}
+                    }
+                    true
+                }
+                Ev::SndTimer(_) => {
+                    match self.s.rto_timer.on_event(t) {
+                        (true, _) => self.s.on_rto(&mut ctx),
+                        (false, TimerAction::Schedule(t2)) => ctx.timers.push((t2, TimerKind::Rto)),
+                        _ => {}
+                    }
+                    true
+                }
+                Ev::RcvTimer => {
+                    match self.r.delack_timer.on_event(t) {
+                        (true, _) => self.r.on_delack(&mut ctx),
+                        (false, TimerAction::Schedule(t2)) => {
+                            ctx.timers.push((t2, TimerKind::DelAck))
+                        }
+                        _ => {}
+                    }
+                    false
+                }
+            };
+            self.flush(out, timers, from_sender);
+        }
+    }
+}
+
+fn params(sack: bool) -> TcpParams {
+    let mut p = TcpParams {
+        init_cwnd: 1000.0,
+        init_ssthresh: 1000.0,
+        max_window: 100_000,
+        delayed_ack: false,
+        min_rto: 200 * MS,
+        ..TcpParams::default()
+    };
+    if sack {
+        p.sack = true;
+        p.recovery = Some(RecoveryKind::Sack);
+        p.prr = true;
+    }
+    p
+}
+
+/// Recovery of 50 losses spread over one 1000-segment window: the time from
+/// the fast retransmit to the ACK that covers the whole window, in RTTs.
+fn burst(sack: bool) -> (f64, u64, u64, f64) {
+    burst_with(sack, false)
+}
+
+fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
+    // 1000 segments per 100 ms RTT: 100 µs per segment, 50 ms each way.
+    let tx = 100_000;
+    let delay = 50 * MS;
+    let rtt = 2 * delay + tx;
+    let drops: Vec<u32> = (0..50).map(|k| 100 + 17 * k).collect();
+    let mut p = params(sack);
+    p.rack = rack;
+    let mut path = Path::new(
+        p,
+        CcKind::NewReno(Default::default()),
+        tx,
+        delay,
+        &drops,
+        None,
+    );
+    // run until every dropped segment is acknowledged
+    let last = *drops.last().unwrap();
+    path.run_until(60_000 * MS, |s| s.snd_una > last + 1);
+    let first_retx = path
+        .log
+        .iter()
+        .find(|&&(_, _, r)| r)
+        .map(|&(t, _, _)| t)
+        .expect("a retransmission");
+    let span = (path.now - first_retx) as f64 / rtt as f64;
+    (
+        span,
+        path.s.counters.timeouts,
+        path.s.counters.retransmits,
+        path.s.st.cwnd,
+    )
+}
+
+/// The case: a 1000-segment window loses 50 segments in one RTT.
+/// With SACK + PRR every hole is resent in the first recovery round and the
+/// window is repaired within about two RTTs, no timeout, each lost segment
+/// resent exactly once; NewReno repairs one hole per RTT and needs tens of
+/// RTTs (or the timer).
+#[test]
+fn fifty_losses_in_a_1000_segment_window() {
+    let (span, to, retx, cwnd) = burst(true);
+    println!(
+        "SACK+PRR: repaired in {span:.2} RTT, {to} timeouts, {retx} retransmissions, cwnd {cwnd}"
+    );
+    assert_eq!(to, 0, "no timeout with SACK");
+    assert_eq!(retx, 50, "each lost segment resent once");
+    assert!(span <= 2.2, "SACK recovery took {span:.2} RTTs");
+    let (span_nr, to_nr, retx_nr, _) = burst(false);
+    println!("NewReno: repaired in {span_nr:.2} RTT, {to_nr} timeouts, {retx_nr} retransmissions");
+    assert!(
+        span_nr >= 10.0 * span || to_nr > 0,
+        "NewReno {span_nr:.2} RTT, {to_nr} timeouts"
+    );
+}
+
+/// RFC 6675 §5.1 / Linux `tcp_timeout_mark_lost`: after a timeout with SACK
+/// only the segments the receiver does not hold are resent, lowest first,
+/// under the slow-start window; without SACK the sender goes back to
+/// `snd_una` and resends what the receiver already has.
+#[test]
+fn after_a_timeout_only_holes_are_resent() {
+    let run = |sack: bool| {
+        let mut p = params(sack);
+        p.init_cwnd = 20.0;
+        // no fast recovery: only the timer can repair
+        p.dupack_threshold = 1000;
+        // segments 5, 10 and 11 lost; 20 segments in one window
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            10 * MS,
+            &[5, 10, 11],
+            Some(20_000),
+        );
+        path.run_until(10_000 * MS, |s| s.completion_time.is_some());
+        assert!(path.s.completion_time.is_some());
+        let resent: BTreeSet<u32> = path.log.iter().filter(|e| e.2).map(|e| e.1).collect();
+        (
+            resent,
+            path.s.counters.retransmits,
+            path.s.counters.timeouts,
+        )
+    };
+    let (resent, n, to) = run(true);
+    assert_eq!(to, 1);
+    assert_eq!(resent, BTreeSet::from([5, 10, 11]), "SACK: only the holes");
+    assert_eq!(n, 3);
+    let (resent_nr, n_nr, to_nr) = run(false);
+    println!("go-back-N resent {resent_nr:?} ({n_nr} retransmissions, {to_nr} timeouts)");
+    assert!(
+        resent_nr.is_superset(&BTreeSet::from([5, 10, 11])) && resent_nr.contains(&12) && n_nr > 3,
+        "NewReno goes back N and resends 12, which the receiver holds"
+    );
+}
+
+fn sack_ack(s: &mut Sender, a: u32, blocks: &[(u32, u32)]) -> Vec<u32> {
+    let mut pk = Packet {
+        ack: a,
+        flags: flags::ACK,
+        ..Default::default()
+    };
+    for (i, b) in blocks.iter().enumerate() {
+        pk.sack[i] = *b;
+    }
+    pk.nsack = blocks.len() as u8;
+    let mut out = vec![];
+    let mut timers = vec![];
+    s.on_ack(
+        &pk,
+        &mut TcpCtx {
+            now: 10 * MS,
+            out: &mut out,
+            timers: &mut timers,
+        },
+    );
+    out.iter().map(|p| p.seq).collect()
+}
+
+fn started(p: TcpParams, segs: u64) -> (Sender, Vec<u32>) {
+    let mut out = vec![];
+    let mut timers = vec![];
+    let mut s = Sender::new(
+        p,
+        CcKind::NewReno(Default::default()).build(),
+        0,
+        0,
+        1,
+        Some(segs * 1000),
+    );
+    s.start(&mut TcpCtx {
+        now: 0,
+        out: &mut out,
+        timers: &mut timers,
+    });
+    let seqs = out.iter().map(|p| p.seq).collect();
+    (s, seqs)
+}
+
+/// RFC 6675 §4 NextSeg rules (1) and (2): segments deemed lost (IsLost:
+/// DupThresh SACKed segments above) go before any new data, lowest first;
+/// then new data. PRR sets how many go per ACK.
+#[test]
+fn nextseg_lost_before_new_data() {
+    let mut p = params(true);
+    p.init_cwnd = 20.0;
+    let (mut s, first) = started(p, 100);
+    assert_eq!(first, (0..20).collect::<Vec<_>>());
+    // 0 and 1 arrive (slow start: 20, 21 and 22 go out), 2 and 3 are lost,
+    // 4.. arrive and are SACKed one per ACK.
+    assert_eq!(sack_ack(&mut s, 2, &[]), vec![20, 21, 22]);
+    let mut sent = vec![];
+    for k in 4..22u32 {
+        sent.extend(sack_ack(&mut s, 2, &[(4, k + 1)]));
+    }
+    assert!(s.in_recovery);
+    assert_eq!(&sent[..2], &[2, 3], "rule (1) first: {sent:?}");
+    assert!(
+        sent[2..].iter().all(|&q| q >= 23),
+        "then rule (2): new data {sent:?}"
+    );
+    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters.retransmits, 2);
+}
+
+/// RFC 6675 §4 NextSeg rule (4): at the end of a transfer, with no new
+/// data and no hole below the highest SACKed segment, one rescue
+/// retransmission of the highest un-SACKed segment goes once HighACK has
+/// passed RescueRxt — a tail loss repaired without the timer.
+#[test]
+fn nextseg_rescue_retransmission() {
+    let mut p = params(true);
+    p.init_cwnd = 22.0;
+    let (mut s, first) = started(p, 22);
+    assert_eq!(first.len(), 22);
+    // 2 and the last segment 21 are lost; 3..21 are SACKed
+    let mut sent = vec![];
+    sack_ack(&mut s, 2, &[]);
+    for k in 3..21u32 {
+        sent.extend(sack_ack(&mut s, 2, &[(3, k + 1)]));
+    }
+    assert!(s.in_recovery);
+    assert_eq!(
+        sent,
+        vec![2],
+        "only the lost segment; 21 is not deemed lost"
+    );
+    // the retransmission of 2 arrives: partial ACK up to the tail hole
+    let r = sack_ack(&mut s, 21, &[]);
+    assert_eq!(r, vec![21], "rule (4): rescue retransmission of 21");
+    // no second rescue in the same recovery
+    assert!(sack_ack(&mut s, 21, &[]).is_empty());
+    assert_eq!(s.counters.timeouts, 0);
+}
+
+/// RFC 2018 §4: the first block holds the segment that triggered the ACK;
+/// the others repeat the most recently reported blocks; at most 4 blocks
+/// (3 with timestamps); the option's bytes count in the ACK's size.
+#[test]
+fn receiver_sack_block_order() {
+    for ts in [false, true] {
+        let p = TcpParams {
+            sack: true,
+            timestamps: ts,
+            delayed_ack: false,
+            ..TcpParams::default()
+        };
+        let mut r = Receiver::new(&p, 0, 1, 0);
+        let deliver = |r: &mut Receiver, seq: u32| {
+            let mut out = vec![];
+            let mut timers = vec![];
+            let pk = Packet {
+                seq,
+                payload: 1000,
+                size: 1040,
+                flags: flags::DATA,
+                ..Default::default()
+            };
+            r.on_packet(
+                &pk,
+                &mut TcpCtx {
+                    now: 0,
+                    out: &mut out,
+                    timers: &mut timers,
+                },
+            );
+            out[0]
+        };
+        let mut last = deliver(&mut r, 0);
+        assert_eq!(last.nsack, 0);
+        for seq in [2, 4, 6, 8, 10] {
+            last = deliver(&mut r, seq);
+        }
+        let max = if ts { 3 } else { 4 };
+        let want: Vec<(u32, u32)> = vec![(10, 11), (8, 9), (6, 7), (4, 5)]
+            .into_iter()
+            .take(max)
+            .collect();
+        assert_eq!(last.sack_blocks(), &want[..], "most recent first");
+        let opt = if ts { 12 } else { 0 };
+        assert_eq!(last.size, 40 + opt + 4 + 8 * max as u32);
+        // 5 joins 4 and 6 into one block, reported first; the rest follow
+        last = deliver(&mut r, 5);
+        assert_eq!(last.sack_blocks()[0], (4, 7));
+        assert_eq!(last.sack_blocks()[1], (10, 11));
+        assert_eq!(last.sack_blocks()[2], (8, 9));
+        // 1 fills the first gap: ACK 3, the block (2,3) is gone
+        last = deliver(&mut r, 1);
+        assert_eq!(last.ack, 3);
+        assert!(
+            last.sack_blocks().iter().all(|b| b.0 > 3),
+            "{:?}",
+            last.sack_blocks()
+        );
+        assert_eq!(last.sack_blocks()[0], (4, 7));
+    }
+}
+
+/// Pacing (Linux `tcp_update_pacing_rate`): in congestion avoidance the
+/// rate is 1.2·cwnd·mss/srtt, so a window W (10 growing to ~28 segments
+/// over 2 s) over a 100 ms RTT leaves one segment every 1040 B /
+/// (1.2·1000 B·W/0.1 s) (≥ 3.1 ms) instead of back to back, and the paced
+/// sender acknowledges within 5 % as much data.
+#[test]
+fn pacing_spaces_segments_at_linux_rate() {
+    let run = |pacing: bool| {
+        let mut p = params(false);
+        p.init_cwnd = 10.0;
+        p.init_ssthresh = 10.0;
+        p.pacing = pacing;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            1_000,
+            50 * MS,
+            &[],
+            None,
+        );
+        path.run_until(2_000 * MS, |_| false);
+        let times: Vec<Time> = path
+            .log
+            .iter()
+            .filter(|e| e.0 >= 150 * MS)
+            .map(|e| e.0)
+            .collect();
+        let min_gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+        (min_gap, path.s.snd_una, path.s.st.cwnd)
+    };
+    let (gap_paced, acked_paced, cwnd) = run(true);
+    let (gap_unpaced, acked_unpaced, _) = run(false);
+    println!(
+        "min gap paced {gap_paced} ns (cwnd {cwnd:.1}), unpaced {gap_unpaced} ns; acked {acked_paced} vs {acked_unpaced}"
+    );
+    let expect = 1040.0 / (1.2 * 1000.0 * cwnd.ceil() / 0.1) * 1e9;
+    assert!(
+        gap_paced as f64 >= 0.95 * expect,
+        "paced gap {gap_paced} ns < {expect:.0} ns"
+    );
+    assert!(
+        gap_unpaced < 10_000,
+        "unpaced: back to back ({gap_unpaced} ns)"
+    );
+    assert!(acked_paced as f64 >= 0.95 * acked_unpaced as f64);
+}
+
+/// RACK (RFC 8985) on the same 50-loss window: losses are marked by time
+/// rather than DupThresh; the repair takes as long (about 2 RTTs), with no
+/// timeout and no spurious retransmission.
+#[test]
+fn rack_repairs_the_burst_too() {
+    let (span, to, retx, _) = burst_with(true, true);
+    println!("SACK+PRR+RACK: repaired in {span:.2} RTT, {to} timeouts, {retx} retransmissions");
+    assert_eq!(to, 0);
+    assert_eq!(retx, 50);
+    assert!(span <= 2.3, "{span:.2} RTT");
+}
+
+/// RFC 8985 §2/§6: a lost retransmission is found by RACK (a segment sent
+/// after it was delivered) and resent without the timer; RFC 6675 alone
+/// cannot see it and waits for the RTO.
+#[test]
+fn rack_recovers_a_lost_retransmission_without_timeout() {
+    let run = |rack: bool| {
+        let mut p = params(true);
+        p.init_cwnd = 100.0;
+        p.init_ssthresh = 100.0;
+        p.rack = rack;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            50 * MS,
+            &[10],
+            None,
+        );
+        path.drop_retx.insert(10);
+        path.run_until(5_000 * MS, |s| s.snd_una > 400);
+        let resent10 = path.log.iter().filter(|e| e.1 == 10 && e.2).count();
+        (path.s.counters.timeouts, resent10, path.s.snd_una)
+    };
+    let (to_rack, n_rack, una_rack) = run(true);
+    let (to_plain, n_plain, una_plain) = run(false);
+    println!("RACK: {to_rack} timeouts, 10 resent {n_rack}x; RFC 6675: {to_plain} timeouts, {n_plain}x; una {una_rack} vs {una_plain}");
+    assert_eq!(to_rack, 0, "RACK: no timeout");
+    assert_eq!(n_rack, 2, "the lost retransmission is resent once more");
+    assert_eq!(to_plain, 1, "RFC 6675 alone needs the RTO");
+}

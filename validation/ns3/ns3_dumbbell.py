@@ -1,0 +1,240 @@
+"""Run one dumbbell of `scenarios.py` in ns-3 3.44 (pip `ns3`) and print
+one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
+
+Usage: python ns3_dumbbell.py SCENARIO_NAME
+
+ns-3 defaults are kept (TcpSocketBase: SACK, timestamps, MinRto 1 s,
+DelAckCount 2, 200 ms delayed-ACK timer, InitialCwnd 10, limited transmit;
+TcpL4Protocol: PRR recovery; TcpCubic: HyStart on) except:
+- SegmentSize 1448 (default 536), SndBufSize/RcvBufSize 64 MiB (default
+  128 KiB would cap the window), congestion ops TcpNewReno or TcpCubic;
+- the device queue of every PointToPoint NetDevice is 1 packet (default
+  100 packets, which would add 100 packets of FIFO under the queue disc);
+- the bottleneck queue disc is the scenario's; every other device gets a
+  100000-packet FIFO instead of the default FQ-CoDel.
+
+Measured the way aqmlab measures them, over the whole run:
+- utilisation: bytes the bottleneck device started sending (PhyTxBegin,
+  PPP header included) x 8 / (rate x duration);
+- goodput of a flow: bytes its PacketSink received x 8 / (duration - start);
+- mean queueing delay: per packet, from enqueue into the bottleneck queue
+  disc to the start of its transmission (PhyTxBegin), over the packets sent.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+from scenarios import BY_NAME, MSS, Scenario
+
+t_import = time.time()
+import cppyy
+from ns import ns
+
+cppyy.cppdef(
+    r"""
+#include <unordered_map>
+namespace kit {
+struct Monitor {
+    std::unordered_map<const ns3::Packet*, int64_t> enq;
+    double sum_delay = 0;
+    uint64_t n_delay = 0;
+    uint64_t tx_bytes = 0;
+    uint64_t tx_pkts = 0;
+    uint64_t drops = 0;
+    uint64_t marks = 0;
+    double len_sum = 0;
+    uint64_t len_n = 0;
+    ns3::Ptr<ns3::QueueDisc> qd;
+    void Sample() {
+        len_sum += qd->GetNPackets();
+        len_n++;
+        ns3::Simulator::Schedule(ns3::MilliSeconds(1), &Monitor::Sample, this);
+    }
+    uint64_t n_enq = 0;
+    uint64_t n_soj = 0;
+    double soj_sum = 0;
+    void Sojourn(ns3::Time t) { n_soj++; soj_sum += t.GetSeconds(); }
+    void Enqueue(ns3::Ptr<const ns3::QueueDiscItem> item) {
+        n_enq++;
+        enq[ns3::PeekPointer(item->GetPacket())] = ns3::Simulator::Now().GetNanoSeconds();
+    }
+    void Drop(ns3::Ptr<const ns3::QueueDiscItem> item) {
+        enq.erase(ns3::PeekPointer(item->GetPacket()));
+        drops++;
+    }
+    void Mark(ns3::Ptr<const ns3::QueueDiscItem> item, const char*) { marks++; }
+    void Tx(ns3::Ptr<const ns3::Packet> p) {
+        tx_bytes += p->GetSize();
+        tx_pkts++;
+        auto it = enq.find(ns3::PeekPointer(p));
+        if (it != enq.end()) {
+            sum_delay += (ns3::Simulator::Now().GetNanoSeconds() - it->second) * 1e-9;
+            n_delay++;
+            enq.erase(it);
+        }
+    }
+};
+Monitor* Attach(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev) {
+    auto* m = new Monitor();
+    m->qd = qd;
+    ns3::Simulator::Schedule(ns3::MilliSeconds(1), &Monitor::Sample, m);
+    qd->TraceConnectWithoutContext("Enqueue", ns3::MakeCallback(&Monitor::Enqueue, m));
+    qd->TraceConnectWithoutContext("SojournTime", ns3::MakeCallback(&Monitor::Sojourn, m));
+    qd->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&Monitor::Drop, m));
+    qd->TraceConnectWithoutContext("Mark", ns3::MakeCallback(&Monitor::Mark, m));
+    dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&Monitor::Tx, m));
+    return m;
+}
+uint64_t TotalRx(ns3::Ptr<ns3::Application> a) {
+    return ns3::DynamicCast<ns3::PacketSink>(a)->GetTotalRx();
+}
+ns3::Ptr<ns3::QueueDisc> RootQdisc(ns3::Ptr<ns3::NetDevice> dev) {
+    return dev->GetNode()->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(dev);
+}
+}
+"""
+)
+kit = cppyy.gbl.kit
+t_ready = time.time()
+
+
+def set_default(path: str, value: object) -> None:
+    ns.Config.SetDefault(path, value)
+
+
+def run(s: Scenario) -> dict[str, object]:
+    sd = set_default
+    sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
+    sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 26))
+    sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 26))
+    cc = "ns3::TcpNewReno" if s.cc == "newreno" else "ns3::TcpCubic"
+    sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName(cc)))
+    sd("ns3::DropTailQueue<Packet>::MaxSize", ns.QueueSizeValue(ns.QueueSize("1p")))
+    sd("ns3::PfifoFastQueueDisc::MaxSize", ns.QueueSizeValue(ns.QueueSize("100000p")))
+    limit = ns.QueueSizeValue(ns.QueueSize(f"{s.limit}p"))
+    if s.queue == "droptail":
+        qd_type = "ns3::FifoQueueDisc"
+        sd("ns3::FifoQueueDisc::MaxSize", limit)
+    elif s.queue == "red":
+        assert s.red is not None
+        mn, mx, p, wq = s.red
+        qd_type = "ns3::RedQueueDisc"
+        sd("ns3::RedQueueDisc::MaxSize", limit)
+        sd("ns3::RedQueueDisc::MinTh", ns.DoubleValue(mn))
+        sd("ns3::RedQueueDisc::MaxTh", ns.DoubleValue(mx))
+        sd("ns3::RedQueueDisc::LInterm", ns.DoubleValue(1.0 / p))
+        sd("ns3::RedQueueDisc::QW", ns.DoubleValue(wq))
+        sd("ns3::RedQueueDisc::MeanPktSize", ns.UintegerValue(1500))
+        sd(
+            "ns3::RedQueueDisc::LinkBandwidth",
+            ns.DataRateValue(ns.DataRate(f"{s.rate_mbps}Mbps")),
+        )
+        sd(
+            "ns3::RedQueueDisc::LinkDelay",
+            ns.TimeValue(ns.MilliSeconds(s.bottleneck_delay_ms)),
+        )
+    elif s.queue == "codel":
+        qd_type = "ns3::CoDelQueueDisc"
+        sd("ns3::CoDelQueueDisc::MaxSize", limit)
+    elif s.queue == "fq_codel":
+        qd_type = "ns3::FqCoDelQueueDisc"
+        sd("ns3::FqCoDelQueueDisc::MaxSize", limit)
+    else:
+        raise ValueError(s.queue)
+
+    nodes = ns.NodeContainer()
+    nodes.Create(4)  # src, r1, r2, dst
+    p2p = ns.PointToPointHelper()
+
+    def link(a: int, b: int, rate_mbps: float, delay_ms: float) -> object:
+        p2p.SetDeviceAttribute(
+            "DataRate", ns.DataRateValue(ns.DataRate(f"{rate_mbps}Mbps"))
+        )
+        p2p.SetChannelAttribute(
+            "Delay", ns.TimeValue(ns.MicroSeconds(round(delay_ms * 1000)))
+        )
+        return p2p.Install(nodes.Get(a), nodes.Get(b))
+
+    d_access1 = link(0, 1, s.access_mbps, 1.0)
+    d_bn = link(1, 2, s.rate_mbps, s.bottleneck_delay_ms)
+    d_access2 = link(2, 3, s.access_mbps, 1.0)
+
+    ns.InternetStackHelper().Install(nodes)
+    fifo = ns.TrafficControlHelper()
+    fifo.SetRootQueueDisc("ns3::PfifoFastQueueDisc")
+    bn = ns.TrafficControlHelper()
+    bn.SetRootQueueDisc(qd_type)
+    fifo.Install(d_access1)
+    fifo.Install(d_access2)
+    bn.Install(d_bn.Get(0))
+    fifo.Install(d_bn.Get(1))
+
+    addr = ns.Ipv4AddressHelper()
+    ifaces = []
+    for i, d in enumerate([d_access1, d_bn, d_access2]):
+        addr.SetBase(ns.Ipv4Address(f"10.0.{i}.0"), ns.Ipv4Mask("255.255.255.0"))
+        ifaces.append(addr.Assign(d))
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+    dst_addr = ifaces[2].GetAddress(1)
+
+    sinks = []
+    for i, start in enumerate(s.starts()):
+        port = 5000 + i
+        sink = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory",
+            ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo(),
+        )
+        apps = sink.Install(nodes.Get(3))
+        apps.Start(ns.Seconds(0.0))
+        sinks.append(apps.Get(0))
+        bulk = ns.BulkSendHelper(
+            "ns3::TcpSocketFactory", ns.InetSocketAddress(dst_addr, port).ConvertTo()
+        )
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(1 << 16))
+        sapps = bulk.Install(nodes.Get(0))
+        sapps.Start(ns.Seconds(start))
+
+    mon = kit.Attach(kit.RootQdisc(d_bn.Get(0)), d_bn.Get(0))
+    ns.Simulator.Stop(ns.Seconds(s.duration_s))
+    w0, c0 = time.time(), time.process_time()
+    ns.Simulator.Run()
+    wall, cpu = time.time() - w0, time.process_time() - c0
+
+    goodput = [
+        kit.TotalRx(app) * 8 / (s.duration_s - start)
+        for app, start in zip(sinks, s.starts())
+    ]
+    total = sum(goodput)
+    jain = total**2 / (len(goodput) * sum(g * g for g in goodput)) if total > 0 else 1.0
+    out: dict[str, object] = {
+        "scenario": s.name,
+        "utilisation": mon.tx_bytes * 8 / (s.rate_mbps * 1e6 * s.duration_s),
+        "goodput_mbps": total / 1e6,
+        "jain": jain,
+        "mean_qdelay_ms": 1e3 * mon.sum_delay / mon.n_delay if mon.n_delay else 0.0,
+        "mean_qlen_pkts": mon.len_sum / mon.len_n if mon.len_n else 0.0,
+        "drops": int(mon.drops),
+        "tx_pkts": int(mon.tx_pkts),
+        "delay_samples": int(mon.n_delay),
+        "unmatched": int(mon.enq.size()),
+        "n_enq": int(mon.n_enq),
+        "n_soj": int(mon.n_soj),
+        "soj_ms": 1e3 * mon.soj_sum / max(1, mon.n_soj),
+        "marks": int(mon.marks),
+        "flow_goodput_mbps": ";".join(f"{g / 1e6:.4f}" for g in goodput),
+        "run_wall_s": wall,
+        "run_cpu_s": cpu,
+        "import_s": t_ready - t_import,
+        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    ns.Simulator.Destroy()
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(BY_NAME[sys.argv[1]])), flush=True)

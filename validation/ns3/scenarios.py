@@ -1,0 +1,203 @@
+"""Dumbbell scenarios shared by the ns-3 scripts and the aqmlab TOML files.
+
+One table defines every scenario; `ns3_dumbbell.py` builds it in ns-3 and
+`write_toml()` writes the matching aqmlab scenario, so both sides read the
+same numbers (rates, delays, queue limits, AQM parameters, flow starts).
+
+Topology (both sides): one sender host `src` with N bulk TCP flows ->
+router `r1` -> bottleneck -> router `r2` -> receiver host `dst`. Access
+links run at 10x the bottleneck rate (at least 1 Gbit/s) with 1 ms one-way
+delay; the bottleneck's one-way delay is `rtt_ms/2 - 2` ms, so the base
+two-way propagation delay is `rtt_ms`. Flow i starts at 0.1 + 0.2*i s.
+
+Packets: 1448 B payload + 32 B TCP header (20 B + 12 B timestamp option) +
+20 B IPv4 = 1500 B IP packets; ns-3's PointToPoint link adds a 2 B PPP
+header on the wire. BDP below counts 1500-B packets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+MSS = 1448
+IP_PACKET = 1500
+PPP = 2
+# aqmlab has no link-layer header: its packets carry ns-3's 2-B PPP header in
+# `header_bytes` (40 + 2, plus the profile's 12 B of timestamps), so both
+# sides serialise 1502 B per data segment and 54 B per pure ACK. Byte
+# parameters of the aqmlab queues use this size where ns-3's queue discs,
+# which see the 1500-B IP packet, use 1500.
+WIRE = IP_PACKET + PPP
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """One dumbbell."""
+
+    name: str
+    cc: str  # "newreno" or "cubic"
+    rate_mbps: float
+    rtt_ms: float
+    queue: str  # "droptail", "red", "codel", "fq_codel"
+    limit: int  # packets
+    flows: int
+    duration_s: float
+    # RED only: thresholds in packets, max_p, w_q
+    red: tuple[float, float, float, float] | None = None
+
+    @property
+    def bdp_pkts(self) -> float:
+        return self.rate_mbps * 1e6 * self.rtt_ms / 1e3 / (8 * IP_PACKET)
+
+    @property
+    def access_mbps(self) -> float:
+        return max(1000.0, 10 * self.rate_mbps)
+
+    @property
+    def bottleneck_delay_ms(self) -> float:
+        return self.rtt_ms / 2 - 2
+
+    def starts(self) -> list[float]:
+        return [round(0.1 + 0.2 * i, 3) for i in range(self.flows)]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+SCENARIOS: list[Scenario] = [
+    Scenario("nr-bdp10-droptail-1", "newreno", 2, 60, "droptail", 20, 1, 20),
+    Scenario(
+        "nr-bdp33-red-5", "newreno", 10, 40, "red", 100, 5, 20, red=(10, 30, 0.1, 0.002)
+    ),
+    Scenario("cu-bdp100-droptail-1", "cubic", 20, 60, "droptail", 100, 1, 20),
+    Scenario("cu-bdp100-codel-4", "cubic", 20, 60, "codel", 1000, 4, 20),
+    Scenario("nr-bdp250-fqcodel-10", "newreno", 50, 60, "fq_codel", 10240, 10, 20),
+    Scenario("cu-bdp500-droptail-3", "cubic", 100, 60, "droptail", 500, 3, 20),
+    Scenario(
+        "cu-bdp500-red-3",
+        "cubic",
+        100,
+        60,
+        "red",
+        1000,
+        3,
+        20,
+        red=(100, 300, 0.1, 0.002),
+    ),
+    Scenario("nr-bdp1000-droptail-2", "newreno", 200, 60, "droptail", 1000, 2, 20),
+    # the issue's 622 Mbit/s, 50 ms, 8xBDP case; RED at ns-3's default
+    # thresholds (MinTh 5, MaxTh 15, LInterm 50 -> max_p 0.02, QW 0.002)
+    Scenario(
+        "cu-bdp2600-red-3",
+        "cubic",
+        622,
+        50,
+        "red",
+        20736,
+        3,
+        15,
+        red=(5, 15, 0.02, 0.002),
+    ),
+    Scenario("cu-bdp2600-codel-3", "cubic", 622, 50, "codel", 20736, 3, 15),
+    Scenario("cu-bdp2600-fqcodel-3", "cubic", 622, 50, "fq_codel", 10240, 3, 15),
+    Scenario("cu-bdp3000-droptail-1", "cubic", 622, 58, "droptail", 3000, 1, 15),
+]
+
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+def queue_toml(s: Scenario) -> str:
+    """The bottleneck queue as an aqmlab inline table."""
+    if s.queue == "droptail":
+        return f'{{ kind = "droptail", limit = {s.limit} }}'
+    if s.queue == "red":
+        assert s.red is not None
+        mn, mx, p, wq = s.red
+        # ns-3 RedQueueDisc: Wait true, Gentle true, packet mode; both sides
+        # use a 1500-B mean packet size for the idle-time decay.
+        return (
+            f'{{ kind = "red", limit = {s.limit}, min_th = {_fmt(mn)}, max_th = {_fmt(mx)}, '
+            f"max_p = {_fmt(p)}, w_q = {_fmt(wq)}, gentle = true, wait = true, "
+            f"mean_pktsize = {WIRE} }}"
+        )
+    if s.queue == "codel":
+        return f'{{ kind = "codel", limit = {s.limit}, target = "5ms", interval = "100ms", mtu = {WIRE} }}'
+    if s.queue == "fq_codel":
+        # ns-3 FqCoDelQueueDisc: quantum = device MTU (1500), 1024 flows,
+        # drop batch 64, ECN marking only for ECT packets (TCP ECN is off).
+        return (
+            f'{{ kind = "fq_codel", limit = {s.limit}, flows = 1024, quantum = {WIRE}, '
+            f'target = "5ms", interval = "100ms", mtu = {WIRE}, drop_batch = 64 }}'
+        )
+    raise ValueError(s.queue)
+
+
+def write_toml(s: Scenario, dest: Path) -> Path:
+    """Write the aqmlab scenario matching `s`; return its path."""
+    cc = '"newreno"' if s.cc == "newreno" else '{ kind = "cubic", variant = "linux" }'
+    lines = [
+        f"# Generated by validation/ns3/scenarios.py: ns-3 cross-check `{s.name}`.",
+        (
+            f"# {s.cc}, {_fmt(s.rate_mbps)} Mbit/s, base RTT {_fmt(s.rtt_ms)} ms "
+            f"(BDP {s.bdp_pkts:.0f} x 1500 B), {s.queue} limit {s.limit} p, {s.flows} flow(s)."
+        ),
+        f'name = "ns3-{s.name}"',
+        f'duration = "{_fmt(s.duration_s)}s"',
+        "seed = 1",
+        "",
+        "[nodes]",
+        'hosts = ["src", "dst"]',
+        'routers = ["r1", "r2"]',
+        "",
+        "[tcp]",
+        'profile = "ns3-3.44"',
+        f"mss = {MSS}",
+        f"header_bytes = {40 + PPP}",
+        "handshake = true",
+        "max_window = 100000",
+        "",
+        "[[links]]",
+        'a = "src"',
+        'b = "r1"',
+        f'rate = "{_fmt(s.access_mbps)}Mbps"',
+        'delay = "1ms"',
+        'queue = { kind = "droptail", limit = 100000 }',
+        "",
+        "[[links]]",
+        'name = "bottleneck"',
+        'a = "r1"',
+        'b = "r2"',
+        f'rate = "{_fmt(s.rate_mbps)}Mbps"',
+        f'delay = "{_fmt(s.bottleneck_delay_ms)}ms"',
+        f"queue_ab = {queue_toml(s)}",
+        'queue_ba = { kind = "droptail", limit = 100000 }',
+        "",
+        "[[links]]",
+        'a = "r2"',
+        'b = "dst"',
+        f'rate = "{_fmt(s.access_mbps)}Mbps"',
+        'delay = "1ms"',
+        'queue = { kind = "droptail", limit = 100000 }',
+    ]
+    for i, start in enumerate(s.starts()):
+        lines += [
+            "",
+            "[[flows]]",
+            f'group = "f{i}"',
+            'src = "src"',
+            'dst = "dst"',
+            f"cc = {cc}",
+            f'start = "{_fmt(start)}s"',
+        ]
+    path = dest / f"{s.name}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+if __name__ == "__main__":
+    here = Path(__file__).resolve().parent / "scenarios"
+    here.mkdir(exist_ok=True)
+    for sc in SCENARIOS:
+        print(write_toml(sc, here), f"BDP {sc.bdp_pkts:.0f}")
