@@ -590,6 +590,55 @@ pub const TCP_PARAMS: &[Param] = &[
         "",
         "ECN-capable transport (RFC 3168); needed by dctcp"
     ),
+    param!(
+        "profile",
+        "",
+        "ns2-2.35 | ns3-3.44 | linux-6.1",
+        "\"bogus\"",
+        "a stack's defaults under every explicit key (tcp/profile.rs)"
+    ),
+    param!(
+        "sack",
+        "",
+        "true/false",
+        "",
+        "receiver sends SACK blocks (RFC 2018)"
+    ),
+    param!(
+        "timestamps",
+        "",
+        "true/false",
+        "",
+        "timestamps option and RTTM (RFC 7323): +12 B per segment"
+    ),
+    param!(
+        "recovery",
+        "",
+        "reno | newreno | sack",
+        "\"bogus\"",
+        "loss recovery scheme; none = the CC's own (Reno or NewReno)"
+    ),
+    param!(
+        "prr",
+        "",
+        "true/false",
+        "",
+        "Proportional Rate Reduction in SACK recovery (RFC 6937)"
+    ),
+    param!(
+        "rack",
+        "",
+        "true/false",
+        "",
+        "RACK time-based loss detection (RFC 8985 §6); needs recovery = sack"
+    ),
+    param!(
+        "pacing",
+        "",
+        "true/false",
+        "",
+        "pace at Linux's rate: cwnd/srtt x 200 % in slow start, 120 % after"
+    ),
 ];
 
 /// One family of the catalogue: its name, where it is written, its kinds.

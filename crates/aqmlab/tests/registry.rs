@@ -317,12 +317,24 @@ fn echoed_input_is_cut() {
 fn tcp_catalogue_matches_the_tcp_table() {
     use aqmlab::registry::{tcp_catalogue, TCP_PARAMS};
     let resolved = toml::Table::try_from(aqmlab::tcp::TcpParams::default()).unwrap();
-    let mut listed: Vec<&str> = TCP_PARAMS.iter().map(|p| p.name).collect();
+    // Keys without a default (`profile`, `recovery`) are absent from the
+    // resolved table; every other listed key must be there, and no more.
+    let mut listed: Vec<&str> = TCP_PARAMS
+        .iter()
+        .map(|p| p.name)
+        .filter(|n| !matches!(n, &"profile" | &"recovery"))
+        .collect();
     let mut keys: Vec<&str> = resolved.keys().map(|k| k.as_str()).collect();
     listed.sort_unstable();
     keys.sort_unstable();
     assert_eq!(listed, keys);
     for (p, ty, default) in tcp_catalogue() {
+        if default == "none" {
+            assert!(!resolved.contains_key(p.name), "tcp.{}", p.name);
+            let e = err(MINI, &[&format!("tcp.{}={}", p.name, p.bad)]);
+            assert!(e.contains(&format!("`tcp.{}`", p.name)), "{e}");
+            continue;
+        }
         // the default as written parses and resolves to the default
         let lit = if ty == "duration" {
             format!("\"{default}\"")
