@@ -6,7 +6,8 @@
 //! Checks on it:
 //! - every flow and workload is routable: a TCP flow needs a route from
 //!   `src` to `dst` and back (its ACKs), a CBR flow from `src` to `dst`, a
-//!   workload between every two of its hosts, both ways. Otherwise the
+//!   workload between every two of its hosts in different roles (client and
+//!   server, senders and receivers), both ways. Otherwise the
 //!   scenario is rejected with the flow and the hop where the path stops.
 //! - a MaxNet source (`cc = "maxnet"`, `tcp/cc/maxnet.rs`) sets its rate from
 //!   the price stamped by MaxNet links (`aqm/maxnet.rs`); on a path without
@@ -242,10 +243,12 @@ pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
     }
     for (i, w) in sc.workloads.iter().enumerate() {
         let maxnet = workload_cc(w).as_ref().is_some_and(uses_maxnet);
-        let hosts: Vec<&str> = w.hosts().into_iter().map(|(_, h)| h).collect();
-        for a in &hosts {
-            for b in &hosts {
-                if a == b {
+        // hosts in different roles talk to each other (client and server,
+        // senders and receivers), both ways
+        let hosts = w.hosts();
+        for (ka, a) in &hosts {
+            for (kb, b) in &hosts {
+                if a == b || ka == kb {
                     continue;
                 }
                 if checked.insert((a, b)) {
@@ -339,6 +342,55 @@ delay = "1ms"
             "{e}"
         );
         assert!(sc("queue = { kind = \"maxnet\" }", web).is_ok());
+    }
+
+    /// A flow whose hosts have no route between them is a scenario error
+    /// naming the flow (it used to pass validation and panic in the run).
+    #[test]
+    fn unroutable_flows_and_workloads_are_rejected() {
+        let extra = "[[links]]\na = \"h2\"\nb = \"h3\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let t = BASE.replace("\"h1\", \"h2\"]", "\"h1\", \"h2\", \"h3\"]") + extra;
+        let flow = "[[flows]]\ngroup = \"far\"\nsrc = \"h1\"\ndst = \"h3\"\n";
+        let e = Scenario::from_toml(&(t.replace("QUEUE", "") + flow), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`flows[0]`")
+                && e.contains("flow group `far`")
+                && e.contains("no route from `h1` to `h3`")
+                && e.contains("the path h1 -> r1 stops there")
+                && e.contains("`r1` has no link towards `h3`"),
+            "{e}"
+        );
+        // an isolated host
+        let t2 = BASE.replace("\"h1\", \"h2\"]", "\"h1\", \"h2\", \"h4\"]");
+        let e = Scenario::from_toml(
+            &(t2.replace("QUEUE", "") + &flow.replace("h3", "h4")),
+            "p.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("no route from `h1` to `h4`"), "{e}");
+        // a host with one link to another host: the packet would stop there
+        let t3 = t.replace("QUEUE", "")
+            + "[[links]]\na = \"h3\"\nb = \"h5\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let t3 = t3.replace("\"h1\", \"h2\", \"h3\"]", "\"h1\", \"h2\", \"h3\", \"h5\"]");
+        let f5 = "[[flows]]\ngroup = \"x\"\nsrc = \"h5\"\ndst = \"h2\"\n";
+        let e = Scenario::from_toml(&(t3 + f5), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("h5 -> h3") && e.contains("`h3` is a host, and hosts do not forward"),
+            "{e}"
+        );
+        let wl = "[[workloads]]\nkind = \"incast\"\nname = \"i\"\nclient = \"h1\"\nservers = [\"h2\", \"h3\"]\n";
+        let e = Scenario::from_toml(&(t.replace("QUEUE", "") + wl), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`workloads[0]`") && e.contains("workload `i`") && e.contains("`h3`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! `[[workloads]]` ([`WorkloadSpec`]).
 
 pub mod cbr;
+pub mod cdf;
 pub mod http;
+pub mod incast;
 pub mod web;
 
 pub use crate::scenario::FlowSpec;
@@ -25,6 +27,10 @@ pub enum WorkloadSpec {
     Http(HttpSpec),
     /// Web sessions and foreground probes (Guo & Matta 2001).
     Web(WebSpec),
+    /// Many servers answering one client at once (`incast.rs`).
+    Incast(incast::IncastSpec),
+    /// Poisson flow arrivals with sizes from a CDF (`cdf.rs`).
+    Cdf(cdf::CdfSpec),
 }
 
 /// A workload generator running inside a simulation. It opens connections
@@ -51,6 +57,8 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Http(h) => Box::new(HttpWorkload::new(h, tcp, seed)),
             WorkloadSpec::Web(w) => Box::new(WebWorkload::new(w, tcp, seed)),
+            WorkloadSpec::Incast(w) => Box::new(incast::IncastWorkload::new(w, tcp)),
+            WorkloadSpec::Cdf(w) => Box::new(cdf::CdfWorkload::new(w, tcp, seed)),
         }
     }
 
@@ -58,6 +66,8 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Http(h) => &h.name,
             WorkloadSpec::Web(w) => &w.name,
+            WorkloadSpec::Incast(w) => &w.name,
+            WorkloadSpec::Cdf(w) => &w.name,
         }
     }
     /// (client, server) hosts.
@@ -69,12 +79,23 @@ impl WorkloadSpec {
             WorkloadSpec::Web(w) => {
                 vec![("client", w.client.as_str()), ("server", w.server.as_str())]
             }
+            WorkloadSpec::Incast(w) => std::iter::once(("client", w.client.as_str()))
+                .chain(w.servers.iter().map(|s| ("servers", s.as_str())))
+                .collect(),
+            WorkloadSpec::Cdf(w) => w
+                .senders
+                .iter()
+                .map(|s| ("senders", s.as_str()))
+                .chain(w.receivers.iter().map(|s| ("receivers", s.as_str())))
+                .collect(),
         }
     }
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             WorkloadSpec::Http(h) => h.validate(),
             WorkloadSpec::Web(w) => w.validate(),
+            WorkloadSpec::Incast(w) => w.validate(),
+            WorkloadSpec::Cdf(w) => w.validate(),
         }
     }
     /// The workload's TCP overrides, if it runs TCP.
@@ -82,6 +103,8 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Http(h) => Some(&h.tcp),
             WorkloadSpec::Web(w) => Some(&w.tcp),
+            WorkloadSpec::Incast(w) => Some(&w.tcp),
+            WorkloadSpec::Cdf(w) => Some(&w.tcp),
         }
     }
 }
