@@ -160,6 +160,44 @@ impl CdfSpec {
     }
 }
 
+impl crate::registry::Registered for CdfSpec {
+    const KIND: &'static str = "cdf";
+    const ABOUT: &'static str = "Poisson flow arrivals between random hosts, sizes from a CDF (web-search: DCTCP, Alizadeh et al. SIGCOMM 2010)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "\"ws\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
+        crate::param!(required = "[\"b\", \"a\"]", "receivers", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that receive"),
+        crate::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
+        crate::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
+        crate::param!("start", "time", "≥ 0", "", "first arrival"),
+        crate::param!(required = "\"web-search\"", "sizes", "", "\"web-search\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
+        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
+        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CdfSpec::validate(self)
+    }
+}
+
+impl super::registry::WorkloadKind for CdfSpec {
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn super::Workload> {
+        Box::new(CdfWorkload::new(self, tcp, seed))
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn hosts(&self) -> Vec<(&'static str, &str)> {
+        self.senders
+            .iter()
+            .map(|s| ("senders", s.as_str()))
+            .chain(self.receivers.iter().map(|s| ("receivers", s.as_str())))
+            .collect()
+    }
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        Some(&self.tcp)
+    }
+}
+
 pub struct CdfWorkload {
     spec: CdfSpec,
     cdf: SizeCdf,

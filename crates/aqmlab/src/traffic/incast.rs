@@ -66,9 +66,9 @@ impl IncastSpec {
         if self.rounds == 0 {
             return Err(("rounds".into(), "must be at least 1".into()));
         }
-        if let Some(i) = self.servers.iter().position(|s| *s == self.client) {
+        if self.servers.contains(&self.client) {
             return Err((
-                format!("servers[{i}]"),
+                "servers".into(),
                 format!(
                     "`{}` is the client; servers must differ from it",
                     self.client
@@ -76,6 +76,42 @@ impl IncastSpec {
             ));
         }
         self.cc.validate().map_err(|(k, m)| (format!("cc.{k}"), m))
+    }
+}
+
+impl crate::registry::Registered for IncastSpec {
+    const KIND: &'static str = "incast";
+    const ABOUT: &'static str = "N servers answer one client's request at once, barrier-synchronised rounds (Phanishayee et al. FAST 2008; Vasudevan et al. SIGCOMM 2009)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "\"read\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::param!(required = "\"c\"", "client", "", "a host", "", "host that requests and receives"),
+        crate::param!(required = "[\"s0\", \"s1\"]", "servers", "", "hosts other than client; `prefix*` = every host with the prefix", "[\"c\"]", "hosts that answer"),
+        crate::param!("start", "time", "≥ 0", "", "first round"),
+        crate::param!("rounds", "rounds", "≥ 1", "0", "rounds; the next starts when every response is in"),
+        crate::param!("request_size", "bytes", "> 0", "", "request size"),
+        crate::param!("response_size", "bytes", "> 0", "", "response size per server (SRU)"),
+        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
+        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        IncastSpec::validate(self)
+    }
+}
+
+impl super::registry::WorkloadKind for IncastSpec {
+    fn build(&self, tcp: &TcpOptions, _seed: u64) -> Box<dyn super::Workload> {
+        Box::new(IncastWorkload::new(self, tcp))
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn hosts(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("client", self.client.as_str()))
+            .chain(self.servers.iter().map(|s| ("servers", s.as_str())))
+            .collect()
+    }
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        Some(&self.tcp)
     }
 }
 

@@ -6,32 +6,23 @@
 //! `[[workloads]]` ([`WorkloadSpec`]).
 
 pub mod cbr;
-pub mod cdf;
-pub mod http;
-pub mod incast;
-pub mod web;
+pub mod registry;
+
+// The registry: one line per workload (module, spec type, enum variant).
+// The spec implements `registry::WorkloadKind` in its own file.
+registry::workload_kinds! {
+    http::HttpSpec => Http,
+    web::WebSpec => Web,
+    incast::IncastSpec => Incast,
+    cdf::CdfSpec => Cdf,
+}
 
 pub use crate::scenario::FlowSpec;
 pub use cbr::{Cbr, CbrSpec};
 pub use http::{HttpSpec, HttpWorkload, Role, Spawn};
 pub use web::{WebSpec, WebWorkload};
 
-use serde::{Deserialize, Serialize};
-
-/// The workloads a scenario can declare in `[[workloads]]`, by `kind`.
-/// Registration point for workload generators.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum WorkloadSpec {
-    /// HTTP request/response connections (mice).
-    Http(HttpSpec),
-    /// Web sessions and foreground probes (Guo & Matta 2001).
-    Web(WebSpec),
-    /// Many servers answering one client at once (`incast.rs`).
-    Incast(incast::IncastSpec),
-    /// Poisson flow arrivals with sizes from a CDF (`cdf.rs`).
-    Cdf(cdf::CdfSpec),
-}
+pub use registry::WorkloadKind;
 
 /// A workload generator running inside a simulation. It opens connections
 /// ([`Spawn`]) at arrival times it chooses and when transfers complete; the
@@ -54,57 +45,20 @@ impl WorkloadSpec {
     /// The running workload for a run with `seed`; `tcp` is the scenario's
     /// global `[tcp]` table.
     pub fn build(&self, tcp: &crate::tcp::TcpOptions, seed: u64) -> Box<dyn Workload> {
-        match self {
-            WorkloadSpec::Http(h) => Box::new(HttpWorkload::new(h, tcp, seed)),
-            WorkloadSpec::Web(w) => Box::new(WebWorkload::new(w, tcp, seed)),
-            WorkloadSpec::Incast(w) => Box::new(incast::IncastWorkload::new(w, tcp)),
-            WorkloadSpec::Cdf(w) => Box::new(cdf::CdfWorkload::new(w, tcp, seed)),
-        }
+        self.as_kind().build(tcp, seed)
     }
-
     pub fn name(&self) -> &str {
-        match self {
-            WorkloadSpec::Http(h) => &h.name,
-            WorkloadSpec::Web(w) => &w.name,
-            WorkloadSpec::Incast(w) => &w.name,
-            WorkloadSpec::Cdf(w) => &w.name,
-        }
+        self.as_kind().name()
     }
     /// (client, server) hosts.
     pub fn hosts(&self) -> Vec<(&'static str, &str)> {
-        match self {
-            WorkloadSpec::Http(h) => {
-                vec![("client", h.client.as_str()), ("server", h.server.as_str())]
-            }
-            WorkloadSpec::Web(w) => {
-                vec![("client", w.client.as_str()), ("server", w.server.as_str())]
-            }
-            WorkloadSpec::Incast(w) => std::iter::once(("client", w.client.as_str()))
-                .chain(w.servers.iter().map(|s| ("servers", s.as_str())))
-                .collect(),
-            WorkloadSpec::Cdf(w) => w
-                .senders
-                .iter()
-                .map(|s| ("senders", s.as_str()))
-                .chain(w.receivers.iter().map(|s| ("receivers", s.as_str())))
-                .collect(),
-        }
+        self.as_kind().hosts()
     }
     pub fn validate(&self) -> Result<(), (String, String)> {
-        match self {
-            WorkloadSpec::Http(h) => h.validate(),
-            WorkloadSpec::Web(w) => w.validate(),
-            WorkloadSpec::Incast(w) => w.validate(),
-            WorkloadSpec::Cdf(w) => w.validate(),
-        }
+        self.as_kind().validate()
     }
     /// The workload's TCP overrides, if it runs TCP.
     pub fn tcp_options(&self) -> Option<&crate::tcp::TcpOptions> {
-        match self {
-            WorkloadSpec::Http(h) => Some(&h.tcp),
-            WorkloadSpec::Web(w) => Some(&w.tcp),
-            WorkloadSpec::Incast(w) => Some(&w.tcp),
-            WorkloadSpec::Cdf(w) => Some(&w.tcp),
-        }
+        self.as_kind().tcp_options()
     }
 }
