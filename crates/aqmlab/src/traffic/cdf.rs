@@ -137,7 +137,8 @@ impl CdfSpec {
                 return Err((k.into(), "give at least one host".into()));
             }
         }
-        if self.senders.len() == 1 && self.senders == self.receivers {
+        // (a `prefix*` pattern is checked once expanded into hosts)
+        if self.senders.len() == 1 && !self.senders[0].ends_with('*') && self.senders == self.receivers {
             return Err((
                 "receivers".into(),
                 "a flow needs a receiver other than its sender".into(),
