@@ -4,6 +4,15 @@
 //! Each scenario runs in a child process (`aqmlab bench --only NAME`) so that
 //! its peak resident memory (VmHWM from /proc/self/status) is its own. Wall
 //! time is the median of `--runs` repetitions.
+//!
+//! `aqmlab bench --scale` measures how cost grows with the number of flows:
+//! for N = 10 … 10⁵ (`--max-flows`) on a star (one sender host per flow,
+//! 1 Gbit/s access links, a 100 Mbit/s RED bottleneck to one sink) and a
+//! dumbbell (one host pair, N flows, 10 Gbit/s access, a 1 Gbit/s RED
+//! bottleneck), 10 simulated seconds of New Reno bulk transfers, each in its
+//! own child process: set-up time (scenario expansion, validation and
+//! `Simulation::new`), events, events per CPU-second of the run, peak RSS
+//! and peak RSS per flow (above the process's RSS before set-up).
 
 use crate::{CliError, CliResult};
 use aqmlab::{Scenario, Simulation};
@@ -33,6 +42,150 @@ pub struct BenchArgs {
     /// (used internally for per-scenario peak memory).
     #[arg(long, hide = true)]
     pub only: Option<String>,
+    /// Scale benchmark: star and dumbbell at N = 10, 100, … up to
+    /// `--max-flows` flows.
+    #[arg(long)]
+    pub scale: bool,
+    /// Largest N of `--scale` (a power of ten).
+    #[arg(long, default_value_t = 100_000)]
+    pub max_flows: u64,
+    /// Topologies of `--scale`: `star`, `dumbbell` (default both).
+    #[arg(long, value_delimiter = ',')]
+    pub topology: Vec<String>,
+    /// Simulated duration of each `--scale` run.
+    #[arg(long, default_value = "10s")]
+    pub duration: String,
+    /// Run one scale point in this process (`star:N`), one JSON line.
+    #[arg(long, hide = true)]
+    pub scale_one: Option<String>,
+}
+
+/// The scale scenario `topology` with `n` flows, as scenario text.
+pub fn scale_scenario(topology: &str, n: u64, duration: &str) -> Option<String> {
+    let head = format!(
+        "name = \"scale-{topology}-{n}\"\nduration = \"{duration}\"\nseed = 1\n[tcp]\nmss = 1000\nmax_window = 1000\n"
+    );
+    let body = match topology {
+        "star" => format!(
+            "[topology]\nkind = \"star\"\nhosts = {n}\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\n\
+             bottleneck_rate = \"100Mbps\"\nbottleneck_delay = \"10ms\"\n\
+             queue = {{ kind = \"red\", limit = 1000, min_th = 100, max_th = 300 }}\n\
+             [[flows]]\ngroup = \"bulk\"\nsrc = \"h*\"\ndst = \"sink\"\nstart_spread = \"1s\"\n"
+        ),
+        "dumbbell" => format!(
+            "[topology]\nkind = \"dumbbell\"\nhosts = 1\naccess_rate = \"10Gbps\"\naccess_delay = \"1ms\"\n\
+             access_queue = {{ kind = \"droptail\", limit = 100000 }}\n\
+             bottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"10ms\"\n\
+             queue = {{ kind = \"red\", limit = 5000, min_th = 500, max_th = 1500 }}\n\
+             [[flows]]\ngroup = \"bulk\"\nsrc = \"src0\"\ndst = \"dst0\"\ncount = {n}\nstart_spread = \"1s\"\n"
+        ),
+        _ => return None,
+    };
+    Some(head + &body)
+}
+
+/// CPU time of the calling thread, seconds (Linux schedstat; 0 elsewhere).
+fn thread_cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map_or(0.0, |ns| ns / 1e9)
+}
+
+fn rss_kib(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// One scale point in this process: a JSON line.
+fn scale_one(spec: &str, duration: &str) -> CliResult {
+    let bad = || CliError::Input(format!("--scale-one: expected TOPOLOGY:N, got `{spec}`"));
+    let (topo, n) = spec.split_once(':').ok_or_else(bad)?;
+    let n: u64 = n.parse().map_err(|_| bad())?;
+    let text = scale_scenario(topo, n, duration).ok_or_else(bad)?;
+    let base_kib = rss_kib("VmRSS:");
+    let (w0, c0) = (std::time::Instant::now(), thread_cpu_s());
+    let sc = Scenario::from_toml(&text, &format!("scale-{topo}-{n}"))?;
+    let mut sim = Simulation::new(&sc, sc.seed);
+    drop(sc);
+    let (setup_wall, setup_cpu) = (w0.elapsed().as_secs_f64(), thread_cpu_s() - c0);
+    let c1 = thread_cpu_s();
+    let r = sim.run();
+    let run_cpu = thread_cpu_s() - c1;
+    let (hist, dense) = sim.histogram_bytes();
+    println!(
+        "{{\"flows\":{n},\"setup_wall_s\":{setup_wall},\"setup_cpu_s\":{setup_cpu},\"run_cpu_s\":{run_cpu},\"events\":{},\"peak_kib\":{},\"base_kib\":{base_kib},\"hist_kib\":{},\"dense_ports\":{dense}}}",
+        r.events,
+        rss_kib("VmHWM:"),
+        hist / 1024
+    );
+    Ok(())
+}
+
+fn scale(a: &BenchArgs) -> CliResult {
+    let exe = std::env::current_exe()?;
+    let topos: Vec<String> = if a.topology.is_empty() {
+        vec!["star".into(), "dumbbell".into()]
+    } else {
+        a.topology.clone()
+    };
+    for t in &topos {
+        if scale_scenario(t, 1, "1s").is_none() {
+            return Err(CliError::Input(format!(
+                "--topology: unknown `{t}`; allowed: star, dumbbell"
+            )));
+        }
+    }
+    println!(
+        "{:<9} {:>8} {:>8} {:>12} {:>11} {:>10} {:>10}",
+        "topology", "flows", "setup s", "events", "M ev/CPU-s", "peak MiB", "KiB/flow"
+    );
+    for t in &topos {
+        let mut n = 10u64;
+        while n <= a.max_flows {
+            let out = Command::new(&exe)
+                .args([
+                    "bench",
+                    "--scale-one",
+                    &format!("{t}:{n}"),
+                    "--duration",
+                    &a.duration,
+                ])
+                .output()?;
+            if !out.status.success() {
+                println!(
+                    "{t:<9} {n:>8} failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            } else {
+                let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                    .map_err(|e| CliError::Internal(format!("bench child output: {e}")))?;
+                let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+                println!(
+                    "{:<9} {:>8} {:>8.3} {:>12.0} {:>11.2} {:>10.1} {:>10.2}",
+                    t,
+                    n,
+                    f("setup_cpu_s"),
+                    f("events"),
+                    f("events") / f("run_cpu_s").max(1e-9) / 1e6,
+                    f("peak_kib") / 1024.0,
+                    (f("peak_kib") - f("base_kib")) / n as f64
+                );
+            }
+            n *= 10;
+        }
+    }
+    Ok(())
 }
 
 struct Measure {
@@ -79,6 +232,12 @@ fn run_one(name: &str, runs: u32) -> CliResult<Measure> {
 pub fn main(a: BenchArgs) -> CliResult {
     if a.runs == 0 {
         return Err(CliError::Input("--runs must be at least 1".into()));
+    }
+    if let Some(spec) = &a.scale_one {
+        return scale_one(spec, &a.duration);
+    }
+    if a.scale {
+        return scale(&a);
     }
     if let Some(name) = &a.only {
         let m = run_one(name, a.runs)?;

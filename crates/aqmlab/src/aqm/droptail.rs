@@ -42,13 +42,12 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(c: &DropTailConfig) -> Self {
-        let cap = match c.limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-        };
+        // The buffer grows on demand (amortised, so no allocation once the
+        // queue has reached its longest): pre-allocating the limit cost 64 KiB
+        // per port, 13 GiB for a star of 10⁵ hosts.
         DropTail {
             limit: c.limit,
-            q: VecDeque::with_capacity(cap + 1),
+            q: VecDeque::new(),
             bytes: 0,
         }
     }

@@ -2,56 +2,277 @@
 //!
 //! Metric: hop count (as ns-3's global routing with unit interface metrics).
 //! Only routers forward: a path may pass through routers but not through
-//! hosts. Ties are broken deterministically by link declaration order.
+//! hosts. Ties are broken deterministically by link declaration order: the
+//! next hop is the first link found by a breadth-first search from the
+//! destination over the links in declaration order.
+//!
+//! Memory is O(routers × attachment points + nodes + links), never
+//! node × node:
+//! - a host with exactly one outgoing link sends everything on it and has
+//!   no table;
+//! - a host whose only incoming link comes from a router `a` is reached
+//!   through `a`: every other node's next hop towards it is its next hop
+//!   towards `a` (the search from the host visits `a` first and then runs
+//!   exactly as a search from `a`), and `a` delivers on that link. All the
+//!   hosts of a router share one column;
+//! - other destinations (a host with several links, or one fed by a host)
+//!   get their own column;
+//! - rows exist only for nodes that choose between links: routers and
+//!   hosts with several outgoing links.
+//!
+//! A star of 10⁵ hosts on two routers has 2 rows × 2 columns.
+//!
+//! **ECMP** (optional, [`Routes::compute_ecmp`]): where a node has several
+//! outgoing links on shortest paths, a flow picks one by hashing. The hash
+//! is `h = splitmix64(seed ⊕ splitmix64(flow << 32 | node))` (the SplitMix64
+//! finaliser of [`crate::engine::splitmix64`]), and the choice is link
+//! `⌊h · n / 2⁶⁴⌋` of the `n` equal-cost links in declaration order. It is a
+//! function of the run seed, the flow id and the node (so a flow's hops at
+//! different switches are independent, avoiding hash polarisation), so a
+//! flow's packets — data and ACKs alike, each direction on its own path —
+//! stay on one path and a run is deterministic per seed.
 
+use crate::engine::splitmix64;
 use crate::net::packet::NodeId;
 use std::collections::VecDeque;
 
-/// Next-hop table: `next[node * n + dst]` is the index of the simplex link
-/// leaving `node` towards `dst`, or `u32::MAX` when unreachable.
+pub const NO_ROUTE: u32 = u32::MAX;
+const NONE: u32 = u32::MAX;
+
+/// Next-hop tables (see the module documentation for their shape).
 pub struct Routes {
-    n: usize,
-    next: Vec<u32>,
+    /// Per node: its only outgoing link when it is a host with one link.
+    single: Vec<u32>,
+    /// Per node: its row in `table`, or NONE.
+    row: Vec<u32>,
+    /// Per destination node: its own column, or NONE.
+    col: Vec<u32>,
+    /// Per destination: (attachment router, link router → destination), or
+    /// (NONE, NONE) when the destination has its own column.
+    attach: Vec<(u32, u32)>,
+    keys: usize,
+    /// `table[row * keys + col]`: the next link, or NO_ROUTE.
+    table: Vec<u32>,
+    ecmp: Option<Ecmp>,
 }
 
-pub const NO_ROUTE: u32 = u32::MAX;
+/// Equal-cost alternatives per table cell.
+struct Ecmp {
+    seed: u64,
+    /// `alts[start[c]..start[c + 1]]`: cell `c`'s equal-cost links (empty
+    /// where there is only one).
+    start: Vec<u32>,
+    alts: Vec<u32>,
+}
 
 impl Routes {
     /// `links[i] = (from, to)` for simplex link `i`; `is_router[v]` tells
     /// whether node `v` forwards.
     pub fn compute(n: usize, links: &[(NodeId, NodeId)], is_router: &[bool]) -> Routes {
+        Self::build(n, links, is_router, None)
+    }
+
+    /// As [`Routes::compute`], with flows spread over equal-cost next hops by
+    /// the hash of the module documentation.
+    pub fn compute_ecmp(
+        n: usize,
+        links: &[(NodeId, NodeId)],
+        is_router: &[bool],
+        seed: u64,
+    ) -> Routes {
+        Self::build(n, links, is_router, Some(seed))
+    }
+
+    fn build(
+        n: usize,
+        links: &[(NodeId, NodeId)],
+        is_router: &[bool],
+        ecmp_seed: Option<u64>,
+    ) -> Routes {
         let mut into: Vec<Vec<u32>> = vec![Vec::new(); n]; // links entering each node
-        for (i, &(_, to)) in links.iter().enumerate() {
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, &(from, to)) in links.iter().enumerate() {
             into[to as usize].push(i as u32);
+            out[from as usize].push(i as u32);
         }
-        let mut next = vec![NO_ROUTE; n * n];
+        let mut single = vec![NONE; n];
+        let mut row = vec![NONE; n];
+        let mut rows = 0u32;
+        for v in 0..n {
+            if !is_router[v] && out[v].len() == 1 {
+                single[v] = out[v][0];
+            } else if is_router[v] || out[v].len() > 1 {
+                row[v] = rows;
+                rows += 1;
+            }
+        }
+        // columns: attachment routers first seen, and self-keyed destinations
+        let mut col = vec![NONE; n];
+        let mut attach = vec![(NONE, NONE); n];
+        let mut starts: Vec<u32> = Vec::new(); // the search origin of each column
+        for v in 0..n {
+            if is_router[v] {
+                continue;
+            }
+            match into[v].as_slice() {
+                &[li] if is_router[links[li as usize].0 as usize] => {
+                    let a = links[li as usize].0;
+                    attach[v] = (a, li);
+                    if col[a as usize] == NONE {
+                        col[a as usize] = starts.len() as u32;
+                        starts.push(a);
+                    }
+                }
+                _ => {
+                    col[v] = starts.len() as u32;
+                    starts.push(v as u32);
+                }
+            }
+        }
+        let keys = starts.len();
+        let mut table = vec![NO_ROUTE; rows as usize * keys];
+        let mut ecmp_lists: Vec<Vec<u32>> = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let mut q = VecDeque::new();
-        for dst in 0..n {
+        for (k, &s) in starts.iter().enumerate() {
+            let s = s as usize;
             dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
+            dist[s] = 0;
             q.clear();
-            q.push_back(dst);
+            q.push_back(s);
+            let mut reached = Vec::new();
             while let Some(u) = q.pop_front() {
-                if u != dst && !is_router[u] {
+                if u != s && !is_router[u] {
                     continue; // hosts do not forward
                 }
                 for &li in &into[u] {
                     let v = links[li as usize].0 as usize;
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u] + 1;
-                        next[v * n + dst] = li;
-                        q.push_back(v);
+                        if row[v] != NONE {
+                            table[row[v] as usize * keys + k] = li;
+                            reached.push(v);
+                        }
+                        if is_router[v] {
+                            q.push_back(v);
+                        }
+                    }
+                }
+            }
+            if ecmp_seed.is_some() {
+                for v in reached {
+                    let alts: Vec<u32> = out[v]
+                        .iter()
+                        .copied()
+                        .filter(|&li| {
+                            let u = links[li as usize].1 as usize;
+                            dist[u] != u32::MAX
+                                && dist[u] + 1 == dist[v]
+                                && (u == s || is_router[u])
+                        })
+                        .collect();
+                    if alts.len() > 1 {
+                        let cell = row[v] as usize * keys + k;
+                        if ecmp_lists.len() <= cell {
+                            ecmp_lists.resize(table.len(), Vec::new());
+                        }
+                        ecmp_lists[cell] = alts;
                     }
                 }
             }
         }
-        Routes { n, next }
+        let ecmp = ecmp_seed.map(|seed| {
+            let mut start = Vec::with_capacity(table.len() + 1);
+            let mut alts = Vec::new();
+            start.push(0);
+            for c in 0..table.len() {
+                if let Some(l) = ecmp_lists.get(c) {
+                    alts.extend_from_slice(l);
+                }
+                start.push(alts.len() as u32);
+            }
+            Ecmp { seed, start, alts }
+        });
+        Routes {
+            single,
+            row,
+            col,
+            attach,
+            keys,
+            table,
+            ecmp,
+        }
     }
 
+    /// The link on which `node` sends a packet of `flow` towards `dst`, or
+    /// [`NO_ROUTE`]. A host with one link always answers that link: whether
+    /// the destination is reachable is checked by walking the whole path
+    /// (`scenario::topology`).
     #[inline]
-    pub fn next_link(&self, node: NodeId, dst: NodeId) -> u32 {
-        self.next[node as usize * self.n + dst as usize]
+    pub fn next_link(&self, node: NodeId, dst: NodeId, flow: u32) -> u32 {
+        let s = self.single[node as usize];
+        if s != NONE {
+            return s;
+        }
+        let (a, last) = self.attach[dst as usize];
+        let key = if a != NONE {
+            if a == node {
+                return last;
+            }
+            self.col[a as usize]
+        } else {
+            self.col[dst as usize]
+        };
+        let r = self.row[node as usize];
+        if r == NONE || key == NONE {
+            return NO_ROUTE;
+        }
+        let cell = r as usize * self.keys + key as usize;
+        if let Some(e) = &self.ecmp {
+            let (lo, hi) = (e.start[cell] as usize, e.start[cell + 1] as usize);
+            if hi - lo > 1 {
+                let h = splitmix64(e.seed ^ splitmix64((flow as u64) << 32 | node as u64));
+                let i = ((h as u128 * (hi - lo) as u128) >> 64) as usize;
+                return e.alts[lo + i];
+            }
+        }
+        self.table[cell]
+    }
+
+    /// Entries in the next-hop table (rows × columns) plus ECMP
+    /// alternatives: the routing state that grows with the topology.
+    pub fn table_entries(&self) -> usize {
+        self.table.len()
+            + self
+                .ecmp
+                .as_ref()
+                .map_or(0, |e| e.start.len() + e.alts.len())
+    }
+
+    /// The equal-cost links `node` chooses among towards `dst` (one link
+    /// when there is no choice, none without a route).
+    pub fn choices(&self, node: NodeId, dst: NodeId) -> Vec<u32> {
+        let first = self.next_link(node, dst, 0);
+        if first == NO_ROUTE {
+            return Vec::new();
+        }
+        let mut v = vec![first];
+        if let (Some(e), r) = (&self.ecmp, self.row[node as usize]) {
+            let (a, _) = self.attach[dst as usize];
+            let key = if a != NONE {
+                self.col[a as usize]
+            } else {
+                self.col[dst as usize]
+            };
+            if r != NONE && key != NONE && a != node {
+                let cell = r as usize * self.keys + key as usize;
+                let (lo, hi) = (e.start[cell] as usize, e.start[cell + 1] as usize);
+                if hi - lo > 1 {
+                    v = e.alts[lo..hi].to_vec();
+                }
+            }
+        }
+        v
     }
 }
 
@@ -65,27 +286,87 @@ mod tests {
         // simplex links: 0: h0->r1, 1: r1->h0, 2: r1->r2, 3: r2->r1, 4: r2->h3, 5: h3->r2
         let links = [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)];
         let r = Routes::compute(4, &links, &[false, true, true, false]);
-        assert_eq!(r.next_link(0, 3), 0);
-        assert_eq!(r.next_link(1, 3), 2);
-        assert_eq!(r.next_link(2, 3), 4);
-        assert_eq!(r.next_link(3, 0), 5);
-        assert_eq!(r.next_link(2, 0), 3);
+        assert_eq!(r.next_link(0, 3, 0), 0);
+        assert_eq!(r.next_link(1, 3, 0), 2);
+        assert_eq!(r.next_link(2, 3, 0), 4);
+        assert_eq!(r.next_link(3, 0, 0), 5);
+        assert_eq!(r.next_link(2, 0, 0), 3);
     }
 
     #[test]
     fn hosts_do_not_forward() {
-        // h0 - h1 - h2 (h1 is a host): no route from h0 to h2.
+        // h0 - h1 - h2 (h1 is a host with two links): no route from h1 to
+        // anything beyond its neighbours; h0 answers its only link, and the
+        // path check finds the packet stuck at h1.
         let links = [(0, 1), (1, 0), (1, 2), (2, 1)];
         let r = Routes::compute(3, &links, &[false, false, false]);
-        assert_eq!(r.next_link(0, 2), NO_ROUTE);
-        assert_eq!(r.next_link(0, 1), 0);
+        assert_eq!(r.next_link(0, 1, 0), 0);
+        assert_eq!(r.next_link(1, 2, 0), 2);
+        assert_eq!(r.next_link(1, 0, 0), 1);
     }
 
     #[test]
     fn shortest_path_preferred() {
-        // r0 -> r1 -> r2 and r0 -> r2 directly
-        let links = [(0, 1), (1, 2), (0, 2)];
-        let r = Routes::compute(3, &links, &[true, true, true]);
-        assert_eq!(r.next_link(0, 2), 2);
+        // r0 -> r1 -> r2 and r0 -> r2 directly, h3 hangs off r2
+        let links = [(0, 1), (1, 2), (0, 2), (2, 3), (3, 2)];
+        let r = Routes::compute(4, &links, &[true, true, true, false]);
+        assert_eq!(r.next_link(0, 3, 0), 2);
+        assert_eq!(r.next_link(2, 3, 0), 3);
+    }
+
+    #[test]
+    fn a_star_needs_no_node_by_node_table() {
+        // n hosts on r (node n), r - r2 (node n+1), sink (node n+2) on r2
+        let n = 1000u32;
+        let (r, r2, sink) = (n, n + 1, n + 2);
+        let mut links = Vec::new();
+        for h in 0..n {
+            links.push((h, r));
+            links.push((r, h));
+        }
+        links.extend([(r, r2), (r2, r), (r2, sink), (sink, r2)]);
+        let mut is_router = vec![false; n as usize + 3];
+        is_router[r as usize] = true;
+        is_router[r2 as usize] = true;
+        let rt = Routes::compute(n as usize + 3, &links, &is_router);
+        // two routers × two attachment points, whatever n is
+        assert_eq!(rt.table_entries(), 4);
+        assert_eq!(rt.next_link(7, sink, 0), 14);
+        assert_eq!(rt.next_link(r, sink, 0), 2 * n);
+        assert_eq!(rt.next_link(r2, sink, 0), 2 * n + 2);
+        assert_eq!(rt.next_link(sink, 7, 0), 2 * n + 3);
+        assert_eq!(rt.next_link(r2, 7, 0), 2 * n + 1);
+        assert_eq!(rt.next_link(r, 7, 0), 15);
+    }
+
+    #[test]
+    fn ecmp_hashes_flows_over_equal_cost_links() {
+        // h0 - a ; a - b1, a - b2 ; b1 - c, b2 - c ; c - h1
+        // nodes: h0 0, a 1, b1 2, b2 3, c 4, h1 5
+        let duplex = [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5)];
+        let mut links = Vec::new();
+        for (x, y) in duplex {
+            links.push((x, y));
+            links.push((y, x));
+        }
+        let is_router = [false, true, true, true, true, false];
+        let plain = Routes::compute(6, &links, &is_router);
+        let e = Routes::compute_ecmp(6, &links, &is_router, 1);
+        assert_eq!(plain.choices(1, 5), vec![2]);
+        assert_eq!(e.choices(1, 5), vec![2, 4]);
+        let mut used = [0u32; 2];
+        for f in 0..1000 {
+            let l = e.next_link(1, 5, f);
+            assert!(l == 2 || l == 4);
+            used[(l == 4) as usize] += 1;
+            // the same flow always takes the same link
+            assert_eq!(e.next_link(1, 5, f), l);
+        }
+        assert!(used[0] > 400 && used[1] > 400, "{used:?}");
+        // without ECMP, the first link found (declaration order) for every flow
+        assert!((0..100).all(|f| plain.next_link(1, 5, f) == 2));
+        // a different seed moves some flows
+        let e2 = Routes::compute_ecmp(6, &links, &is_router, 2);
+        assert!((0..100).any(|f| e2.next_link(1, 5, f) != e.next_link(1, 5, f)));
     }
 }

@@ -4,6 +4,7 @@
 //! → [`Scenario::validate`] (cross-references and ranges). Every error names
 //! the file, the key path and what is allowed.
 
+pub mod generate;
 pub mod paths;
 pub mod units;
 
@@ -53,8 +54,17 @@ pub struct Scenario {
     /// Run seed (the CLI's `--seed` overrides it).
     #[serde(default = "default_seed")]
     pub seed: u64,
+    #[serde(default)]
     pub nodes: NodesSpec,
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// A generated topology (`scenario/generate.rs`), expanded into `nodes`
+    /// and `links` when the scenario is loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<generate::TopologySpec>,
+    /// Routing options.
+    #[serde(default)]
+    pub routing: RoutingSpec,
     /// TCP defaults for every flow.
     #[serde(default)]
     pub tcp: TcpOptions,
@@ -221,6 +231,16 @@ impl Scenario {
         }
         Ok(points)
     }
+}
+
+/// `[routing]`: how next hops are chosen (hop-count shortest paths).
+#[derive(Clone, Debug, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// Spread flows over equal-cost next hops by a per-flow hash
+    /// (`net/routing.rs`); false: the first shortest path in link order.
+    #[serde(default)]
+    pub ecmp: bool,
 }
 
 fn default_seed() -> u64 {
@@ -431,7 +451,7 @@ impl Scenario {
             apply_override(&mut value, o)
                 .map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
         }
-        let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
             // A registry (queue, cc, workload) reports the key inside its
             // table in the message; join it to the outer path.
             let outer = e.path().to_string();
@@ -448,6 +468,7 @@ impl Scenario {
                 msg,
             )
         })?;
+        generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         Ok(sc)
@@ -617,7 +638,7 @@ impl Scenario {
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
         }
         crate::output::pcap::validate(self)?;
-        paths::check_maxnet_paths(self)?;
+        paths::check(self)?;
         Ok(())
     }
 }

@@ -1,42 +1,70 @@
-//! Path checks on a scenario: the route each flow will take, computed as the
-//! simulation will compute it ([`Routes::compute`] over the simplex links in
-//! declaration order, a→b then b→a for each `[[links]]` entry, hosts before
-//! routers), and what that route must contain.
+//! The scenario's topology, built once by one function for validation and
+//! for the simulation: node ids (hosts first, then routers, in declaration
+//! order), the simplex links (a→b then b→a for each `[[links]]` entry) and
+//! the routes ([`Routes`], with ECMP when `[routing] ecmp = true`).
 //!
-//! Today one check: a MaxNet source (`cc = "maxnet"`, `tcp/cc/maxnet.rs`)
-//! sets its rate from the price stamped by MaxNet links (`aqm/maxnet.rs`);
-//! on a path without one it would never see a price and would send at its
-//! `max_rate` whatever the load. Such a flow is a scenario error that names
-//! the flow's (or workload's) `cc` key and the path. For workloads the check
-//! covers both directions between the workload's hosts (an HTTP request
-//! goes client → server, its response server → client, both with the
-//! workload's `cc`).
+//! Checks on it:
+//! - every flow and workload is routable: a TCP flow needs a route from
+//!   `src` to `dst` and back (its ACKs), a CBR flow from `src` to `dst`, a
+//!   workload between every two of its hosts in different roles (client and
+//!   server, senders and receivers), both ways. Otherwise the
+//!   scenario is rejected with the flow and the hop where the path stops.
+//! - a MaxNet source (`cc = "maxnet"`, `tcp/cc/maxnet.rs`) sets its rate from
+//!   the price stamped by MaxNet links (`aqm/maxnet.rs`); on a path without
+//!   one it would never see a price and would send at its `max_rate`
+//!   whatever the load. Such a flow is a scenario error that names the
+//!   flow's (or workload's) `cc` key and the path. For workloads the check
+//!   covers both directions between the workload's hosts (an HTTP request
+//!   goes client → server, its response server → client, both with the
+//!   workload's `cc`). With ECMP the check follows the path of flow 0's
+//!   hash.
 
-use super::Scenario;
+use super::{LinkSpec, Scenario};
 use crate::aqm::QueueSpec;
 use crate::net::packet::NodeId;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::tcp::cc::CcConfig;
+use std::collections::HashMap;
 
 /// One direction of a `[[links]]` entry.
-struct Simplex<'a> {
-    from: NodeId,
-    to: NodeId,
-    queue: Option<&'a QueueSpec>,
+pub struct Simplex<'a> {
+    pub from: NodeId,
+    pub to: NodeId,
+    /// The `[[links]]` entry and whether this is its a→b direction.
+    pub spec: &'a LinkSpec,
+    pub ab: bool,
 }
 
-/// The scenario's nodes, simplex links and routes, as the simulation builds
+impl Simplex<'_> {
+    /// This direction's queue discipline, if the scenario set one.
+    pub fn queue(&self) -> Option<&QueueSpec> {
+        let l = self.spec;
+        if self.ab {
+            l.queue_ab.as_ref().or(l.queue.as_ref())
+        } else {
+            l.queue_ba.as_ref().or(l.queue.as_ref())
+        }
+    }
+}
+
+/// The scenario's nodes, simplex links and routes, as the simulation uses
 /// them.
-pub struct Paths<'a> {
-    names: Vec<&'a str>,
-    links: Vec<Simplex<'a>>,
-    routes: Routes,
+pub struct Topology<'a> {
+    pub names: Vec<&'a str>,
+    pub ids: HashMap<&'a str, NodeId>,
+    pub is_router: Vec<bool>,
+    pub links: Vec<Simplex<'a>>,
+    pub routes: Routes,
 }
 
-impl<'a> Paths<'a> {
-    /// Build the routes of a scenario whose node and link references are
-    /// valid (call after the cross-reference checks of `validate`).
-    pub fn new(sc: &'a Scenario) -> Paths<'a> {
+/// Kept for callers of the former name.
+pub type Paths<'a> = Topology<'a>;
+
+impl<'a> Topology<'a> {
+    /// Build the topology of a scenario whose node and link references are
+    /// valid (call after the cross-reference checks of `validate`), with
+    /// ECMP (if enabled) hashed with `seed`.
+    pub fn build(sc: &'a Scenario, seed: u64) -> Topology<'a> {
         let mut names: Vec<&str> = Vec::new();
         let mut is_router = Vec::new();
         for h in &sc.nodes.hosts {
@@ -47,49 +75,77 @@ impl<'a> Paths<'a> {
             names.push(r);
             is_router.push(true);
         }
-        let id = |n: &str| names.iter().position(|x| *x == n).unwrap_or(0) as NodeId;
-        let mut links = Vec::new();
+        let ids: HashMap<&str, NodeId> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (*n, i as NodeId))
+            .collect();
+        let id = |n: &str| ids.get(n).copied().unwrap_or(0);
+        let mut links = Vec::with_capacity(2 * sc.links.len());
         for l in &sc.links {
             let (a, b) = (id(&l.a), id(&l.b));
             links.push(Simplex {
                 from: a,
                 to: b,
-                queue: l.queue_ab.as_ref().or(l.queue.as_ref()),
+                spec: l,
+                ab: true,
             });
             links.push(Simplex {
                 from: b,
                 to: a,
-                queue: l.queue_ba.as_ref().or(l.queue.as_ref()),
+                spec: l,
+                ab: false,
             });
         }
         let pairs: Vec<(NodeId, NodeId)> = links.iter().map(|l| (l.from, l.to)).collect();
-        let routes = Routes::compute(names.len(), &pairs, &is_router);
-        Paths {
+        let routes = if sc.routing.ecmp {
+            Routes::compute_ecmp(names.len(), &pairs, &is_router, seed)
+        } else {
+            Routes::compute(names.len(), &pairs, &is_router)
+        };
+        Topology {
             names,
+            ids,
+            is_router,
             links,
             routes,
         }
     }
 
+    /// The topology as validation sees it (ECMP hashed with the scenario's
+    /// seed).
+    pub fn new(sc: &'a Scenario) -> Topology<'a> {
+        Self::build(sc, sc.seed)
+    }
+
     fn id(&self, n: &str) -> Option<NodeId> {
-        self.names.iter().position(|x| *x == n).map(|i| i as NodeId)
+        self.ids.get(n).copied()
+    }
+
+    /// The simplex links (indices) that flow `flow`'s packets take from
+    /// `src` to `dst`, or where the path stops: `Err(hops so far)`.
+    pub fn trace(&self, src: NodeId, dst: NodeId, flow: u32) -> Result<Vec<usize>, Vec<usize>> {
+        let mut node = src;
+        let mut out = Vec::new();
+        while node != dst {
+            if (node != src && !self.is_router[node as usize]) || out.len() > self.links.len() {
+                return Err(out);
+            }
+            let li = self.routes.next_link(node, dst, flow);
+            if li == NO_ROUTE {
+                return Err(out);
+            }
+            out.push(li as usize);
+            node = self.links[li as usize].to;
+        }
+        Ok(out)
     }
 
     /// The simplex links (indices) from `src` to `dst`, or None when there
     /// is no route.
     pub fn path(&self, src: &str, dst: &str) -> Option<Vec<usize>> {
         let (s, d) = (self.id(src)?, self.id(dst)?);
-        let mut node = s;
-        let mut out = Vec::new();
-        while node != d {
-            let li = self.routes.next_link(node, d);
-            if li == NO_ROUTE || out.len() > self.links.len() {
-                return None;
-            }
-            out.push(li as usize);
-            node = self.links[li as usize].to;
-        }
-        Some(out)
+        self.trace(s, d, 0).ok()
     }
 
     /// `a -> b -> c` for a path from `src`.
@@ -104,7 +160,29 @@ impl<'a> Paths<'a> {
 
     /// Whether simplex link `li`'s egress queue is a MaxNet link.
     pub fn is_maxnet(&self, li: usize) -> bool {
-        matches!(self.links[li].queue, Some(QueueSpec::MaxNet(_)))
+        matches!(self.links[li].queue(), Some(QueueSpec::MaxNet(_)))
+    }
+
+    /// Check that `src` reaches `dst`; the error is the message.
+    fn check_route(&self, src: &str, dst: &str) -> Result<(), String> {
+        let (Some(s), Some(d)) = (self.id(src), self.id(dst)) else {
+            return Ok(()); // unknown names are reported by the reference checks
+        };
+        self.trace(s, d, 0).map(|_| ()).map_err(|hops| {
+            let at = hops
+                .last()
+                .map_or(src, |&li| self.names[self.links[li].to as usize]);
+            let why = if at != src && !self.is_router[self.id(at).unwrap_or(0) as usize] {
+                format!("`{at}` is a host, and hosts do not forward")
+            } else {
+                format!("`{at}` has no link towards `{dst}`")
+            };
+            format!(
+                "no route from `{src}` to `{dst}`: the path {} stops there ({why}); \
+                 connect them through routers in [[links]]",
+                self.describe(src, &hops)
+            )
+        })
     }
 
     /// Check that a MaxNet source from `src` to `dst` crosses at least one
@@ -136,36 +214,53 @@ fn workload_cc(w: &crate::traffic::WorkloadSpec) -> Option<CcConfig> {
     cc.try_into().ok()
 }
 
-/// Every MaxNet source (flow group or workload) must cross a MaxNet link.
-/// Returns (key path, message) like [`Scenario::validate`].
-pub fn check_maxnet_paths(sc: &Scenario) -> Result<(), (String, String)> {
+/// Every flow and workload must be routable, and every MaxNet source (flow
+/// group or workload) must cross a MaxNet link. Returns (key path, message)
+/// like [`Scenario::validate`].
+pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
+    let topo = Topology::new(sc);
     let uses_maxnet = |cc: &CcConfig| matches!(cc, CcConfig::MaxNet(_));
-    let flows = sc
-        .flows
-        .iter()
-        .any(|f| f.cbr.is_none() && uses_maxnet(&f.cc));
-    let wls: Vec<Option<CcConfig>> = sc.workloads.iter().map(workload_cc).collect();
-    if !flows && !wls.iter().flatten().any(uses_maxnet) {
-        return Ok(());
-    }
-    let paths = Paths::new(sc);
+    let mut checked: std::collections::HashSet<(&str, &str)> = Default::default();
     for (i, f) in sc.flows.iter().enumerate() {
+        let mut dirs = vec![(f.src.as_str(), f.dst.as_str())];
+        if f.cbr.is_none() {
+            dirs.push((f.dst.as_str(), f.src.as_str())); // the ACKs
+        }
+        for (a, b) in dirs {
+            if checked.insert((a, b)) {
+                topo.check_route(a, b).map_err(|m| {
+                    (
+                        format!("flows[{i}]"),
+                        format!("flow group `{}`: {m}", f.group),
+                    )
+                })?;
+            }
+        }
         if f.cbr.is_none() && uses_maxnet(&f.cc) {
-            paths
-                .check_maxnet(&f.src, &f.dst)
+            topo.check_maxnet(&f.src, &f.dst)
                 .map_err(|m| (format!("flows[{i}].cc"), m))?;
         }
     }
-    for (i, (w, cc)) in sc.workloads.iter().zip(&wls).enumerate() {
-        if !cc.as_ref().is_some_and(uses_maxnet) {
-            continue;
-        }
-        let hosts: Vec<&str> = w.hosts().into_iter().map(|(_, h)| h).collect();
-        for a in &hosts {
-            for b in &hosts {
-                if a != b {
-                    paths
-                        .check_maxnet(a, b)
+    for (i, w) in sc.workloads.iter().enumerate() {
+        let maxnet = workload_cc(w).as_ref().is_some_and(uses_maxnet);
+        // hosts in different roles talk to each other (client and server,
+        // senders and receivers), both ways
+        let hosts = w.hosts();
+        for (ka, a) in &hosts {
+            for (kb, b) in &hosts {
+                if a == b || ka == kb {
+                    continue;
+                }
+                if checked.insert((a, b)) {
+                    topo.check_route(a, b).map_err(|m| {
+                        (
+                            format!("workloads[{i}]"),
+                            format!("workload `{}`: {m}", w.name()),
+                        )
+                    })?;
+                }
+                if maxnet {
+                    topo.check_maxnet(a, b)
                         .map_err(|m| (format!("workloads[{i}].cc"), m))?;
                 }
             }
@@ -249,10 +344,59 @@ delay = "1ms"
         assert!(sc("queue = { kind = \"maxnet\" }", web).is_ok());
     }
 
+    /// A flow whose hosts have no route between them is a scenario error
+    /// naming the flow (it used to pass validation and panic in the run).
+    #[test]
+    fn unroutable_flows_and_workloads_are_rejected() {
+        let extra = "[[links]]\na = \"h2\"\nb = \"h3\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let t = BASE.replace("\"h1\", \"h2\"]", "\"h1\", \"h2\", \"h3\"]") + extra;
+        let flow = "[[flows]]\ngroup = \"far\"\nsrc = \"h1\"\ndst = \"h3\"\n";
+        let e = Scenario::from_toml(&(t.replace("QUEUE", "") + flow), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`flows[0]`")
+                && e.contains("flow group `far`")
+                && e.contains("no route from `h1` to `h3`")
+                && e.contains("the path h1 -> r1 stops there")
+                && e.contains("`r1` has no link towards `h3`"),
+            "{e}"
+        );
+        // an isolated host
+        let t2 = BASE.replace("\"h1\", \"h2\"]", "\"h1\", \"h2\", \"h4\"]");
+        let e = Scenario::from_toml(
+            &(t2.replace("QUEUE", "") + &flow.replace("h3", "h4")),
+            "p.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("no route from `h1` to `h4`"), "{e}");
+        // a host with one link to another host: the packet would stop there
+        let t3 = t.replace("QUEUE", "")
+            + "[[links]]\na = \"h3\"\nb = \"h5\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let t3 = t3.replace("\"h1\", \"h2\", \"h3\"]", "\"h1\", \"h2\", \"h3\", \"h5\"]");
+        let f5 = "[[flows]]\ngroup = \"x\"\nsrc = \"h5\"\ndst = \"h2\"\n";
+        let e = Scenario::from_toml(&(t3 + f5), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("h5 -> h3") && e.contains("`h3` is a host, and hosts do not forward"),
+            "{e}"
+        );
+        let wl = "[[workloads]]\nkind = \"incast\"\nname = \"i\"\nclient = \"h1\"\nservers = [\"h2\", \"h3\"]\n";
+        let e = Scenario::from_toml(&(t.replace("QUEUE", "") + wl), "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`workloads[0]`") && e.contains("workload `i`") && e.contains("`h3`"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn paths_follow_the_simulation_routes() {
         let s = sc("queue = { kind = \"maxnet\" }", FLOW).unwrap();
-        let p = super::Paths::new(&s);
+        let p = super::Topology::new(&s);
         let fwd = p.path("h1", "h2").unwrap();
         assert_eq!(p.describe("h1", &fwd), "h1 -> r1 -> r2 -> h2");
         assert_eq!(fwd.len(), 3);

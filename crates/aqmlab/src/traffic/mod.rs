@@ -13,6 +13,8 @@ pub mod registry;
 registry::workload_kinds! {
     http::HttpSpec => Http,
     web::WebSpec => Web,
+    incast::IncastSpec => Incast,
+    cdf::CdfSpec => Cdf,
 }
 
 pub use crate::scenario::FlowSpec;

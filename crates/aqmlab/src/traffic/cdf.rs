@@ -1,0 +1,307 @@
+//! Flow arrivals with sizes from an empirical distribution: a Poisson
+//! process of `rate` flows per second, each a TCP transfer from a random
+//! sender to a random receiver (uniform, never the sender itself) with a
+//! size drawn from a CDF — the open-loop data-centre workload of DCTCP
+//! (Alizadeh et al., SIGCOMM 2010), pFabric (SIGCOMM 2013) and HPCC
+//! (SIGCOMM 2019).
+//!
+//! `sizes` is `"web-search"` (shipped: `data/web-search.cdf`, with its
+//! source) or the path of a CDF file in the same format: one point per line,
+//! `bytes cumulative-percent`, percent rising to 100, `#` comments. A size is
+//! drawn by inverting the CDF with linear interpolation between points (as
+//! the HPCC traffic generator does), rounded up to a whole byte, at least 1.
+//!
+//! Parameters: `name`, `senders`, `receivers` (hosts; an entry ending in `*`
+//! stands for every host with that prefix), `flows` (number of arrivals),
+//! `rate` (flows per second), `start` (0 s), `sizes`, `cc` (newreno), `tcp`.
+//! Each flow is one item of `requests.csv`: `completion_s` is its flow
+//! completion time (first byte sent → last byte received).
+
+use super::{Role, Spawn};
+use crate::engine::{secs, stream_id, RngStream, Time};
+use crate::scenario::units::Dur;
+use crate::tcp::cc::{deserialize_cc, CcConfig};
+use crate::tcp::{TcpOptions, TcpParams};
+use serde::{Deserialize, Serialize};
+
+/// The shipped web-search distribution.
+pub const WEB_SEARCH: &str = include_str!("../../data/web-search.cdf");
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CdfSpec {
+    pub name: String,
+    pub senders: Vec<String>,
+    pub receivers: Vec<String>,
+    pub flows: u32,
+    pub rate: f64,
+    #[serde(default)]
+    pub start: Dur,
+    pub sizes: String,
+    #[serde(default, deserialize_with = "deserialize_cc")]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+/// A size distribution: (bytes, cumulative probability) points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeCdf(Vec<(f64, f64)>);
+
+impl SizeCdf {
+    /// Parse the CDF file format; the error names the line.
+    pub fn parse(text: &str) -> Result<SizeCdf, String> {
+        let mut pts: Vec<(f64, f64)> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let v: Vec<f64> = line
+                .split_whitespace()
+                .map(|x| x.parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("line {}: expected `bytes percent`, got `{line}`", i + 1))?;
+            let &[b, p] = v.as_slice() else {
+                return Err(format!(
+                    "line {}: expected two numbers, got `{line}`",
+                    i + 1
+                ));
+            };
+            if !(b >= 0.0 && b.is_finite() && (0.0..=100.0).contains(&p)) {
+                return Err(format!(
+                    "line {}: bytes must be ≥ 0 and percent in [0, 100], got `{line}`",
+                    i + 1
+                ));
+            }
+            if let Some(&(pb, pp)) = pts.last() {
+                if b < pb || p < pp * 100.0 {
+                    return Err(format!(
+                        "line {}: sizes and percentages must not decrease",
+                        i + 1
+                    ));
+                }
+            }
+            pts.push((b, p / 100.0));
+        }
+        if pts.last().is_some_and(|&(_, p)| p == 1.0) {
+            Ok(SizeCdf(pts))
+        } else {
+            Err("the last point must be at 100 percent".into())
+        }
+    }
+
+    /// The size at cumulative probability `u` in [0, 1).
+    pub fn quantile(&self, u: f64) -> u64 {
+        let p = &self.0;
+        let i = p.partition_point(|&(_, c)| c < u).min(p.len() - 1);
+        let x = if i == 0 {
+            p[0].0
+        } else {
+            let ((b0, c0), (b1, c1)) = (p[i - 1], p[i]);
+            if c1 > c0 {
+                b0 + (b1 - b0) * (u - c0) / (c1 - c0)
+            } else {
+                b1
+            }
+        };
+        (x.ceil() as u64).max(1)
+    }
+
+    /// Mean size in bytes (the integral of the interpolated inverse CDF).
+    pub fn mean(&self) -> f64 {
+        self.0
+            .windows(2)
+            .map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0)
+            .sum()
+    }
+}
+
+impl CdfSpec {
+    /// The distribution named by `sizes`.
+    pub fn load(&self) -> Result<SizeCdf, String> {
+        match self.sizes.as_str() {
+            "web-search" => SizeCdf::parse(WEB_SEARCH),
+            path => {
+                let t = std::fs::read_to_string(path).map_err(|e| {
+                    format!("cannot read `{path}` ({e}); give \"web-search\" or a CDF file")
+                })?;
+                SizeCdf::parse(&t).map_err(|m| format!("`{path}`: {m}"))
+            }
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        for (k, v) in [("senders", &self.senders), ("receivers", &self.receivers)] {
+            if v.is_empty() {
+                return Err((k.into(), "give at least one host".into()));
+            }
+        }
+        // (a `prefix*` pattern is checked once expanded into hosts)
+        if self.senders.len() == 1 && !self.senders[0].ends_with('*') && self.senders == self.receivers {
+            return Err((
+                "receivers".into(),
+                "a flow needs a receiver other than its sender".into(),
+            ));
+        }
+        if self.flows == 0 {
+            return Err(("flows".into(), "must be at least 1".into()));
+        }
+        if !(self.rate > 0.0 && self.rate.is_finite()) {
+            return Err((
+                "rate".into(),
+                format!(
+                    "must be a positive number of flows per second, got {}",
+                    self.rate
+                ),
+            ));
+        }
+        self.load().map_err(|m| ("sizes".to_string(), m))?;
+        self.cc.validate().map_err(|(k, m)| (format!("cc.{k}"), m))
+    }
+}
+
+impl crate::registry::Registered for CdfSpec {
+    const KIND: &'static str = "cdf";
+    const ABOUT: &'static str = "Poisson flow arrivals between random hosts, sizes from a CDF (web-search: DCTCP, Alizadeh et al. SIGCOMM 2010)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "\"ws\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
+        crate::param!(required = "[\"b\", \"a\"]", "receivers", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that receive"),
+        crate::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
+        crate::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
+        crate::param!("start", "time", "≥ 0", "", "first arrival"),
+        crate::param!(required = "\"web-search\"", "sizes", "", "\"web-search\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
+        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
+        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CdfSpec::validate(self)
+    }
+}
+
+impl super::registry::WorkloadKind for CdfSpec {
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn super::Workload> {
+        Box::new(CdfWorkload::new(self, tcp, seed))
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn hosts(&self) -> Vec<(&'static str, &str)> {
+        self.senders
+            .iter()
+            .map(|s| ("senders", s.as_str()))
+            .chain(self.receivers.iter().map(|s| ("receivers", s.as_str())))
+            .collect()
+    }
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        Some(&self.tcp)
+    }
+}
+
+pub struct CdfWorkload {
+    spec: CdfSpec,
+    cdf: SizeCdf,
+    params: TcpParams,
+    rng: RngStream,
+    launched: u32,
+    next: Time,
+}
+
+impl CdfWorkload {
+    /// Build a validated workload (the distribution loads).
+    pub fn new(spec: &CdfSpec, global: &TcpOptions, seed: u64) -> Self {
+        let mut params = TcpParams::default();
+        params.apply(global);
+        params.apply(&spec.tcp);
+        CdfWorkload {
+            cdf: spec.load().expect("validated size distribution"),
+            spec: spec.clone(),
+            params,
+            rng: RngStream::new(seed, stream_id(&format!("workload:{}", spec.name))),
+            launched: 0,
+            next: spec.start.0,
+        }
+    }
+}
+
+impl super::Workload for CdfWorkload {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn kind(&self) -> &'static str {
+        "cdf"
+    }
+
+    fn first_arrival(&self) -> Option<Time> {
+        Some(self.next)
+    }
+
+    fn arrive(&mut self, now: Time) -> (Vec<Spawn>, Option<Time>) {
+        let s = &self.spec;
+        let src = s.senders[self.rng.below(s.senders.len() as u64) as usize].clone();
+        let dst = loop {
+            let d = &s.receivers[self.rng.below(s.receivers.len() as u64) as usize];
+            if *d != src {
+                break d.clone();
+            }
+        };
+        let bytes = self.cdf.quantile(self.rng.uniform());
+        let sp = Spawn {
+            src,
+            dst,
+            bytes,
+            params: self.params.clone(),
+            cc: s.cc.clone(),
+            group: s.name.clone(),
+            item: self.launched,
+            role: Role::Response,
+        };
+        self.launched += 1;
+        let next = (self.launched < s.flows).then(|| {
+            let gap = -(1.0 - self.rng.uniform()).ln() / s.rate;
+            now + secs(gap)
+        });
+        (vec![sp], next)
+    }
+
+    fn transfer_done(&mut self, _item: u32, _role: Role, _now: Time) -> Vec<Spawn> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_search_cdf_loads_and_inverts() {
+        let c = SizeCdf::parse(WEB_SEARCH).unwrap();
+        assert_eq!(c.quantile(0.15), 10_000);
+        assert_eq!(c.quantile(0.53), 80_000);
+        let top = c.quantile(0.999_999);
+        assert!((29_999_000..=30_000_000).contains(&top), "{top}");
+        // halfway between the 30 % and 40 % points
+        assert_eq!(c.quantile(0.35), 40_000);
+        // mean of the interpolated distribution, by the trapezoids of the
+        // table: 1 711 250 bytes
+        assert!((c.mean() - 1_711_250.0).abs() < 1e-6, "{}", c.mean());
+        // sampled mean agrees with the integral
+        let mut r = RngStream::new(1, 1);
+        let n = 200_000;
+        let m: f64 = (0..n).map(|_| c.quantile(r.uniform()) as f64).sum::<f64>() / n as f64;
+        assert!((m / c.mean() - 1.0).abs() < 0.03, "{m}");
+    }
+
+    #[test]
+    fn bad_cdf_files_name_the_line() {
+        assert!(SizeCdf::parse("0 0\n10 50\n5 100\n")
+            .unwrap_err()
+            .contains("line 3"));
+        assert!(SizeCdf::parse("0 0\n10 50\n").unwrap_err().contains("100"));
+        assert!(SizeCdf::parse("0 0\nten 100\n")
+            .unwrap_err()
+            .contains("line 2"));
+    }
+}
