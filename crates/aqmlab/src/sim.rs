@@ -180,7 +180,7 @@ impl Simulation {
         // several entries)
         let mut rngs: std::collections::HashMap<&str, RngStream> = Default::default();
         for (gi, g) in sc.flows.iter().enumerate() {
-            let p = sc.tcp_params(gi);
+            let p = std::sync::Arc::new(sc.tcp_params(gi));
             let rng = rngs
                 .entry(g.group.as_str())
                 .or_insert_with(|| RngStream::new(seed, stream_id(&format!("flows:{}", g.group))));

@@ -56,7 +56,8 @@ pub enum SenderState {
 }
 
 pub struct Sender {
-    pub p: TcpParams,
+    /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
+    pub p: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
     pub st: CcState,
     pub state: SenderState,
@@ -107,13 +108,14 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(
-        p: TcpParams,
+        p: impl Into<std::sync::Arc<TcpParams>>,
         cc: Box<dyn CongestionControl>,
         flow: FlowId,
         src: NodeId,
         dst: NodeId,
         bytes: Option<u64>,
     ) -> Sender {
+        let p: std::sync::Arc<TcpParams> = p.into();
         let (total_segs, last_payload) = match bytes {
             None => (u32::MAX, p.mss),
             Some(b) => {
