@@ -547,6 +547,16 @@ impl Simulation {
                 (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::Rto)),
                 _ => {}
             },
+            (Transport::Tcp { snd, .. }, TimerKind::Rack) => match snd.rack_timer.on_event(now) {
+                (true, _) => snd.on_rack_timer(&mut ctx),
+                (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::Rack)),
+                _ => {}
+            },
+            (Transport::Tcp { snd, .. }, TimerKind::Pace) => match snd.pace_timer.on_event(now) {
+                (true, _) => snd.on_pace(&mut ctx),
+                (false, TimerAction::Schedule(t)) => ctx.timers.push((t, TimerKind::Pace)),
+                _ => {}
+            },
             (Transport::Tcp { rcv, .. }, TimerKind::DelAck) => match rcv.delack_timer.on_event(now)
             {
                 (true, _) => rcv.on_delack(&mut ctx),

@@ -73,6 +73,7 @@ fn profiles_set_their_stacks_defaults() {
     );
     assert_eq!(linux.granularity, 200 * MS, "rttvar floored at tcp_rto_min");
     assert_eq!(linux.delack_timeout, 40 * MS);
+    assert!(linux.rack && !ns3.rack);
     assert_eq!(Profile::Linux.cubic_variant(), "linux");
     let ns2 = scenario("profile = \"ns2-2.35\"", "")
         .unwrap()
@@ -102,7 +103,7 @@ fn explicit_keys_override_a_profile_at_any_level() {
     // flow key over a global profile
     let p = scenario(
         "profile = \"linux-6.1\"",
-        "tcp = { sack = false, recovery = \"newreno\" }",
+        "tcp = { sack = false, rack = false, recovery = \"newreno\" }",
     )
     .unwrap()
     .tcp_params(0);
@@ -118,8 +119,14 @@ fn nonsense_combinations_name_the_key() {
         "{e}"
     );
     let e = scenario("rack = true", "").unwrap_err();
-    assert!(e.contains("tcp.rack"), "{e}");
-    let e = scenario("profile = \"linux-6.1\"", "tcp = { sack = false }").unwrap_err();
+    assert!(e.contains("tcp.rack") && e.contains("sack = true"), "{e}");
+    let e = scenario("rack = true\nsack = true", "").unwrap_err();
+    assert!(e.contains("tcp.rack") && e.contains("recovery"), "{e}");
+    let e = scenario(
+        "profile = \"linux-6.1\"",
+        "tcp = { sack = false, rack = false }",
+    )
+    .unwrap_err();
     assert!(e.contains("flows[0].tcp.recovery"), "{e}");
     let e = scenario("profile = \"ns-3\"", "").unwrap_err();
     assert!(e.contains("tcp.profile") && e.contains("ns3-3.44"), "{e}");

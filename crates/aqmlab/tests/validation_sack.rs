@@ -20,7 +20,8 @@ const MS: Time = 1_000_000;
 enum Ev {
     Data(usize),
     Ack(usize),
-    SndTimer,
+    /// 0: retransmission timer, 1: pacing timer.
+    SndTimer(u8),
     RcvTimer,
 }
 
@@ -36,6 +37,8 @@ struct Path {
     delay: Time,
     drop_once: HashSet<u32>,
     dropped: HashSet<u32>,
+    /// Segments whose first retransmission is dropped too.
+    drop_retx: HashSet<u32>,
     /// Every data transmission: (time, seq, was a retransmission).
     log: Vec<(Time, u32, bool)>,
     seen: HashSet<u32>,
@@ -64,6 +67,7 @@ impl Path {
             delay,
             drop_once: drop.iter().copied().collect(),
             dropped: HashSet::new(),
+            drop_retx: HashSet::new(),
             log: vec![],
             seen: HashSet::new(),
         };
@@ -84,21 +88,22 @@ impl Path {
     }
 
     fn flush(&mut self, out: Vec<Packet>, timers: Vec<(Time, TimerKind)>, from_sender: bool) {
-        for (t, _k) in timers {
-            self.push(
-                t,
-                if from_sender {
-                    Ev::SndTimer
-                } else {
-                    Ev::RcvTimer
-                },
-            );
+        for (t, k) in timers {
+            let e = match (from_sender, k) {
+                (true, TimerKind::Pace) => Ev::SndTimer(1),
+                (true, _) => Ev::SndTimer(0),
+                (false, _) => Ev::RcvTimer,
+            };
+            self.push(t, e);
         }
         for p in out {
             if from_sender {
                 let retx = !self.seen.insert(p.seq);
                 self.log.push((self.now, p.seq, retx));
                 if !retx && self.drop_once.contains(&p.seq) && self.dropped.insert(p.seq) {
+                    continue;
+                }
+                if retx && self.drop_retx.remove(&p.seq) {
                     continue;
                 }
                 let dep = self.now.max(self.link_free) + self.tx;
@@ -136,7 +141,17 @@ impl Path {
                     self.s.on_ack(&p, &mut ctx);
                     true
                 }
-                Ev::SndTimer => {
+                Ev::SndTimer(1) => {
+                    match self.s.pace_timer.on_event(t) {
+                        (true, _) => self.s.on_pace(&mut ctx),
+                        (false, TimerAction::Schedule(t2)) => {
+                            ctx.timers.push((t2, TimerKind::Pace))
+                        }
+                        _ => {}
+                    }
+                    true
+                }
+                Ev::SndTimer(_) => {
                     match self.s.rto_timer.on_event(t) {
                         (true, _) => self.s.on_rto(&mut ctx),
                         (false, TimerAction::Schedule(t2)) => ctx.timers.push((t2, TimerKind::Rto)),
@@ -180,13 +195,19 @@ fn params(sack: bool) -> TcpParams {
 /// Recovery of 50 losses spread over one 1000-segment window: the time from
 /// the fast retransmit to the ACK that covers the whole window, in RTTs.
 fn burst(sack: bool) -> (f64, u64, u64, f64) {
+    burst_with(sack, false)
+}
+
+fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
     // 1000 segments per 100 ms RTT: 100 µs per segment, 50 ms each way.
     let tx = 100_000;
     let delay = 50 * MS;
     let rtt = 2 * delay + tx;
     let drops: Vec<u32> = (0..50).map(|k| 100 + 17 * k).collect();
+    let mut p = params(sack);
+    p.rack = rack;
     let mut path = Path::new(
-        params(sack),
+        p,
         CcKind::NewReno(Default::default()),
         tx,
         delay,
@@ -434,4 +455,94 @@ fn receiver_sack_block_order() {
         );
         assert_eq!(last.sack_blocks()[0], (4, 7));
     }
+}
+
+/// Pacing (Linux `tcp_update_pacing_rate`): in congestion avoidance the
+/// rate is 1.2·cwnd·mss/srtt, so a window W (10 growing to ~28 segments
+/// over 2 s) over a 100 ms RTT leaves one segment every 1040 B /
+/// (1.2·1000 B·W/0.1 s) (≥ 3.1 ms) instead of back to back, and the paced
+/// sender acknowledges within 5 % as much data.
+#[test]
+fn pacing_spaces_segments_at_linux_rate() {
+    let run = |pacing: bool| {
+        let mut p = params(false);
+        p.init_cwnd = 10.0;
+        p.init_ssthresh = 10.0;
+        p.pacing = pacing;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            1_000,
+            50 * MS,
+            &[],
+            None,
+        );
+        path.run_until(2_000 * MS, |_| false);
+        let times: Vec<Time> = path
+            .log
+            .iter()
+            .filter(|e| e.0 >= 150 * MS)
+            .map(|e| e.0)
+            .collect();
+        let min_gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+        (min_gap, path.s.snd_una, path.s.st.cwnd)
+    };
+    let (gap_paced, acked_paced, cwnd) = run(true);
+    let (gap_unpaced, acked_unpaced, _) = run(false);
+    println!(
+        "min gap paced {gap_paced} ns (cwnd {cwnd:.1}), unpaced {gap_unpaced} ns; acked {acked_paced} vs {acked_unpaced}"
+    );
+    let expect = 1040.0 / (1.2 * 1000.0 * cwnd.ceil() / 0.1) * 1e9;
+    assert!(
+        gap_paced as f64 >= 0.95 * expect,
+        "paced gap {gap_paced} ns < {expect:.0} ns"
+    );
+    assert!(
+        gap_unpaced < 10_000,
+        "unpaced: back to back ({gap_unpaced} ns)"
+    );
+    assert!(acked_paced as f64 >= 0.95 * acked_unpaced as f64);
+}
+
+/// RACK (RFC 8985) on the same 50-loss window: losses are marked by time
+/// rather than DupThresh; the repair takes as long (about 2 RTTs), with no
+/// timeout and no spurious retransmission.
+#[test]
+fn rack_repairs_the_burst_too() {
+    let (span, to, retx, _) = burst_with(true, true);
+    println!("SACK+PRR+RACK: repaired in {span:.2} RTT, {to} timeouts, {retx} retransmissions");
+    assert_eq!(to, 0);
+    assert_eq!(retx, 50);
+    assert!(span <= 2.3, "{span:.2} RTT");
+}
+
+/// RFC 8985 §2/§6: a lost retransmission is found by RACK (a segment sent
+/// after it was delivered) and resent without the timer; RFC 6675 alone
+/// cannot see it and waits for the RTO.
+#[test]
+fn rack_recovers_a_lost_retransmission_without_timeout() {
+    let run = |rack: bool| {
+        let mut p = params(true);
+        p.init_cwnd = 100.0;
+        p.init_ssthresh = 100.0;
+        p.rack = rack;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            50 * MS,
+            &[10],
+            None,
+        );
+        path.drop_retx.insert(10);
+        path.run_until(5_000 * MS, |s| s.snd_una > 400);
+        let resent10 = path.log.iter().filter(|e| e.1 == 10 && e.2).count();
+        (path.s.counters.timeouts, resent10, path.s.snd_una)
+    };
+    let (to_rack, n_rack, una_rack) = run(true);
+    let (to_plain, n_plain, una_plain) = run(false);
+    println!("RACK: {to_rack} timeouts, 10 resent {n_rack}x; RFC 6675: {to_plain} timeouts, {n_plain}x; una {una_rack} vs {una_plain}");
+    assert_eq!(to_rack, 0, "RACK: no timeout");
+    assert_eq!(n_rack, 2, "the lost retransmission is resent once more");
+    assert_eq!(to_plain, 1, "RFC 6675 alone needs the RTO");
 }

@@ -32,6 +32,10 @@ pub enum TimerKind {
     Rto,
     /// Receiver delayed-ACK timer.
     DelAck,
+    /// Sender pacing: the next segment may leave (`tcp.pacing`).
+    Pace,
+    /// RACK reordering timer (RFC 8985 §6.3, `tcp.rack`).
+    Rack,
 }
 
 /// What a TCP endpoint hands back to the simulation.
@@ -93,10 +97,11 @@ pub struct TcpOptions {
     pub recovery: Option<RecoveryKind>,
     /// Proportional Rate Reduction (RFC 6937) in SACK recovery.
     pub prr: Option<bool>,
-    /// RACK-TLP loss detection (RFC 8985). Not implemented: `true` is an
-    /// error.
+    /// RACK loss detection (RFC 8985 §6) in SACK recovery; needs
+    /// `recovery = "sack"`. Tail loss probes (§7) are not modelled.
     pub rack: Option<bool>,
-    /// Pacing at Linux's internal rate. Not implemented: `true` is an error.
+    /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
+    /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
 }
 
@@ -296,16 +301,10 @@ impl TcpParams {
             );
         }
         if self.rack && !self.sack {
-            return e("rack", "RACK-TLP needs sack = true");
+            return e("rack", "RACK needs sack = true");
         }
-        if self.rack {
-            return e(
-                "rack",
-                "RACK-TLP (RFC 8985) is not implemented yet; allowed: false",
-            );
-        }
-        if self.pacing {
-            return e("pacing", "pacing is not implemented yet; allowed: false");
+        if self.rack && self.recovery != Some(RecoveryKind::Sack) {
+            return e("rack", "RACK needs recovery = \"sack\"");
         }
         Ok(())
     }

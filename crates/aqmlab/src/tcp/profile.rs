@@ -15,6 +15,7 @@
 //! | `delack_timeout` | 100 ms (`DelAckSink interval_`) | 200 ms (`DelAckTimeout`) | 40 ms (`TCP_DELACK_MIN`) (†) |
 //! | `sack` / `timestamps` | off / off | on / on (`Sack`, `Timestamp`) | on / on (`tcp_sack`, `tcp_timestamps`) |
 //! | `recovery` / `prr` | newreno / off | sack / on (`TcpPrrRecovery`) | sack / on (`tcp_cwnd_reduction`) |
+//! | `rack` | off | off (absent in 3.44) | on (`tcp_recovery = 1`, RACK only: no TLP) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
 //! | CUBIC `variant` | `linux-2.6.22` | `rfc9438` | `linux` (‡) |
@@ -25,9 +26,10 @@
 //! between 40 ms and 200 ms and starts in quick-ACK mode; the profile takes
 //! the 40 ms floor and no quick-ACK mode. (‡) The CUBIC variant is not a
 //! `tcp` key; the profile records it for the `cc` table (see README).
-//! Linux 6.1 also runs RACK-TLP (`tcp_recovery = 1`) and pacing with
-//! `fq`; neither is modelled yet, so this profile detects loss with
-//! DupThresh (RFC 6675) and sends unpaced.
+//! Linux 6.1 runs RACK-TLP (`tcp_recovery = 1`); aqmlab models RACK's loss
+//! detection (RFC 8985 §6) but not the tail loss probe (§7). Linux paces CUBIC
+//! only under the `fq` qdisc (internal pacing serves algorithms that request
+//! it), so `pacing` stays off here as in ns-3 (`EnablePacing` false).
 
 use super::recovery::RecoveryKind;
 use super::TcpParams;
@@ -119,6 +121,7 @@ impl Profile {
                 p.timestamps = true;
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
+                p.rack = true;
             }
         }
         p

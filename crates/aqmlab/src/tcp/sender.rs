@@ -24,6 +24,14 @@
 //!   loss nor an ECE from a window already reduced reduces it again), and
 //!   set CWR on the first new segment after any reduction (ECE, fast
 //!   retransmit or timeout).
+//! - Pacing (`pacing = true`): Linux `tcp_update_pacing_rate` — rate =
+//!   `mss·max(cwnd, in_flight)/srtt`, × 200 % while `cwnd < ssthresh/2`
+//!   (`tcp_pacing_ss_ratio`), × 120 % otherwise (`tcp_pacing_ca_ratio`);
+//!   each segment leaves no earlier than the previous one plus its wire
+//!   size at that rate (as `fq` / `tcp_internal_pacing` space them).
+//!   Unpaced before the first RTT sample (Linux leaves the rate unlimited
+//!   while `srtt_us` is 0). Retransmissions on a partial ACK or fast
+//!   retransmit (Reno/NewReno) leave at once; SACK recovery's are paced.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
@@ -68,6 +76,8 @@ pub struct Sender {
     pub rec: Box<dyn LossRecovery>,
     /// Segments the recovery scheme asks to (re)send now.
     retx_buf: Vec<u32>,
+    /// Timers the recovery scheme asked for, handed to the next context.
+    pending_timers: Vec<(Time, TimerKind)>,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
     rttvar: f64,
@@ -76,6 +86,13 @@ pub struct Sender {
     rtt_seq: Option<u32>,
     rtt_time: Time,
     pub rto_timer: Timer,
+    /// Pacing: when the next segment may leave, and its timer.
+    next_send: Time,
+    pub pace_timer: Timer,
+    /// RACK reordering timer.
+    pub rack_timer: Timer,
+    /// Now, for the recovery scheme.
+    now: Time,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
     sent: VecDeque<(Time, bool)>,
     syn_time: Time,
@@ -120,7 +137,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr);
+        let rec = recovery::build(kind, p.prr, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -143,6 +160,7 @@ impl Sender {
             in_recovery: false,
             rec,
             retx_buf: Vec::new(),
+            pending_timers: Vec::new(),
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -150,6 +168,10 @@ impl Sender {
             rtt_seq: None,
             rtt_time: 0,
             rto_timer: Timer::default(),
+            next_send: 0,
+            pace_timer: Timer::default(),
+            rack_timer: Timer::default(),
+            now: 0,
             sent: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
@@ -220,6 +242,7 @@ impl Sender {
 
     fn sync(&mut self, now: Time) {
         self.st.now = now;
+        self.now = now;
         // RFC 5681 eq. 4 FlightSize, less what the recovery scheme knows the
         // receiver holds or presumes lost (SACK); Reno/NewReno know nothing.
         self.st.in_flight = (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
@@ -270,7 +293,12 @@ impl Sender {
 
     /// Run `f` with the recovery scheme and the view it gets of the sender.
     fn with_rec<R>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut RecIo) -> R) -> R {
+        let mut arm_rack = None;
+        let srtt = self.srtt();
         let mut io = RecIo {
+            now: self.now,
+            srtt,
+            arm_rack: &mut arm_rack,
             st: &mut self.st,
             cc: self.cc.as_mut(),
             snd_una: self.snd_una,
@@ -282,7 +310,30 @@ impl Sender {
         };
         let r = f(self.rec.as_mut(), &mut io);
         self.in_recovery = self.rec.in_recovery();
+        if let Some(t) = arm_rack {
+            if let TimerAction::Schedule(t) = self.rack_timer.arm(t) {
+                self.pending_timers.push((t, TimerKind::Rack));
+            }
+        }
         r
+    }
+
+    /// The RACK reordering timer fired (RFC 8985 §6.3).
+    pub fn on_rack_timer(&mut self, ctx: &mut TcpCtx) {
+        self.sync(ctx.now);
+        self.now = ctx.now;
+        if self.state != SenderState::Established {
+            return;
+        }
+        let send = self.with_rec(|r, io| r.on_rack_timer(io));
+        self.flush_timers(ctx);
+        if send {
+            self.send_available(ctx);
+        }
+    }
+
+    fn flush_timers(&mut self, ctx: &mut TcpCtx) {
+        ctx.timers.append(&mut self.pending_timers);
     }
 
     /// Send what the recovery scheme queued, in order.
@@ -298,6 +349,37 @@ impl Sender {
         self.retx_buf.clear();
     }
 
+    /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
+    /// `None` when unpaced.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if !self.p.pacing || !self.has_rtt || self.srtt <= 0.0 {
+            return None;
+        }
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2.0 {
+            2.0
+        } else {
+            1.2
+        };
+        let w = self.st.cwnd.max((self.snd_max - self.snd_una) as f64);
+        Some(ratio * self.p.mss as f64 * w / (self.srtt / 1e9))
+    }
+
+    /// Pacing holds the next segment back: arm the pacing timer and say so.
+    fn paced_out(&mut self, ctx: &mut TcpCtx) -> bool {
+        if !self.p.pacing || ctx.now >= self.next_send {
+            return false;
+        }
+        if let TimerAction::Schedule(t) = self.pace_timer.arm(self.next_send) {
+            ctx.timers.push((t, TimerKind::Pace));
+        }
+        true
+    }
+
+    /// The pacing timer fired: send what the window allows.
+    pub fn on_pace(&mut self, ctx: &mut TcpCtx) {
+        self.send_available(ctx);
+    }
+
     /// Send new segments while the window allows.
     fn send_available(&mut self, ctx: &mut TcpCtx) {
         if self.state != SenderState::Established {
@@ -307,7 +389,10 @@ impl Sender {
             let limit = self
                 .total_segs
                 .min(self.snd_una.saturating_add(self.p.max_window));
-            while let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) {
+            while !self.paced_out(ctx) {
+                let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) else {
+                    break;
+                };
                 self.send_segment(seq, ctx);
                 if seq >= self.snd_nxt {
                     self.snd_nxt = seq + 1;
@@ -316,7 +401,10 @@ impl Sender {
             return;
         }
         let wnd = self.window();
-        while self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+        while self.snd_nxt < self.total_segs
+            && self.snd_nxt < self.snd_una.saturating_add(wnd)
+            && !self.paced_out(ctx)
+        {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
@@ -372,6 +460,15 @@ impl Sender {
             spare: f32::INFINITY,
             ..Default::default()
         });
+        if self.p.rack {
+            self.now = ctx.now;
+            self.with_rec(|r, io| r.on_transmit(io, seq));
+            self.flush_timers(ctx);
+        }
+        if let Some(rate) = self.pacing_rate() {
+            let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
+            self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
+        }
         if !self.rto_timer.is_armed() {
             self.arm_rto(ctx);
         }
@@ -460,9 +557,10 @@ impl Sender {
             r.on_sack(io, blocks);
             r.on_new_ack(io, acked)
         });
+        self.flush_timers(ctx);
         self.flush_retx(ctx);
         let restart_timer = r.restart_timer;
-        if !was_in_recovery {
+        if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
             self.cc.on_ack(&mut self.st, acked);
         } else if !self.in_recovery {
@@ -491,6 +589,7 @@ impl Sender {
             r.on_sack(io, blocks);
             r.on_dupack(io, dupacks)
         });
+        self.flush_timers(ctx);
         self.flush_retx(ctx);
         if send {
             self.send_available(ctx);

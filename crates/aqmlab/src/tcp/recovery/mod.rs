@@ -15,6 +15,7 @@
 
 pub mod newreno;
 pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod sack;
 pub mod scoreboard;
@@ -63,6 +64,12 @@ pub struct RecIo<'a> {
     /// Segments to (re)transmit at once, in order.
     pub retx: &'a mut Vec<u32>,
     pub fast_retransmits: &'a mut u64,
+    /// Now.
+    pub now: crate::engine::Time,
+    /// Smoothed RTT of the RFC 6298 estimator, if any.
+    pub srtt: Option<crate::engine::Time>,
+    /// Arm the RACK reordering timer at this time (set by the scheme).
+    pub arm_rack: &'a mut Option<crate::engine::Time>,
 }
 
 impl RecIo<'_> {
@@ -149,14 +156,24 @@ pub trait LossRecovery: Send {
     /// The highest segment a duplicate ACK must cover to start recovery
     /// (`recover`, RFC 6582 step 2).
     fn recover(&self) -> i64;
+
+    /// Segment `seq` left at `io.now` (new data or a retransmission), for
+    /// schemes that time segments (RACK).
+    fn on_transmit(&mut self, _io: &mut RecIo, _seq: u32) {}
+
+    /// The RACK reordering timer fired. Returns whether the sender should
+    /// send what the window allows.
+    fn on_rack_timer(&mut self, _io: &mut RecIo) -> bool {
+        false
+    }
 }
 
-/// Build the scheme named `kind` (`dupthresh`: DupThresh; `prr`: bound
-/// sending in SACK recovery with PRR-SSRB).
-pub fn build(kind: RecoveryKind, prr: bool) -> Box<dyn LossRecovery> {
+/// Build the scheme named `kind` (`prr`: bound sending in SACK recovery
+/// with PRR-SSRB; `rack`: RACK loss detection in SACK recovery).
+pub fn build(kind: RecoveryKind, prr: bool, rack: bool) -> Box<dyn LossRecovery> {
     match kind {
         RecoveryKind::Reno => Box::new(reno::Reno::default()),
         RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
-        RecoveryKind::Sack => Box::new(sack::SackRecovery::new(prr)),
+        RecoveryKind::Sack => Box::new(sack::SackRecovery::new(prr, rack)),
     }
 }

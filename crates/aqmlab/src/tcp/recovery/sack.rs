@@ -26,9 +26,15 @@
 //!   reneging is not modelled (the simulated receiver never discards held
 //!   data).
 //!
+//! - With `tcp.rack`, RACK (RFC 8985 §6, `rack.rs`) marks segments lost in
+//!   place of DupThresh (as Linux does when RACK is on) and recovery starts
+//!   once one is marked (Linux `tcp_time_to_recover`); a retransmission
+//!   RACK finds lost again is resent.
+//!
 //! Costs: see `scoreboard.rs` — O(log n) or amortised O(1) per ACK.
 
 use super::prr::Prr;
+use super::rack::Rack;
 use super::scoreboard::Scoreboard;
 use super::{LossRecovery, NewAck, RecIo};
 
@@ -46,12 +52,17 @@ pub struct SackRecovery {
     prr: Option<Prr>,
     /// DeliveredData of the ACK being processed (RFC 6937).
     delivered: u32,
+    /// RACK loss detection (RFC 8985) in place of DupThresh (`tcp.rack`).
+    pub rack: Option<Rack>,
+    lost_buf: Vec<u32>,
 }
 
 impl SackRecovery {
-    pub fn new(use_prr: bool) -> SackRecovery {
+    pub fn new(use_prr: bool, rack: bool) -> SackRecovery {
+        let mut sb = Scoreboard::default();
+        sb.record = rack;
         SackRecovery {
-            sb: Scoreboard::default(),
+            sb,
             in_recovery: false,
             in_loss: false,
             recover: -1,
@@ -60,6 +71,62 @@ impl SackRecovery {
             use_prr,
             prr: None,
             delivered: 0,
+            rack: rack.then(Rack::default),
+            lost_buf: Vec::new(),
+        }
+    }
+
+    /// RACK §6.2 steps 4–5: mark what is lost, arm the reordering timer.
+    fn rack_detect(&mut self, io: &mut RecIo) {
+        let Some(r) = self.rack.as_mut() else {
+            return;
+        };
+        let reo = r.reo_wnd(
+            self.in_recovery || self.in_loss,
+            self.sb.sacked(),
+            io.dupthresh,
+            io.srtt,
+        );
+        self.lost_buf.clear();
+        if let Some(t) = r.detect_loss(io.now, reo, &mut self.lost_buf) {
+            *io.arm_rack = Some(t);
+        }
+        for &q in &self.lost_buf {
+            self.sb.mark_lost_again(q);
+            self.rxt_next = self.rxt_next.min(q);
+        }
+    }
+
+    /// RACK: enter recovery once a segment is marked lost (Linux
+    /// `tcp_time_to_recover`: `lost_out` > 0).
+    fn rack_maybe_enter(&mut self, io: &mut RecIo) -> bool {
+        if self.rack.is_none() || self.in_recovery || self.in_loss || self.sb.lost() == 0 {
+            return false;
+        }
+        let a = io.snd_una;
+        if (a as i64 - 1) < self.recover {
+            return false;
+        }
+        self.enter(io, a);
+        true
+    }
+
+    fn enter(&mut self, io: &mut RecIo, a: u32) {
+        // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
+        // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
+        io.st.in_flight = self.sb.pipe();
+        self.recover = io.enter_recovery(a);
+        self.in_recovery = true;
+        if self.rack.is_none() {
+            self.sb.force_lost(a);
+            self.rxt_next = a;
+        }
+        self.rescue_rxt = Some(a);
+        if self.use_prr {
+            self.prr = Some(Prr::new(self.sb.high() - a));
+            self.prr_ack(io, true);
+        } else {
+            io.st.cwnd = io.st.ssthresh;
         }
     }
 
@@ -110,11 +177,22 @@ impl LossRecovery for SackRecovery {
         let una0 = self.sb.una();
         let sacked0 = self.sb.sacked();
         self.sb.extend(io.snd_max);
+        if let Some(r) = self.rack.as_mut() {
+            r.on_cum_ack(una0, io.snd_una, io.now);
+        }
         self.sb.advance(io.snd_una);
         for &(s, e) in blocks {
             self.sb.sack(s, e);
         }
-        self.sb.mark_lost(io.dupthresh);
+        if let Some(r) = self.rack.as_mut() {
+            for &q in &self.sb.newly_sacked {
+                r.on_delivered(q, io.now);
+            }
+            self.sb.newly_sacked.clear();
+            self.rack_detect(io);
+        } else {
+            self.sb.mark_lost(io.dupthresh);
+        }
         self.delivered =
             (io.snd_una.saturating_sub(una0) + self.sb.sacked()).saturating_sub(sacked0);
         self.rxt_next = self.rxt_next.max(io.snd_una);
@@ -131,6 +209,8 @@ impl LossRecovery for SackRecovery {
             } else {
                 self.prr_ack(io, false);
             }
+        } else {
+            self.rack_maybe_enter(io);
         }
         NewAck {
             restart_timer: true,
@@ -145,30 +225,38 @@ impl LossRecovery for SackRecovery {
         if self.in_loss {
             return true;
         }
+        if self.rack.is_some() {
+            return self.rack_maybe_enter(io);
+        }
         let a = io.snd_una;
         if !(dupacks >= io.dupthresh || self.sb.is_lost(a)) || (a as i64 - 1) < self.recover {
             return false;
         }
-        // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
-        // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
-        io.st.in_flight = self.sb.pipe();
-        self.recover = io.enter_recovery(a);
-        self.in_recovery = true;
-        self.sb.force_lost(a);
-        self.rxt_next = a;
-        self.rescue_rxt = Some(a);
-        if self.use_prr {
-            self.prr = Some(Prr::new(self.sb.high() - a));
-            self.prr_ack(io, true);
-        } else {
-            io.st.cwnd = io.st.ssthresh;
-        }
+        self.enter(io, a);
         true
+    }
+
+    fn on_transmit(&mut self, io: &mut RecIo, seq: u32) {
+        if let Some(r) = self.rack.as_mut() {
+            r.on_transmit(seq, io.now);
+        }
+    }
+
+    fn on_rack_timer(&mut self, io: &mut RecIo) -> bool {
+        self.rack_detect(io);
+        if self.in_recovery {
+            self.prr_ack(io, false);
+            return true;
+        }
+        self.rack_maybe_enter(io) || self.in_loss
     }
 
     fn on_rto(&mut self, io: &mut RecIo) -> bool {
         self.sb.extend(io.snd_max);
         self.sb.timeout();
+        if let Some(r) = self.rack.as_mut() {
+            r.clear();
+        }
         self.in_recovery = false;
         self.prr = None;
         self.in_loss = true;

@@ -37,6 +37,10 @@ pub struct Scoreboard {
     retx: u32,
     /// Un-SACKed segments below this are marked lost.
     lost_hi: u32,
+    /// Segments newly SACKed since the owner last drained this (RACK).
+    pub newly_sacked: Vec<u32>,
+    /// Record newly SACKed segments in `newly_sacked`.
+    pub record: bool,
 }
 
 impl Scoreboard {
@@ -141,6 +145,9 @@ impl Scoreboard {
         }
         self.flags[i] = SACKED;
         self.sacked += 1;
+        if self.record {
+            self.newly_sacked.push(seq);
+        }
     }
 
     /// RFC 6675 Update(): the receiver holds `[s, e)`. Returns the number of
@@ -235,6 +242,27 @@ impl Scoreboard {
             self.flags[i] |= LOST;
             self.lost += 1;
         }
+    }
+
+    /// RACK marked `seq` lost (again, if its retransmission was lost too):
+    /// it becomes a candidate for NextSeg rule (1).
+    pub fn mark_lost_again(&mut self, seq: u32) {
+        if seq < self.una || seq >= self.high() {
+            return;
+        }
+        let i = (seq - self.una) as usize;
+        let f = self.flags[i];
+        if f & SACKED != 0 {
+            return;
+        }
+        if f & RETX != 0 {
+            self.retx -= 1;
+        }
+        if f & LOST == 0 {
+            self.lost += 1;
+        }
+        self.flags[i] = LOST;
+        self.lost_hi = self.lost_hi.max(seq + 1);
     }
 
     /// After a retransmission timeout: every un-SACKed segment is lost and
