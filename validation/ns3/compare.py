@@ -1,7 +1,7 @@
 """Run the aqmlab side of every scenario and print the comparison with the
 cached ns-3 results (`ns3_results.csv`, written by `run_ns3.py`).
 
-Usage: python compare.py [--aqmlab PATH] [--out DIR] [NAME ...]
+Usage: python compare.py [--aqmlab PATH] [--out DIR] [--cubic VARIANT] [NAME ...]
 
 Targets (issue 12): utilisation within +-0.05, total goodput within +-10 %,
 Jain within +-0.1, mean queueing delay within +-20 % of ns-3. Every row is
@@ -27,8 +27,8 @@ def jain(xs: list[float]) -> float:
     return s * s / (len(xs) * s2) if s2 > 0 else 1.0
 
 
-def run_aqmlab(exe: str, s: Scenario, out: Path) -> dict[str, float]:
-    toml = write_toml(s, out)
+def run_aqmlab(exe: str, s: Scenario, out: Path, cubic: str) -> dict[str, float]:
+    toml = write_toml(s, out, cubic)
     res = out / s.name
     t0 = time.time()
     p = subprocess.run(
@@ -66,6 +66,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--aqmlab", default=str(HERE.parents[1] / "target/release/aqmlab"))
     ap.add_argument("--out", default=None, help="keep aqmlab outputs here")
+    ap.add_argument(
+        "--cubic",
+        default="ns3",
+        help='aqmlab CUBIC variant for the CUBIC rows ("ns3" models ns-3\'s TcpCubic)',
+    )
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     with (HERE / "ns3_results.csv").open() as f:
@@ -94,7 +99,7 @@ def main() -> None:
             for k, v in ns3[s.name].items()
             if k not in ("scenario", "flow_goodput_mbps")
         }
-        a = run_aqmlab(args.aqmlab, s, out)
+        a = run_aqmlab(args.aqmlab, s, out, args.cubic)
         du = a["utilisation"] - n["utilisation"]
         dg = rel(a["goodput_mbps"], n["goodput_mbps"])
         dj = a["jain"] - n["jain"]

@@ -1,7 +1,10 @@
 """Run one dumbbell of `scenarios.py` in ns-3 3.44 (pip `ns3`) and print
 one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
 
-Usage: python ns3_dumbbell.py SCENARIO_NAME
+Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR]
+
+With TRACE_DIR, each flow's cwnd and ssthresh (segments, every 10 ms) are
+written there as SCENARIO-flowI.csv.
 
 ns-3 defaults are kept (TcpSocketBase: SACK, timestamps, MinRto 1 s,
 DelAckCount 2, 200 ms delayed-ACK timer, InitialCwnd 10, limited transmit;
@@ -27,6 +30,7 @@ import json
 import resource
 import sys
 import time
+from pathlib import Path
 
 from scenarios import BY_NAME, MSS, Scenario
 
@@ -89,6 +93,38 @@ Monitor* Attach(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev) {
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&Monitor::Tx, m));
     return m;
 }
+struct FlowMon {
+    uint64_t recoveries = 0;
+    uint64_t rtos = 0;
+    uint32_t cwnd = 0;
+    uint32_t ssthresh = 0;
+    uint32_t seg = 1448;
+    std::vector<double> trace;  // time, cwnd, ssthresh (segments), every 10 ms
+    void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
+        if (n == ns3::TcpSocketState::CA_RECOVERY) recoveries++;
+        if (n == ns3::TcpSocketState::CA_LOSS) rtos++;
+    }
+    void Cwnd(uint32_t, uint32_t v) { cwnd = v; }
+    void Ssth(uint32_t, uint32_t v) { ssthresh = v; }
+    void Sample() {
+        trace.push_back(ns3::Simulator::Now().GetSeconds());
+        trace.push_back(double(cwnd) / seg);
+        trace.push_back(double(ssthresh) / seg);
+        ns3::Simulator::Schedule(ns3::MilliSeconds(10), &FlowMon::Sample, this);
+    }
+};
+void ConnectFlow(FlowMon* f, uint32_t i) {
+    std::string base = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/" + std::to_string(i) + "/";
+    ns3::Config::ConnectWithoutContext(base + "CongState", ns3::MakeCallback(&FlowMon::State, f));
+    ns3::Config::ConnectWithoutContext(base + "CongestionWindow", ns3::MakeCallback(&FlowMon::Cwnd, f));
+    ns3::Config::ConnectWithoutContext(base + "SlowStartThreshold", ns3::MakeCallback(&FlowMon::Ssth, f));
+    f->Sample();
+}
+FlowMon* WatchFlow(uint32_t i, double at) {
+    auto* f = new FlowMon();
+    ns3::Simulator::Schedule(ns3::Seconds(at), &ConnectFlow, f, i);
+    return f;
+}
 uint64_t TotalRx(ns3::Ptr<ns3::Application> a) {
     return ns3::DynamicCast<ns3::PacketSink>(a)->GetTotalRx();
 }
@@ -106,7 +142,7 @@ def set_default(path: str, value: object) -> None:
     ns.Config.SetDefault(path, value)
 
 
-def run(s: Scenario) -> dict[str, object]:
+def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
     sd = set_default
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 26))
@@ -200,6 +236,8 @@ def run(s: Scenario) -> dict[str, object]:
         sapps.Start(ns.Seconds(start))
 
     mon = kit.Attach(kit.RootQdisc(d_bn.Get(0)), d_bn.Get(0))
+    # the sender's sockets exist once BulkSend starts; index i = flow i
+    watch = [kit.WatchFlow(i, start + 1e-6) for i, start in enumerate(s.starts())]
     ns.Simulator.Stop(ns.Seconds(s.duration_s))
     w0, c0 = time.time(), time.process_time()
     ns.Simulator.Run()
@@ -219,6 +257,8 @@ def run(s: Scenario) -> dict[str, object]:
         "mean_qdelay_ms": 1e3 * mon.sum_delay / mon.n_delay if mon.n_delay else 0.0,
         "mean_qlen_pkts": mon.len_sum / mon.len_n if mon.len_n else 0.0,
         "drops": int(mon.drops),
+        "recoveries": int(sum(w.recoveries for w in watch)),
+        "rtos": int(sum(w.rtos for w in watch)),
         "tx_pkts": int(mon.tx_pkts),
         "delay_samples": int(mon.n_delay),
         "unmatched": int(mon.enq.size()),
@@ -232,9 +272,17 @@ def run(s: Scenario) -> dict[str, object]:
         "import_s": t_ready - t_import,
         "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+    if trace_dir is not None:
+        for i, w in enumerate(watch):
+            v = list(w.trace)
+            rows = ["time_s,cwnd,ssthresh"] + [
+                f"{v[k]:.3f},{v[k + 1]:.1f},{v[k + 2]:.1f}" for k in range(0, len(v), 3)
+            ]
+            (trace_dir / f"{s.name}-flow{i}.csv").write_text("\n".join(rows) + "\n")
     ns.Simulator.Destroy()
     return out
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(BY_NAME[sys.argv[1]])), flush=True)
+    trace = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+    print(json.dumps(run(BY_NAME[sys.argv[1]], trace)), flush=True)

@@ -26,6 +26,8 @@ FIELDS = [
     "mean_qdelay_ms",
     "mean_qlen_pkts",
     "drops",
+    "recoveries",
+    "rtos",
     "flow_goodput_mbps",
     "run_wall_s",
     "run_cpu_s",
@@ -70,10 +72,10 @@ def main() -> None:
         user, sys_ = (float(x) for x in p.stderr.strip().splitlines()[-1].split())
         r["process_wall_s"] = wall
         r["process_cpu_s"] = user + sys_
-        rows[s.name] = {k: str(r[k]) for k in FIELDS}
+        rows[s.name] = {k: str(r.get(k, "")) for k in FIELDS}
         print(json.dumps(rows[s.name]), flush=True)
         with CSV.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS)
+            w = csv.DictWriter(f, fieldnames=FIELDS, restval="")
             w.writeheader()
             for sc in SCENARIOS:
                 if sc.name in rows:

@@ -1,4 +1,4 @@
-//! CUBIC congestion control, three pinned variants.
+//! CUBIC congestion control, four pinned variants.
 //!
 //! **`variant = "rfc9438"` (default)** — L. Xu, S. Ha, I. Rhee, V. Goel,
 //! L. Eggert, "CUBIC for Fast and Long-Distance Networks", RFC 9438, 2023:
@@ -99,6 +99,11 @@
 //!   `bictcp_hystart_reset` (W_max, delay_min and HyStart's `found` clear).
 //!   Not modelled: `tcp_is_cwnd_limited` (bulk senders are window
 //!   limited), the idle restart (`CA_EVENT_TX_START`) and undo.
+//!
+//! **`variant = "ns3"`** — ns-3 3.44 `TcpCubic` (`src/internet/model/
+//! tcp-cubic.cc`), the Linux port ns-3 runs by default, with its own
+//! HyStart thresholds, double-precision cubic function and W_max kept after
+//! a timeout; see [`CubicNs3`] for every difference from `linux`.
 
 use super::{reduction_view, CcState, CongestionControl};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
@@ -118,6 +123,10 @@ pub enum CubicVariant {
     /// 20-ACK `cnt` cap before the first loss, byte-counting slow start).
     #[serde(rename = "linux")]
     Linux,
+    /// ns-3 3.44 `TcpCubic` (Linux-derived, with its own HyStart
+    /// thresholds and double-precision cubic function).
+    #[serde(rename = "ns3")]
+    Ns3,
 }
 
 /// HyStart's detectors (`hystart_detect` in Linux `tcp_cubic.c`).
@@ -139,7 +148,7 @@ pub enum HystartDetect {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct CubicConfig {
-    /// `"rfc9438"` (default), `"linux-2.6.22"` or `"linux"`.
+    /// `"rfc9438"` (default), `"linux-2.6.22"`, `"linux"` or `"ns3"`.
     pub variant: CubicVariant,
     /// Multiplicative decrease factor β (window kept after a loss).
     /// Default 0.7 (rfc9438), 819/1024 (linux-2.6.22) or 717/1024 (linux);
@@ -212,6 +221,7 @@ impl CubicConfig {
             CubicVariant::Rfc9438 => BETA_RFC9438,
             CubicVariant::Linux2622 => BETA_LINUX_2622 as f64 / 1024.0,
             CubicVariant::Linux => BETA_LINUX as f64 / 1024.0,
+            CubicVariant::Ns3 => BETA_RFC9438,
         })
     }
 
@@ -221,12 +231,16 @@ impl CubicConfig {
             CubicVariant::Rfc9438 => C_RFC9438,
             CubicVariant::Linux2622 => BIC_SCALE_LINUX_2622 as f64 * 10.0 / 1024.0,
             CubicVariant::Linux => BIC_SCALE_LINUX as f64 * 10.0 / 1024.0,
+            CubicVariant::Ns3 => C_RFC9438,
         })
     }
 
     /// Whether the variant's slow-start exit (HyStart++ or HyStart) runs.
     pub fn hystart(&self) -> bool {
-        self.hystart.unwrap_or(self.variant == CubicVariant::Linux)
+        self.hystart.unwrap_or(matches!(
+            self.variant,
+            CubicVariant::Linux | CubicVariant::Ns3
+        ))
     }
 
     pub fn validate(&self) -> Result<(), (String, String)> {
@@ -249,7 +263,7 @@ impl CubicConfig {
                 "the linux-2.6.22 CUBIC (ns-2.35 tcp-linux) has no HyStart; use variant = \"rfc9438\" for HyStart++ or \"linux\" for Linux's HyStart".into(),
             ));
         }
-        if self.variant != CubicVariant::Linux {
+        if !matches!(self.variant, CubicVariant::Linux | CubicVariant::Ns3) {
             for (key, set) in [
                 ("hystart_detect", self.hystart_detect.is_some()),
                 ("hystart_low_window", self.hystart_low_window.is_some()),
@@ -258,7 +272,7 @@ impl CubicConfig {
                 if set {
                     return Err((
                         key.into(),
-                        "applies to variant = \"linux\" only (Linux HyStart)".into(),
+                        "applies to variant = \"linux\" or \"ns3\" only (HyStart)".into(),
                     ));
                 }
             }
@@ -289,6 +303,7 @@ impl Cubic {
             CubicVariant::Rfc9438 => Box::new(CubicRfc9438::new(cfg)),
             CubicVariant::Linux2622 => Box::new(CubicLinux2622::new(cfg)),
             CubicVariant::Linux => Box::new(CubicLinux::new(cfg)),
+            CubicVariant::Ns3 => Box::new(CubicNs3::new(cfg)),
         }
     }
 }
@@ -794,30 +809,6 @@ impl CongestionControl for CubicLinux2622 {
     }
 }
 
-impl super::registry::Registered for CubicConfig {
-    const KIND: &'static str = "cubic";
-    const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1; \"linux\": today's tcp_cubic.c)";
-    const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("variant", "", "\"rfc9438\", \"linux-2.6.22\" or \"linux\"", "\"bsd\"", "which CUBIC"),
-        crate::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438) or 0.8 (linux-2.6.22)", "1.5", "multiplicative decrease β"),
-        crate::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
-        crate::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
-        crate::param!("tcp_friendliness", "", "true/false", "", "Reno-friendly region"),
-        crate::param!("hystart", "", "true/false (rfc9438 only)", "", "HyStart++ slow-start exit"),
-        crate::param!("max_increment", "segments", "≥ 1", "0", "cap on growth per RTT"),
-        crate::param!("timestamps", "", "true/false", "", "RTT from timestamps"),
-    ];
-    fn validate(&self) -> Result<(), (String, String)> {
-        CubicConfig::validate(self)
-    }
-}
-
-impl super::registry::CcAlgorithm for CubicConfig {
-    fn build(&self) -> Box<dyn CongestionControl> {
-        Cubic::build(self)
-    }
-}
-
 // ------------------------------------------------------------ Linux (today)
 
 /// Linux `HZ` assumed for `tcp_jiffies32` (CONFIG_HZ=1000).
@@ -1210,6 +1201,309 @@ impl CongestionControl for CubicLinux {
         self.hystart_reset(s);
         self.pending_ssthresh = None;
         self.snd_cwnd_cnt = 0;
+    }
+}
+
+// ------------------------------------------------------------- ns-3 3.44
+
+/// ns-3 `TcpCubic::HyStartDelayMin`, µs.
+const NS3_HYSTART_DELAY_MIN_US: u64 = 4000;
+/// ns-3 `TcpCubic::HyStartDelayMax`, µs.
+const NS3_HYSTART_DELAY_MAX_US: u64 = 1_000_000;
+/// ns-3 `TcpCubic::CubicDelta`: delay samples discarded this long after an
+/// epoch starts.
+const NS3_CUBIC_DELTA: Time = 10_000_000;
+/// ns-3 `TcpCubic::CntClamp`.
+const NS3_CNT_CLAMP: u32 = 20;
+
+/// CUBIC as ns-3 3.44 codes it (`src/internet/model/tcp-cubic.cc`), a port
+/// of Linux `tcp_cubic.c` that differs from it in ways that move results:
+/// - HyStart: the ACK train ends slow start once a round lasts longer than
+///   `delay_min` (Linux: `delay_min/2`); the delay detector's threshold is
+///   `clamp(delay_min, 4 ms, 1000 ms)` (Linux: `clamp(delay_min/8, 4 ms,
+///   16 ms)`), so the RTT must about double; it runs while `cwnd ≤
+///   ssthresh` and `cwnd ≥ HyStartLowWindow` (16); a round ends when an ACK
+///   passes the highest sequence sent at its start;
+/// - slow start: `cwnd += segmentsAcked` (byte counting) with no cap at
+///   ssthresh and nothing carried into congestion avoidance;
+/// - `Update`: `K = ((W_max − cwnd)/C)^(1/3)` and `t = now + delay_min −
+///   epoch` in double-precision seconds, `delta = C·|t − K|³` truncated to
+///   an integer, `cnt = cwnd/(target − cwnd)` or `100·cwnd`, `cnt ≤
+///   CntClamp (20)` while `W_max == 0`, the Reno estimate with
+///   `scale = ⌊8(1024 + 1024β)/3/(1024 − 1024β)⌋`, `max(cnt, 2)`; no
+///   once-per-jiffy or HZ/32 hold; at most +1 segment per ACK
+///   (`m_cWndCnt ≥ cnt` → `cwnd += 1`, `m_cWndCnt −= cnt`);
+/// - `GetSsThresh`: `max(⌊cwnd·β⌋, 2)` from cwnd; fast convergence
+///   `W_max = ⌊cwnd(1 + β)/2⌋`; `β = 0.7`, `C = 0.4` (doubles);
+/// - delay samples are discarded for `CubicDelta` = 10 ms after an epoch
+///   starts (Linux: 1 s);
+/// - a timeout (`CA_LOSS`, `CubicReset`) clears the origin, K, the Reno
+///   estimate, `delay_min` and HyStart's `found`, but **keeps W_max**
+///   (Linux clears it).
+pub struct CubicNs3 {
+    beta: f64,
+    c: f64,
+    fast_convergence: bool,
+    tcp_friendliness: bool,
+    hystart: bool,
+    detect: HystartDetect,
+    low_window: u32,
+    ack_delta: Time,
+    cwnd_cnt: u32,
+    last_max_cwnd: u32,
+    bic_origin_point: u32,
+    bic_k: f64,
+    delay_min: Option<Time>,
+    epoch_start: Option<Time>,
+    found: bool,
+    round_start: Time,
+    end_seq: u32,
+    last_ack: Time,
+    curr_rtt: Option<Time>,
+    sample_cnt: u32,
+    ack_cnt: u32,
+    tcp_cwnd: u32,
+    cnt: u32,
+    pending_ssthresh: Option<u32>,
+    episode: bool,
+}
+
+impl CubicNs3 {
+    pub fn new(cfg: &CubicConfig) -> Self {
+        CubicNs3 {
+            beta: cfg.beta(),
+            c: cfg.c(),
+            fast_convergence: cfg.fast_convergence,
+            tcp_friendliness: cfg.tcp_friendliness,
+            hystart: cfg.hystart(),
+            detect: cfg.hystart_detect.unwrap_or_default(),
+            low_window: cfg.hystart_low_window.unwrap_or(HYSTART_LOW_WINDOW),
+            ack_delta: cfg.hystart_ack_delta_us.unwrap_or(HYSTART_ACK_DELTA_US) as Time * 1000,
+            cwnd_cnt: 0,
+            last_max_cwnd: 0,
+            bic_origin_point: 0,
+            bic_k: 0.0,
+            delay_min: None,
+            epoch_start: None,
+            found: false,
+            round_start: 0,
+            end_seq: 0,
+            last_ack: 0,
+            curr_rtt: None,
+            sample_cnt: 0,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            cnt: 0,
+            pending_ssthresh: None,
+            episode: false,
+        }
+    }
+
+    /// `cnt` last computed by `Update`.
+    pub fn cnt(&self) -> u32 {
+        self.cnt
+    }
+
+    /// `m_lastMaxCwnd`, segments.
+    pub fn last_max_cwnd(&self) -> u32 {
+        self.last_max_cwnd
+    }
+
+    /// HyStart found the slow-start exit (`m_found`).
+    pub fn hystart_found(&self) -> bool {
+        self.found
+    }
+
+    /// `HystartReset`.
+    fn hystart_reset(&mut self, s: &CcState) {
+        self.round_start = s.now;
+        self.last_ack = s.now;
+        self.end_seq = s.snd_nxt;
+        self.curr_rtt = None;
+        self.sample_cnt = 0;
+    }
+
+    /// `TcpCubic::Update`.
+    fn update(&mut self, seg_cwnd: u32, acked: u32, now: Time) -> u32 {
+        self.ack_cnt = self.ack_cnt.wrapping_add(acked);
+        if self.epoch_start.is_none() {
+            self.epoch_start = Some(now);
+            self.ack_cnt = acked;
+            self.tcp_cwnd = seg_cwnd;
+            if self.last_max_cwnd <= seg_cwnd {
+                self.bic_k = 0.0;
+                self.bic_origin_point = seg_cwnd;
+            } else {
+                self.bic_k = ((self.last_max_cwnd - seg_cwnd) as f64 / self.c).powf(1.0 / 3.0);
+                self.bic_origin_point = self.last_max_cwnd;
+            }
+        }
+        let epoch = self.epoch_start.expect("set above");
+        let t = crate::engine::to_secs((now + self.delay_min.unwrap_or(0)).saturating_sub(epoch));
+        let offs = (t - self.bic_k).abs();
+        let delta = (self.c * offs.powi(3)) as u32;
+        let target = if t < self.bic_k {
+            self.bic_origin_point.wrapping_sub(delta)
+        } else {
+            self.bic_origin_point.wrapping_add(delta)
+        };
+        let mut cnt = if target > seg_cwnd {
+            seg_cwnd / (target - seg_cwnd)
+        } else {
+            100u32.wrapping_mul(seg_cwnd)
+        };
+        if self.last_max_cwnd == 0 && cnt > NS3_CNT_CLAMP {
+            cnt = NS3_CNT_CLAMP;
+        }
+        if self.tcp_friendliness {
+            let scale =
+                (8.0 * (1024.0 + self.beta * 1024.0) / 3.0 / (1024.0 - self.beta * 1024.0)) as u32;
+            let d = ((seg_cwnd as u64 * scale as u64) >> 3).max(1) as u32;
+            while self.ack_cnt > d {
+                self.ack_cnt -= d;
+                self.tcp_cwnd += 1;
+            }
+            if self.tcp_cwnd > seg_cwnd {
+                let max_cnt = seg_cwnd / (self.tcp_cwnd - seg_cwnd);
+                cnt = cnt.min(max_cnt);
+            }
+        }
+        self.cnt = cnt.max(2);
+        self.cnt
+    }
+}
+
+impl CongestionControl for CubicNs3 {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    /// `TcpCubic::PktsAcked` and `HystartUpdate`.
+    fn on_rtt(&mut self, s: &CcState, rtt: Time, _acked: u32) {
+        if let Some(e) = self.epoch_start {
+            if s.now.saturating_sub(e) < NS3_CUBIC_DELTA {
+                return;
+            }
+        }
+        if self.delay_min.is_none_or(|d| d > rtt) {
+            self.delay_min = Some(rtt);
+        }
+        let cwnd = s.cwnd.floor().max(1.0) as u32;
+        let ssthresh = self.pending_ssthresh.map_or(s.ssthresh, |t| t as f64);
+        if !(self.hystart && cwnd as f64 <= ssthresh && cwnd >= self.low_window) || self.found {
+            return;
+        }
+        let delay_min = self.delay_min.expect("set above");
+        let now = s.now;
+        if now.saturating_sub(self.last_ack) <= self.ack_delta {
+            self.last_ack = now;
+            if now.saturating_sub(self.round_start) > delay_min
+                && matches!(self.detect, HystartDetect::Both | HystartDetect::AckTrain)
+            {
+                self.found = true;
+            }
+        }
+        if self.sample_cnt < HYSTART_MIN_SAMPLES {
+            if self.curr_rtt.is_none_or(|c| c > rtt) {
+                self.curr_rtt = Some(rtt);
+            }
+            self.sample_cnt += 1;
+        } else {
+            let thresh =
+                (delay_min / 1000).clamp(NS3_HYSTART_DELAY_MIN_US, NS3_HYSTART_DELAY_MAX_US) * 1000;
+            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh)
+                && matches!(self.detect, HystartDetect::Both | HystartDetect::Delay)
+            {
+                self.found = true;
+            }
+        }
+        if self.found {
+            self.pending_ssthresh = Some(cwnd);
+        }
+    }
+
+    /// `TcpCubic::IncreaseWindow`.
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        self.episode = false;
+        if let Some(th) = self.pending_ssthresh.take() {
+            s.ssthresh = th as f64;
+        }
+        let mut cwnd = s.cwnd.floor().max(1.0) as u32;
+        let mut acked = acked.max(1);
+        if (cwnd as f64) < s.ssthresh {
+            if self.hystart && s.snd_una > self.end_seq {
+                self.hystart_reset(s);
+            }
+            cwnd += acked;
+            acked = 0;
+        }
+        if cwnd as f64 >= s.ssthresh && acked > 0 {
+            self.cwnd_cnt += acked;
+            let cnt = self.update(cwnd, acked, s.now);
+            if self.cwnd_cnt >= cnt {
+                cwnd += 1;
+                self.cwnd_cnt -= cnt;
+            }
+        }
+        s.cwnd = cwnd as f64;
+    }
+
+    /// `TcpCubic::GetSsThresh`.
+    fn ssthresh(&mut self, s: &CcState) -> f64 {
+        let view = reduction_view(s, self.episode);
+        self.episode = true;
+        self.pending_ssthresh = None;
+        let cwnd = view.cwnd.floor().max(1.0) as u32;
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.fast_convergence {
+            (cwnd as f64 * (1.0 + self.beta) / 2.0) as u32
+        } else {
+            cwnd
+        };
+        self.epoch_start = None;
+        ((cwnd as f64 * self.beta) as u32).max(2) as f64
+    }
+
+    fn on_recovery_exit(&mut self, _s: &mut CcState) {
+        self.episode = false;
+    }
+
+    /// `CongestionStateSet(CA_LOSS)`: `CubicReset` and `HystartReset`.
+    fn on_timeout(&mut self, s: &CcState) {
+        self.bic_origin_point = 0;
+        self.bic_k = 0.0;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+        self.delay_min = None;
+        self.found = false;
+        self.pending_ssthresh = None;
+        self.hystart_reset(s);
+    }
+}
+
+impl super::registry::Registered for CubicConfig {
+    const KIND: &'static str = "cubic";
+    const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1; \"linux\": today's Linux tcp_cubic.c; \"ns3\": ns-3 3.44 TcpCubic)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("variant", "", "\"rfc9438\", \"linux-2.6.22\", \"linux\" or \"ns3\"", "\"bsd\"", "which CUBIC"),
+        crate::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438, ns3), 0.8 (linux-2.6.22) or 717/1024 (linux)", "1.5", "multiplicative decrease β"),
+        crate::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
+        crate::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
+        crate::param!("tcp_friendliness", "", "true/false", "", "Reno-friendly region"),
+        crate::param!("hystart", "", "true/false; default false (rfc9438: HyStart++), true (linux, ns3: HyStart); none in linux-2.6.22", "", "slow-start exit"),
+        crate::param!("hystart_detect", "", "\"both\", \"ack-train\" or \"delay\" (linux, ns3)", "\"rtt\"", "HyStart detectors"),
+        crate::param!("hystart_low_window", "segments", "≥ 1; default 16 (linux, ns3)", "0", "HyStart runs from this window"),
+        crate::param!("hystart_ack_delta_us", "µs", "default 2000 (linux, ns3)", "", "ACK spacing still counted as a train"),
+        crate::param!("max_increment", "segments", "≥ 1", "0", "cap on growth per RTT"),
+        crate::param!("timestamps", "", "true/false", "", "RTT from timestamps"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CubicConfig::validate(self)
+    }
+}
+
+impl super::registry::CcAlgorithm for CubicConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Cubic::build(self)
     }
 }
 
@@ -1728,5 +2022,110 @@ mod tests {
         }
         .hystart());
         assert!(!CubicConfig::default().hystart());
+    }
+    // -------------------------------------------------- variant = "ns3"
+
+    fn ns3() -> CubicNs3 {
+        CubicNs3::new(&CubicConfig {
+            variant: CubicVariant::Ns3,
+            ..Default::default()
+        })
+    }
+
+    /// ns-3's HyStart ACK train ends slow start only once a round lasts
+    /// longer than delay_min (40 ms; Linux: delay_min/2 = 20 ms).
+    #[test]
+    fn ns3_hystart_ack_train_waits_a_full_delay_min() {
+        let mut cc = ns3();
+        let mut s = st(16.0, 1e9);
+        s.now = secs(1.0);
+        let rtt = secs(0.04);
+        let mut at = None;
+        s.snd_nxt = 1000;
+        for i in 0..200u32 {
+            s.now += 1_000_000;
+            s.snd_una += 1;
+            cc.on_rtt(&s, rtt, 1);
+            cc.on_ack(&mut s, 1);
+            if s.ssthresh < 1e9 {
+                at = Some(i);
+                break;
+            }
+        }
+        // the round starts at the first ACK (reset in IncreaseWindow after
+        // that ACK's PktsAcked): exit at the ACK 41 ms after it
+        assert_eq!(at, Some(41));
+        assert!(cc.hystart_found());
+    }
+
+    /// ns-3's delay detector needs the round's RTT above delay_min +
+    /// clamp(delay_min, 4 ms, 1 s): +39 ms on 40 ms does not exit, +41 ms
+    /// does (Linux exits at +6 ms).
+    #[test]
+    fn ns3_hystart_delay_threshold_is_delay_min() {
+        for (extra_ms, exits) in [(39u64, false), (41, true)] {
+            let mut cc = ns3();
+            let mut s = st(20.0, 1e9);
+            s.now = secs(1.0);
+            let mut seq_end = 0;
+            let mut exit = None;
+            for round in 0..3 {
+                seq_end += 20;
+                s.snd_nxt = seq_end;
+                let rtt = if round == 0 {
+                    secs(0.04)
+                } else {
+                    secs(0.04) + extra_ms * 1_000_000
+                };
+                for i in 0..20 {
+                    s.now += 5_000_000;
+                    s.snd_una += 1;
+                    cc.on_rtt(&s, rtt, 1);
+                    cc.on_ack(&mut s, 1);
+                    if s.ssthresh < 1e9 && exit.is_none() {
+                        exit = Some((round, i));
+                    }
+                }
+            }
+            assert_eq!(exit.is_some(), exits, "+{extra_ms} ms: {exit:?}");
+        }
+    }
+
+    /// ns-3 `GetSsThresh` (β = 0.7 as a double) and `Update` arithmetic:
+    /// W_max 1000, cwnd 700, delay_min 100 ms: K = (300/0.4)^(1/3) s.
+    #[test]
+    fn ns3_ssthresh_and_update_arithmetic() {
+        let mut cc = ns3();
+        assert_eq!(cc.ssthresh(&st(1000.0, 1e9)), 700.0);
+        assert_eq!(cc.last_max_cwnd(), 1000);
+        cc.on_recovery_exit(&mut st(1.0, 1.0));
+        // fast convergence: ⌊900·1.7/2⌋ = 765
+        assert_eq!(cc.ssthresh(&st(900.0, 1e9)), 630.0);
+        assert_eq!(cc.last_max_cwnd(), 765);
+        let mut cc = ns3();
+        cc.last_max_cwnd = 1000;
+        cc.delay_min = Some(secs(0.1));
+        let t0 = secs(10.0);
+        // t = 0.1 s, K = 9.0856 s: delta = ⌊0.4·8.9856³⌋ = 290, target
+        // 710, cnt = 700/10 = 70
+        assert_eq!(cc.update(700, 1, t0), 70);
+        assert!((cc.bic_k - 750f64.cbrt()).abs() < 1e-12);
+        // before any loss (W_max = 0): cnt ≤ 20
+        let mut cc = ns3();
+        assert_eq!(cc.update(100, 1, t0), 20);
+    }
+
+    /// A timeout keeps ns-3's W_max (Linux clears it).
+    #[test]
+    fn ns3_timeout_keeps_w_max() {
+        let mut cc = ns3();
+        let s = st(500.0, 1e9);
+        cc.ssthresh(&s);
+        cc.on_timeout(&s);
+        assert_eq!(cc.last_max_cwnd(), 500);
+        let mut cc = linux();
+        cc.ssthresh(&s);
+        cc.on_timeout(&s);
+        assert_eq!(cc.last_max_cwnd(), 0);
     }
 }

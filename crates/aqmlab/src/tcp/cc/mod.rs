@@ -24,7 +24,7 @@
 //! |---|---|---|
 //! | `reno` | `reno.rs` | RFC 5681 |
 //! | `newreno` | `newreno.rs` | RFC 5681 + RFC 6582 |
-//! | `cubic` | `cubic.rs` | RFC 9438; `variant = "linux-2.6.22"`: ns-2.35 tcp-linux CUBIC v2.1; `variant = "linux"`: today's Linux `tcp_cubic.c` v2.3 with HyStart |
+//! | `cubic` | `cubic.rs` | RFC 9438; `variant = "linux-2.6.22"`: ns-2.35 tcp-linux CUBIC v2.1; `variant = "linux"`: today's Linux `tcp_cubic.c` v2.3 with HyStart; `variant = "ns3"`: ns-3 3.44 `TcpCubic` |
 //! | `htcp` | `htcp.rs` | Leith & Shorten 2004, draft-leith-tcp-htcp-06, Linux `tcp_htcp.c` |
 //! | `compound` | `compound.rs` | Tan, Song, Zhang, Sridharan 2006; `variant = "ns2"`: ns-2.35 `tcp_compound.c` |
 //! | `vegas` | `vegas.rs` | Brakmo & Peterson 1995, Linux `tcp_vegas.c` |
