@@ -11,6 +11,8 @@ start=$(date +%s)
 venv=${AQMLAB_VENV:-target/pyvenv}
 py=${PYTHON:-python3}
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+venv=$(cd "$venv" && pwd)
+export PATH="$venv/bin:$PATH"   # maturin's build hook looks for `maturin` on PATH
 "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin
 # The package and its test extras (pytest, dask[distributed], nbclient, ...).
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation './python[test]'
@@ -20,10 +22,9 @@ echo "python: venv and package installed in $((installed - start)) s"
 # The README's one-liner, from the repository root.
 "$venv/bin/python" -c "import aqmlab; print(aqmlab.run('scenarios/aqm-compare.toml').flows.head())"
 
-"$venv/bin/ruff" check python examples
-"$venv/bin/ruff" format --check python examples
+(cd python && ruff check . ../examples && ruff format --check . ../examples)
 
 # The tests compare against the CLI built from this checkout.
 cargo build --release --locked -q -p aqmlab-cli
-(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "../$venv/bin/python" -m pytest -q tests)
+(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/python" -m pytest -q tests)
 echo "python: tests took $(($(date +%s) - installed)) s, $(($(date +%s) - start)) s in all"

@@ -137,8 +137,14 @@ def stop(procs: list[subprocess.Popen]) -> None:
 @pytest.mark.timeout(240)
 def test_dask_cluster_gives_the_local_table(local, base, tmp_path):
     distributed = pytest.importorskip("distributed")
-    dask_cli = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    worker_cli = [sys.executable, "-m", "distributed.cli.dask_worker"]
+    # The `dask` command of this interpreter's environment (as a user types
+    # `dask scheduler`), else the same programs as modules.
+    dask = Path(sys.executable).with_name("dask")
+    if dask.exists():
+        dask_cli, worker_cli = [str(dask), "scheduler"], [str(dask), "worker"]
+    else:
+        dask_cli = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+        worker_cli = [sys.executable, "-m", "distributed.cli.dask_worker"]
     port = free_port()
     addr = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
