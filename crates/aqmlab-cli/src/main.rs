@@ -4,38 +4,15 @@
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
 mod bench;
-mod plot;
-mod progress;
-mod reproduce;
 mod run;
 mod sweep;
 
+// The reproductions, plots, progress and the error type live in the library
+// half (src/lib.rs), so other crates can call them.
+pub use aqmlab_cli::{plot, progress, repo_root, reproduce, CliError, CliResult};
+
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// An error, classified for the exit code.
-#[derive(Debug)]
-pub enum CliError {
-    /// The user's input is wrong: exit 2.
-    Input(String),
-    /// Something failed that is not the user's fault: exit 1.
-    Internal(String),
-}
-
-impl From<aqmlab::ScenarioError> for CliError {
-    fn from(e: aqmlab::ScenarioError) -> Self {
-        CliError::Input(e.to_string())
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::Internal(e.to_string())
-    }
-}
-
-pub type CliResult<T = ()> = Result<T, CliError>;
 
 #[derive(Parser)]
 #[command(
@@ -58,11 +35,6 @@ enum Cmd {
     Reproduce(reproduce::ReproduceArgs),
     /// Run the fixed benchmark scenarios and print events/s, speed and peak memory.
     Bench(bench::BenchArgs),
-}
-
-/// Where the repository's scenario files are (for commands that read them).
-pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn main() -> ExitCode {

@@ -2,6 +2,7 @@
 //! (`--duration`): the paper's numbers are printed beside
 //! ours, and the report, the tables and the plots are written.
 
+use aqmlab_cli::reproduce::table::{read_csv, HEADER};
 use assert_cmd::Command;
 use std::fs;
 
@@ -58,17 +59,17 @@ fn reproduce_markmax_writes_tables_report_and_plots() {
         assert!(report.contains(t), "report lacks {t}");
     }
     let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "scheme,delta_ratio,queue,variant,metric,paper,aqmlab,aqmlab_sd,difference,runs"
-    );
+    assert_eq!(csv.lines().next().unwrap(), HEADER.join(","));
+    let rows = read_csv(&out.join("tables.csv")).unwrap();
     // 16 paper cells × 3 metrics carry the paper's number
-    let with_paper = lines
-        .filter(|l| l.split(',').nth(5).is_some_and(|p| !p.is_empty()))
-        .count();
-    assert_eq!(with_paper, 16 * 3);
-    assert!(csv.contains("1,7,MarkMax,main,J,0.9625,"), "{csv}");
+    assert_eq!(rows.iter().filter(|r| r.paper.is_some()).count(), 16 * 3);
+    assert!(
+        rows.iter().any(|r| r.table == "scheme 1"
+            && r.row == "MarkMax, delta_ratio=7"
+            && r.column == "J"
+            && r.paper == Some(0.9625)),
+        "{csv}"
+    );
     for p in [
         "cwnd_ratio7.png",
         "cwnd_ratio7.svg",

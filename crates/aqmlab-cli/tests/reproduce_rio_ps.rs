@@ -2,6 +2,7 @@
 //! (`--duration`): the paper's tables are printed beside ours,
 //! and the report, the CSV table and the plot are written.
 
+use aqmlab_cli::reproduce::table::{read_csv, HEADER};
 use assert_cmd::Command;
 use std::fs;
 
@@ -63,30 +64,22 @@ fn reproduce_rio_ps_writes_tables_report_and_plot() {
         assert!(report.contains(t), "report lacks {t}");
     }
     let csv = fs::read_to_string(out.join("tables.csv")).unwrap();
-    assert_eq!(
-        csv.lines().next().unwrap(),
-        "experiment,config,scheme,metric,paper,aqmlab,runs"
-    );
+    assert_eq!(csv.lines().next().unwrap(), HEADER.join(","));
+    let rows = read_csv(&out.join("tables.csv")).unwrap();
     // 2 rates × 3 classes × 3 schemes goodput cells, with the paper's number
-    assert_eq!(
-        csv.lines()
-            .filter(|l| l.starts_with("goodput,") && l.contains(",goodput_Bps,"))
-            .count(),
-        18
-    );
+    let goodput: Vec<_> = rows.iter().filter(|r| r.table == "goodput").collect();
+    assert_eq!(goodput.len(), 18);
+    assert!(goodput
+        .iter()
+        .all(|r| r.paper.is_some() && r.unit == "bytes/s"));
     // the goodput cells: aqmlab's "All" is within 10% of the link rate in B/s
-    for l in csv
-        .lines()
-        .filter(|l| l.starts_with("goodput,") && l.contains(" All,"))
-    {
-        let f: Vec<&str> = l.split(',').collect();
-        let rate = if f[1].starts_with("1.25") {
+    for r in goodput.iter().filter(|r| r.row.ends_with(" All")) {
+        let rate = if r.row.starts_with("1.25") {
             156_250.0
         } else {
             187_500.0
         };
-        let v: f64 = f[5].parse().unwrap();
-        assert!((v / rate - 1.0).abs() < 0.1, "{l}");
+        assert!((r.aqmlab_mean / rate - 1.0).abs() < 0.1, "{r:?}");
     }
     let png = out.join("rt_relative_to_red.png");
     assert!(fs::metadata(&png).unwrap().len() > 1000);
@@ -96,18 +89,19 @@ fn reproduce_rio_ps_writes_tables_report_and_plot() {
         stdout.contains("short drop %") && report.contains("Drop and mark rates by packet class")
     );
     let cell = |exp: &str, scheme: &str, metric: &str| -> f64 {
-        let l = csv
-            .lines()
-            .find(|l| l.starts_with(&format!("web,{exp},{scheme},{metric},")))
-            .unwrap_or_else(|| panic!("no {exp} {scheme} {metric}"));
-        l.split(',').nth(5).unwrap().parse().unwrap()
+        rows.iter()
+            .find(|r| {
+                r.table == format!("web {exp}: per class") && r.row == scheme && r.column == metric
+            })
+            .unwrap_or_else(|| panic!("no {exp} {scheme} {metric}"))
+            .aqmlab_mean
     };
     for exp in ["Exp1 (ITO=3s)", "Exp1 (ITO=1s)", "Exp2 (ITO=3s)"] {
-        let short = cell(exp, "RIO-PS", "short_drop_pct") + cell(exp, "RIO-PS", "short_mark_pct");
-        let long = cell(exp, "RIO-PS", "long_drop_pct") + cell(exp, "RIO-PS", "long_mark_pct");
+        let short = cell(exp, "RIO-PS", "short_drop") + cell(exp, "RIO-PS", "short_mark");
+        let long = cell(exp, "RIO-PS", "long_drop") + cell(exp, "RIO-PS", "long_mark");
         assert!(short < long, "{exp}: short {short} % vs long {long} %");
         assert_eq!(
-            cell(exp, "DropTail", "short_mark_pct"),
+            cell(exp, "DropTail", "short_mark"),
             0.0,
             "DropTail never marks"
         );

@@ -2,6 +2,7 @@
 //! running many simulations in parallel with a progress bar.
 
 use crate::progress::par_map;
+use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
 use std::fmt::Write as _;
 
@@ -56,4 +57,17 @@ pub fn md_rows(head: &[String], rows: &[Vec<String>]) -> String {
 /// progress bar over the runs; results come back in input order.
 pub fn run_all(label: &str, jobs: &[(&Scenario, u64)]) -> Vec<RunResult> {
     par_map(label, jobs, |(sc, seed)| Simulation::new(sc, *seed).run())
+}
+
+/// Packet conservation (sent = delivered + dropped + in flight) in run `r`,
+/// or an internal error naming the scenario and seed.
+pub fn check_conservation(r: &RunResult) -> CliResult {
+    if r.conservation.holds() {
+        Ok(())
+    } else {
+        Err(CliError::Internal(format!(
+            "{} seed {}: packet conservation violated: {:?}",
+            r.scenario, r.seed, r.conservation
+        )))
+    }
 }

@@ -27,7 +27,10 @@
 //! quick checks and tests or for longer looks at convergence; the report
 //! then says so.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::paper::Paper;
+use super::stats::Summary;
+use super::table::{write_csv, TableRow};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
@@ -38,6 +41,7 @@ use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario, Simulation};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 const SCHEME1_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme1.toml");
@@ -60,7 +64,13 @@ const MU_BPS: f64 = 70e6;
 const THETA: f64 = 240.0;
 const BETA: f64 = 0.5;
 
-// ---- the paper's numbers, copied exactly as printed ------------------------
+// ---- the paper's numbers: scenarios/papers/markmax/paper.toml ------------
+
+const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/markmax/paper.toml");
+
+/// The δ2/δ1 values of the paper's tables, per scheme (the experiment
+/// matrix: every one is run).
+const RATIOS: [[f64; 4]; 2] = [[3.0, 7.0, 10.0, 20.0], [7.0, 10.0, 20.0, 50.0]];
 
 /// One row of the paper's tables: δ2/δ1; J, ρ, T̄ (ms) under DropTail; the
 /// same under MarkMax.
@@ -70,60 +80,41 @@ struct PaperRow {
     mm: [f64; 3],
 }
 
-/// Slides, "NS2 simulations – results scheme1" (two flows).
-const PAPER_SCHEME1: [PaperRow; 4] = [
-    PaperRow {
-        ratio: 3.0,
-        dt: [0.9893, 0.9751, 8.9],
-        mm: [0.9853, 0.9999, 9.9],
-    },
-    PaperRow {
-        ratio: 7.0,
-        dt: [0.7540, 0.9720, 8.5],
-        mm: [0.9625, 0.9999, 9.3],
-    },
-    PaperRow {
-        ratio: 10.0,
-        dt: [0.5361, 0.9563, 7.9],
-        mm: [0.9494, 0.9999, 9.1],
-    },
-    PaperRow {
-        ratio: 20.0,
-        dt: [0.5484, 0.9993, 7.8],
-        mm: [0.9561, 0.9994, 8.4],
-    },
-];
+static PAPER: OnceLock<[[PaperRow; 4]; 2]> = OnceLock::new();
 
-/// Slides, "NS2 simulations – results scheme2" (three flows, δ3 = δ2).
-const PAPER_SCHEME2: [PaperRow; 4] = [
-    PaperRow {
-        ratio: 7.0,
-        dt: [0.8561, 0.9338, 3.9],
-        mm: [0.9637, 0.9600, 4.7],
-    },
-    PaperRow {
-        ratio: 10.0,
-        dt: [0.7769, 0.9497, 3.6],
-        mm: [0.9632, 0.9510, 4.5],
-    },
-    PaperRow {
-        ratio: 20.0,
-        dt: [0.6910, 0.9146, 3.2],
-        mm: [0.9228, 0.9702, 4.7],
-    },
-    PaperRow {
-        ratio: 50.0,
-        dt: [0.5244, 0.9262, 3.3],
-        mm: [0.8572, 0.9937, 5.7],
-    },
-];
-
-fn paper_rows(scheme: usize) -> &'static [PaperRow; 4] {
-    if scheme == 1 {
-        &PAPER_SCHEME1
-    } else {
-        &PAPER_SCHEME2
+/// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
+/// error there).
+fn load_paper() -> CliResult<&'static [[PaperRow; 4]; 2]> {
+    if let Some(p) = PAPER.get() {
+        return Ok(p);
     }
+    let p = Paper::parse(PAPER_TOML, "scenarios/papers/markmax/paper.toml")?;
+    let three = |table: &str, q: &str, r: f64| -> CliResult<[f64; 3]> {
+        let row = format!("{q}, delta_ratio={r}");
+        let v = |c: &str| p.get(table, &row, c).map(|x| x.value);
+        Ok([v("J")?, v("rho")?, v("T_ms")?])
+    };
+    let mut rows: Vec<PaperRow> = Vec::new();
+    for (si, ratios) in RATIOS.iter().enumerate() {
+        let table = format!("scheme {}", si + 1);
+        for &ratio in ratios {
+            rows.push(PaperRow {
+                ratio,
+                dt: three(&table, "DropTail", ratio)?,
+                mm: three(&table, "MarkMax", ratio)?,
+            });
+        }
+    }
+    let mut it = rows.into_iter();
+    let mut four = || -> [PaperRow; 4] { std::array::from_fn(|_| it.next().expect("4 rows")) };
+    let both = [four(), four()];
+    Ok(PAPER.get_or_init(|| both))
+}
+
+/// The paper's rows of a scheme (1 or 2).
+fn paper_rows(scheme: usize) -> &'static [PaperRow; 4] {
+    let p = load_paper().expect("paper.toml is read and checked at the start of run");
+    &p[if scheme == 1 { 0 } else { 1 }]
 }
 
 // ---- configurations ------------------------------------------------------
@@ -328,12 +319,7 @@ fn summarize(
     warm: f64,
     keep_cwnd: bool,
 ) -> CliResult<RunSummary> {
-    if !b.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "{} seed {}: packet conservation violated: {:?}",
-            b.scenario, b.seed, b.conservation
-        )));
-    }
+    check_conservation(b)?;
     let miss = || CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
     let (qa, qb) = (
         a.queue(BOTTLENECK).ok_or_else(miss)?,
@@ -413,24 +399,14 @@ fn summarize(
 
 // ---- aggregation ---------------------------------------------------------
 
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n.max(1.0);
-    let sd = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, sd)
-}
-
 struct Agg<'a> {
     runs: Vec<&'a RunSummary>,
 }
 
 impl Agg<'_> {
     fn ms(&self, f: impl Fn(&RunSummary) -> f64) -> (f64, f64) {
-        mean_sd(&self.runs.iter().map(|r| f(r)).collect::<Vec<_>>())
+        let s = Summary::of(self.runs.iter().map(|r| f(r)));
+        (if s.n == 0 { 0.0 } else { s.mean }, s.sd)
     }
     fn m(&self, f: impl Fn(&RunSummary) -> f64) -> f64 {
         self.ms(f).0
@@ -447,7 +423,8 @@ fn ours(a: &Agg) -> [f64; 3] {
 
 // ---- the command ---------------------------------------------------------
 
-pub fn run(o: &Opts, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    load_paper()?;
     let wall = Instant::now();
     let seeds = o.seeds;
     let (dur, warm, shortened) = timing(o)?;
@@ -521,12 +498,37 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let tables = print_tables(&ctx);
     print!("{tables}");
 
-    // plots
+    plot_cwnd(&ctx, out)?;
+    plot_bars(&ctx, out)?;
+    let rows = table_rows(&ctx);
+    write_csv(&rows, &out.join("tables.csv"))?;
+    let rep = report(&ctx, &tables);
+    std::fs::write(out.join("report.md"), rep)?;
+
+    let events: u64 = results.iter().map(|r| r.events).sum();
+    println!(
+        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
+         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
+        jobs.len(),
+        seeds,
+        configs.len(),
+        dur,
+        warm,
+        events as f64 / 1e6,
+        wall.elapsed().as_secs_f64(),
+        rayon::current_num_threads(),
+        out.display()
+    );
+    Ok(rows)
+}
+
+/// The cwnd figures (scheme 1, δ2/δ1 = 7 and 10, seed 1).
+fn plot_cwnd(cx: &Ctx, out: &Path) -> CliResult {
     for ratio in [7.0, 10.0] {
         let panels: Vec<(String, Vec<plot::Series>)> = [Queue::DropTail, Queue::MarkMax]
             .iter()
             .map(|&q| {
-                let a = &aggs[find(1, ratio, q, Variant::Main)];
+                let a = &cx.aggs[(cx.find)(1, ratio, q, Variant::Main)];
                 let traces = a
                     .runs
                     .first()
@@ -558,7 +560,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                 .map(|&(_, y)| y)
                 .fold(0.0f64, f64::max)
         };
-        let (late, early) = (after(&|t| t >= warm), after(&|t| t < warm));
+        let (late, early) = (after(&|t| t >= cx.warm), after(&|t| t < cx.warm));
         let y_max = (early > 1.15 * late && late > 0.0).then_some(1.15 * late);
         plot::panel_lines(
             &PanelLines {
@@ -570,7 +572,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                             format!("; slow-start peaks (up to {early:.0} segments) clipped"),
                         None => String::new(),
                     },
-                    if shortened {
+                    if cx.shortened {
                         " (run length set by --duration)"
                     } else {
                         ""
@@ -584,25 +586,6 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             &out.join(format!("cwnd_ratio{ratio:.0}")),
         )?;
     }
-    plot_bars(&ctx, out)?;
-    write_csv(&ctx, &out.join("tables.csv"))?;
-    let rep = report(&ctx, &tables);
-    std::fs::write(out.join("report.md"), rep)?;
-
-    let events: u64 = results.iter().map(|r| r.events).sum();
-    println!(
-        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
-         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
-        jobs.len(),
-        seeds,
-        configs.len(),
-        dur,
-        warm,
-        events as f64 / 1e6,
-        wall.elapsed().as_secs_f64(),
-        rayon::current_num_threads(),
-        out.display()
-    );
     Ok(())
 }
 
@@ -691,75 +674,61 @@ fn print_tables(cx: &Ctx) -> String {
     s
 }
 
-fn write_csv(cx: &Ctx, path: &Path) -> CliResult {
-    let mut s = String::from(
-        "scheme,delta_ratio,queue,variant,metric,paper,aqmlab,aqmlab_sd,difference,runs\n",
-    );
+/// Units of [`METRIC`].
+const METRIC_UNIT: [&str; 3] = ["Jain's index", "fraction of capacity", "ms"];
+
+/// Every configuration's numbers in the long format: table `scheme N` (the
+/// paper's reading) or `scheme N, <reading>`, row `<queue>, delta_ratio=<r>`.
+fn table_rows(cx: &Ctx) -> Vec<TableRow> {
+    let mut rows = Vec::new();
     for (c, a) in cx.configs.iter().zip(cx.aggs) {
-        let row = paper_rows(c.scheme).iter().find(|r| r.ratio == c.ratio);
-        let paper = row.map(|r| {
-            if c.queue == Queue::DropTail {
-                r.dt
-            } else {
-                r.mm
-            }
-        });
+        let table = match c.variant {
+            Variant::Main => format!("scheme {}", c.scheme),
+            v => format!("scheme {}, {}", c.scheme, v.label()),
+        };
+        let row = format!("{}, delta_ratio={}", c.queue.name(), c.ratio);
+        let paper = paper_rows(c.scheme)
+            .iter()
+            .find(|r| r.ratio == c.ratio)
+            .filter(|_| c.variant == Variant::Main)
+            .map(|r| {
+                if c.queue == Queue::DropTail {
+                    r.dt
+                } else {
+                    r.mm
+                }
+            });
+        let n = a.n() as u64;
+        let mut push = |column: String, unit: &str, p: Option<f64>, (m, sd): (f64, f64)| {
+            rows.push(TableRow::new(&table, &row, column, unit, p, m, sd, n));
+        };
         let vals: [(f64, f64); 3] = [a.ms(|r| r.j), a.ms(|r| r.rho), a.ms(|r| r.t_ms)];
         for k in 0..3 {
-            let (m, sd) = vals[k];
-            let (p, d) = match (paper, c.variant) {
-                (Some(p), Variant::Main) => (format!("{}", p[k]), format!("{:.6}", m - p[k])),
-                _ => (String::new(), String::new()),
-            };
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{p},{m:.6},{sd:.6},{d},{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                METRIC[k],
-                a.n()
+            push(
+                METRIC[k].into(),
+                METRIC_UNIT[k],
+                paper.map(|p| p[k]),
+                vals[k],
             );
         }
         let nf = a.runs.first().map(|r| r.goodput.len()).unwrap_or(0);
         for i in 0..nf {
-            let (m, sd) = a.ms(|r| r.goodput[i] / 1e6);
-            let _ = writeln!(
-                s,
-                "{},{},{},{},goodput_f{}_Mbps,,{m:.6},{sd:.6},,{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                i + 1,
-                a.n()
-            );
+            let v = a.ms(|r| r.goodput[i] / 1e6);
+            push(format!("goodput_f{}", i + 1), "Mbit/s", None, v);
         }
-        for (metric, f) in [
-            (
-                "J_whole_run",
-                &(|r: &RunSummary| r.j_all) as &dyn Fn(&RunSummary) -> f64,
-            ),
-            ("rho_whole_run", &|r: &RunSummary| r.rho_all),
-            ("T_ms_whole_run", &|r: &RunSummary| r.t_all_ms),
-            ("mean_queue_pkts", &|r: &RunSummary| r.mean_q),
-            ("max_queue_pkts", &|r: &RunSummary| r.max_q),
-        ] {
-            let (m, sd) = a.ms(f);
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{metric},,{m:.6},{sd:.6},,{}",
-                c.scheme,
-                c.ratio,
-                c.queue.name(),
-                c.variant.label(),
-                a.n()
-            );
+        type Per = fn(&RunSummary) -> f64;
+        let whole: [(&str, &str, Per); 5] = [
+            ("J_whole_run", METRIC_UNIT[0], |r| r.j_all),
+            ("rho_whole_run", METRIC_UNIT[1], |r| r.rho_all),
+            ("T_whole_run", METRIC_UNIT[2], |r| r.t_all_ms),
+            ("mean_queue", "packets", |r| r.mean_q),
+            ("max_queue", "packets", |r| r.max_q),
+        ];
+        for (column, unit, f) in whole {
+            push(column.into(), unit, None, a.ms(f));
         }
     }
-    std::fs::write(path, s)?;
-    Ok(())
+    rows
 }
 
 fn plot_bars(cx: &Ctx, out: &Path) -> CliResult {
@@ -1530,6 +1499,17 @@ fn checks(cx: &Ctx) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paper_numbers_load_from_the_toml() {
+        let r = &load_paper().unwrap()[0][1];
+        assert_eq!(
+            (r.ratio, r.dt, r.mm),
+            (7.0, [0.754, 0.972, 8.5], [0.9625, 0.9999, 9.3])
+        );
+        let r = &paper_rows(2)[3];
+        assert_eq!((r.ratio, r.dt[0], r.mm[2]), (50.0, 0.5244, 5.7));
+    }
 
     #[test]
     fn summary_verdict_follows_the_count() {

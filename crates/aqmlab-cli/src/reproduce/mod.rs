@@ -1,17 +1,27 @@
 //! `aqmlab reproduce PAPER`: run a paper's experiment and print its numbers
 //! beside ours.
+//!
+//! One entry point, [`reproduce`], for the command line and for library
+//! callers: it checks the options, runs the paper's experiment matrix, writes
+//! the report, plots and `tables.csv` (one long-format schema for every
+//! paper, [`table::TableRow`]) and returns the table rows.
 
 pub mod codel_highspeed_tcp;
 pub mod common;
 pub mod markmax;
 pub mod maxnet_mice;
+pub mod paper;
 pub mod red_gateway;
 pub mod rio_ps;
+pub mod stats;
+pub mod table;
+pub mod template;
 pub mod verdict;
 
-use crate::CliResult;
+use crate::{CliError, CliResult};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+pub use table::TableRow;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Paper {
@@ -33,7 +43,7 @@ pub enum Paper {
 
 impl Paper {
     /// Seeds per configuration when `--seeds` is not given.
-    fn default_seeds(self) -> u64 {
+    pub fn default_seeds(self) -> u64 {
         match self {
             Paper::RedGateway => 10,       // the paper's ten runs per case
             Paper::CodelHighspeedTcp => 3, // the paper reports one run; 3 show the spread
@@ -41,6 +51,21 @@ impl Paper {
             Paper::RioPs => 2,             // 4000 s web runs; the paper reports one run
             Paper::MaxnetMice => 10,       // testbed runs; seeds move the elephant's phase
         }
+    }
+
+    /// The paper from its command-line name (`red-gateway`, …), or an
+    /// input error listing the names.
+    pub fn from_name(name: &str) -> CliResult<Paper> {
+        <Paper as ValueEnum>::from_str(name, false).map_err(|_| {
+            let names: Vec<String> = Paper::value_variants()
+                .iter()
+                .filter_map(|p| p.to_possible_value().map(|v| v.get_name().to_string()))
+                .collect();
+            CliError::Input(format!(
+                "paper `{name}`: unknown; one of {}",
+                names.join(", ")
+            ))
+        })
     }
 
     fn default_out(self) -> PathBuf {
@@ -82,7 +107,7 @@ pub struct ReproduceArgs {
     pub load: Option<f64>,
 }
 
-/// What every reproduction takes from the command line, checked.
+/// What every reproduction takes from its caller, checked by [`reproduce`].
 #[derive(Clone, Debug)]
 pub struct Opts {
     /// Seeds per configuration (1..=seeds).
@@ -94,74 +119,121 @@ pub struct Opts {
 }
 
 impl Opts {
+    /// The paper's defaults: its number of seeds, its run length and load.
+    pub fn defaults(paper: Paper) -> Opts {
+        Opts {
+            seeds: paper.default_seeds(),
+            duration_s: None,
+            load: None,
+        }
+    }
+
     /// The run length: `--duration` if given (at least `min_s` seconds,
     /// else an input error naming the paper's constraint), else `paper_s`.
     /// The flag says whether it differs from the paper's.
     pub fn duration_or(&self, paper_s: f64, min_s: f64, why: &str) -> CliResult<(f64, bool)> {
         match self.duration_s {
             None => Ok((paper_s, false)),
-            Some(d) if d < min_s => Err(crate::CliError::Input(format!(
+            Some(d) if d < min_s => Err(CliError::Input(format!(
                 "--duration: must be at least {min_s} s ({why}), got {d} s"
             ))),
             Some(d) => Ok((d, (d - paper_s).abs() > 1e-9)),
         }
     }
+
+    /// The options that apply to `paper`, with values in range.
+    fn check(&self, paper: Paper) -> CliResult {
+        if self.seeds == 0 {
+            return Err(CliError::Input("--seeds must be at least 1".into()));
+        }
+        if let Some(d) = self.duration_s {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(CliError::Input(format!(
+                    "--duration: must be positive, got {d} s"
+                )));
+            }
+            if matches!(paper, Paper::RedGateway) {
+                return Err(CliError::Input(
+                    "--duration: red-gateway's tables count drops and timeouts over the paper's \
+                     30 s runs (already about 10 s in all), so its run length is fixed"
+                        .into(),
+                ));
+            }
+        }
+        if let Some(l) = self.load {
+            if !matches!(paper, Paper::RioPs) {
+                return Err(CliError::Input(
+                    "--load: only rio-ps has an offered-load knob (its web workload)".into(),
+                ));
+            }
+            if !(l > 0.0 && l <= 2.0) {
+                return Err(CliError::Input(format!(
+                    "--load: a fraction of the bottleneck in (0, 2], got {l}"
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
-pub fn main(a: ReproduceArgs) -> CliResult {
-    let seeds = a.seeds.unwrap_or(a.paper.default_seeds());
-    if seeds == 0 {
-        return Err(crate::CliError::Input("--seeds must be at least 1".into()));
+/// `--duration`'s text ("600s", "10min") in seconds.
+pub fn parse_duration(d: &str) -> CliResult<f64> {
+    let t = aqmlab::scenario::units::parse_duration(d)
+        .map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
+    if t == 0 {
+        return Err(CliError::Input(format!(
+            "--duration `{d}`: must be positive"
+        )));
     }
+    Ok(t as f64 / 1e9)
+}
+
+/// Reproduce `paper` (its command-line name, e.g. `"red-gateway"`) with
+/// `opts`: run its experiment, write the report, plots and `tables.csv` to
+/// `out` (a temporary directory, removed afterwards, when `None`) and return
+/// the long-format table rows. Bad options are [`CliError::Input`] and write
+/// nothing.
+pub fn reproduce(paper: &str, opts: &Opts, out: Option<&Path>) -> CliResult<Vec<TableRow>> {
+    let p = Paper::from_name(paper)?;
+    opts.check(p)?;
+    match out {
+        Some(dir) => run_paper(p, opts, dir),
+        None => {
+            let tmp = tempfile::tempdir()?;
+            run_paper(p, opts, tmp.path())
+        }
+    }
+}
+
+/// The one runner: dispatch to the paper's driver.
+fn run_paper(p: Paper, o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    match p {
+        Paper::RedGateway => red_gateway::run(o.seeds, out),
+        Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(o, out),
+        Paper::Markmax => markmax::run(o, out),
+        Paper::RioPs => rio_ps::run(o, out),
+        Paper::MaxnetMice => maxnet_mice::run(o, out),
+    }
+}
+
+/// `aqmlab reproduce …` from the command line.
+pub fn main(a: ReproduceArgs) -> CliResult {
     if let Some(j) = a.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
             .build_global()
-            .map_err(|e| crate::CliError::Internal(e.to_string()))?;
-    }
-    let duration_s = match &a.duration {
-        None => None,
-        Some(d) => {
-            let t = aqmlab::scenario::units::parse_duration(d)
-                .map_err(|m| crate::CliError::Input(format!("--duration `{d}`: {m}")))?;
-            if t == 0 {
-                return Err(crate::CliError::Input(format!(
-                    "--duration `{d}`: must be positive"
-                )));
-            }
-            Some(t as f64 / 1e9)
-        }
-    };
-    if matches!(a.paper, Paper::RedGateway) && duration_s.is_some() {
-        return Err(crate::CliError::Input(
-            "--duration: red-gateway's tables count drops and timeouts over the paper's 30 s runs \
-             (already about 10 s in all), so its run length is fixed"
-                .into(),
-        ));
-    }
-    if let Some(l) = a.load {
-        if !matches!(a.paper, Paper::RioPs) {
-            return Err(crate::CliError::Input(
-                "--load: only rio-ps has an offered-load knob (its web workload)".into(),
-            ));
-        }
-        if !(l > 0.0 && l <= 2.0) {
-            return Err(crate::CliError::Input(format!(
-                "--load: a fraction of the bottleneck in (0, 2], got {l}"
-            )));
-        }
+            .map_err(|e| CliError::Internal(e.to_string()))?;
     }
     let o = Opts {
-        seeds,
-        duration_s,
+        seeds: a.seeds.unwrap_or(a.paper.default_seeds()),
+        duration_s: a.duration.as_deref().map(parse_duration).transpose()?,
         load: a.load,
     };
+    let name = a
+        .paper
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
     let out = a.out.unwrap_or_else(|| a.paper.default_out());
-    match a.paper {
-        Paper::RedGateway => red_gateway::run(o.seeds, &out),
-        Paper::CodelHighspeedTcp => codel_highspeed_tcp::run(&o, &out),
-        Paper::Markmax => markmax::run(&o, &out),
-        Paper::RioPs => rio_ps::run(&o, &out),
-        Paper::MaxnetMice => maxnet_mice::run(&o, &out),
-    }
+    reproduce(&name, &o, Some(&out)).map(|_| ())
 }

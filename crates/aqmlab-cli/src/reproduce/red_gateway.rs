@@ -17,7 +17,10 @@
 //! are scaled by `5/N` to match. Usage itself is never scaled. Per-run means
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::paper::Paper;
+use super::stats::Summary;
+use super::table::{write_csv, TableRow};
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
@@ -86,35 +89,63 @@ const PAPER_RUNS: f64 = 10.0;
 /// Simulated seconds summed in the paper's Table IV, implied by its Usage row.
 const PAPER_T4_SECONDS: f64 = 150.0;
 
-// ---- the paper's numbers, copied exactly as printed -------------------------
+// ---- the paper's numbers: scenarios/papers/red-gateway/paper.toml --------
 
-/// Table I. The total number of retransmission timeouts (C1..C5, Total).
-/// Note: the B2 row sums to 9, the paper prints a total of 8.
-const PAPER_T1: [[f64; 6]; 3] = [
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [1.0, 3.0, 3.0, 2.0, 0.0, 8.0],
-    [3.0, 3.0, 2.0, 31.0, 0.0, 39.0],
-];
-/// Table II. The total number of packets dropped (C1..C5, Total). The text
-/// calls these "the total number of packets (in thousands) dropped".
-const PAPER_T2: [[f64; 6]; 3] = [
-    [59.0, 122.0, 131.0, 126.0, 9.0, 447.0],
-    [260.0, 145.0, 149.0, 141.0, 132.0, 827.0],
-    [268.0, 139.0, 157.0, 154.0, 155.0, 873.0],
-];
-/// Table III. The total number of segments received (thousands; C1..C5).
-const PAPER_T3: [[f64; 5]; 3] = [
-    [651.0, 230.0, 258.0, 239.0, 478.0],
-    [582.0, 305.0, 267.0, 240.0, 153.0],
-    [573.0, 333.0, 334.0, 318.0, 124.0],
-];
-/// Table III, column Usage.
-const PAPER_T3_USAGE: [f64; 3] = [0.55, 0.46, 0.50];
-/// Table IV. The performances for different MaxP (columns as in `MAX_P`).
-const PAPER_T4_GOODPUT: [f64; 5] = [1267.0, 1234.0, 1089.0, 1198.0, 1217.0];
-const PAPER_T4_USAGE: [f64; 5] = [0.75, 0.73, 0.64, 0.71, 0.72];
-const PAPER_T4_DROPS: [f64; 5] = [359.0, 341.0, 362.0, 365.0, 316.0];
-const PAPER_T4_RTO: [f64; 5] = [18.0, 21.0, 44.0, 17.0, 9.0];
+const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/paper.toml");
+
+/// The paper's tables as printed (rows B1..B3 or MaxP as in [`MAX_P`]).
+struct Numbers {
+    /// Table I, retransmission timeouts: C1..C5, Total.
+    t1: [[f64; 6]; 3],
+    /// Table II, packets dropped: C1..C5, Total.
+    t2: [[f64; 6]; 3],
+    /// Table III, segments received (thousands): C1..C5.
+    t3: [[f64; 5]; 3],
+    /// Table III, usage.
+    t3_usage: [f64; 3],
+    /// Table IV, per MaxP: goodput (thousands), usage, drops, timeouts.
+    t4_goodput: [f64; 5],
+    t4_usage: [f64; 5],
+    t4_drops: [f64; 5],
+    t4_rto: [f64; 5],
+}
+
+impl Numbers {
+    fn load() -> CliResult<Numbers> {
+        let p = Paper::parse(PAPER_TOML, "scenarios/papers/red-gateway/paper.toml")?;
+        let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
+        let cases = ["B1", "B2", "B3"];
+        let senders = ["C1", "C2", "C3", "C4", "C5", "Total"];
+        let mut n = Numbers {
+            t1: [[0.0; 6]; 3],
+            t2: [[0.0; 6]; 3],
+            t3: [[0.0; 5]; 3],
+            t3_usage: [0.0; 3],
+            t4_goodput: [0.0; 5],
+            t4_usage: [0.0; 5],
+            t4_drops: [0.0; 5],
+            t4_rto: [0.0; 5],
+        };
+        for (ci, case) in cases.iter().enumerate() {
+            for (si, snd) in senders.iter().enumerate() {
+                n.t1[ci][si] = v("Table I", case, snd)?;
+                n.t2[ci][si] = v("Table II", case, snd)?;
+                if si < 5 {
+                    n.t3[ci][si] = v("Table III", case, snd)?;
+                }
+            }
+            n.t3_usage[ci] = v("Table III", case, "usage")?;
+        }
+        for (k, mp) in MAX_P.iter().enumerate() {
+            let row = format!("MaxP={mp}");
+            n.t4_goodput[k] = v("Table IV", &row, "goodput_k")?;
+            n.t4_usage[k] = v("Table IV", &row, "usage")?;
+            n.t4_drops[k] = v("Table IV", &row, "drops")?;
+            n.t4_rto[k] = v("Table IV", &row, "rto")?;
+        }
+        Ok(n)
+    }
+}
 
 // ---- runs ---------------------------------------------------------------
 
@@ -153,12 +184,7 @@ struct RunSummary {
 }
 
 fn summarize(r: &RunResult) -> CliResult<RunSummary> {
-    if !r.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "{} seed {}: packet conservation violated: {:?}",
-            r.scenario, r.seed, r.conservation
-        )));
-    }
+    check_conservation(r)?;
     let mut s = RunSummary {
         senders: Vec::new(),
         rto: Vec::new(),
@@ -231,15 +257,8 @@ impl Agg<'_> {
     }
     /// Per-run mean and sample standard deviation.
     fn mean_sd(&self, f: impl Fn(&RunSummary) -> f64) -> (f64, f64) {
-        let v = self.values(&f);
-        let n = v.len() as f64;
-        let m = v.iter().sum::<f64>() / n.max(1.0);
-        let sd = if v.len() > 1 {
-            (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt()
-        } else {
-            0.0
-        };
-        (m, sd)
+        let s = Summary::of(self.values(&f));
+        (if s.n == 0 { 0.0 } else { s.mean }, s.sd)
     }
 }
 
@@ -255,6 +274,8 @@ struct Cell {
     ours: f64,
     per_run_mean: f64,
     per_run_sd: f64,
+    /// How many of our runs `ours` adds up (1 for a mean).
+    runs_summed: f64,
     /// Decimals to print `ours` with.
     decimals: usize,
 }
@@ -283,6 +304,7 @@ fn cell(sp: Spec, agg: &Agg, scale: f64, f: impl Fn(&RunSummary) -> f64) -> Cell
         ours: agg.sum(&f) * scale / sp.unit,
         per_run_mean: m / sp.unit,
         per_run_sd: sd / sp.unit,
+        runs_summed: agg.n() * scale,
         decimals: sp.decimals,
     }
 }
@@ -299,6 +321,7 @@ fn usage_cell(table: &'static str, case: &str, paper: f64, agg: &Agg) -> Cell {
         ours: agg.sum(per_run) / agg.n(),
         per_run_mean: m,
         per_run_sd: sd,
+        runs_summed: 1.0,
         decimals: 3,
     }
 }
@@ -320,7 +343,8 @@ fn fmt_paper(c: &Cell) -> String {
 
 // ---- the command ----------------------------------------------------------
 
-pub fn run(seeds: u64, out: &Path) -> CliResult {
+pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
+    let nums = Numbers::load()?;
     let wall = Instant::now();
     let n = seeds as f64;
     let mut configs = Vec::new();
@@ -390,10 +414,10 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         })
         .collect();
 
-    let cells = build_cells(&configs, &by_config);
+    let cells = build_cells(&configs, &by_config, &nums);
     let stdout_tables = print_tables(&cells, seeds);
     print!("{stdout_tables}");
-    print!("{}", print_sensitivity(&configs, &by_config, seeds));
+    print!("{}", print_sensitivity(&configs, &by_config, seeds, &nums));
 
     // One B1 run (seed 1) again with 1 ms queue sampling for the plots.
     // Sampling only reads the queues, so the run is the same as the table's.
@@ -412,8 +436,17 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
     plot::queue_series_window(&r1, &out.join("queue_b1_seed1_zoom"), 10.0, 12.0)?;
     plot_bars(&cells, seeds, out)?;
 
-    write_csv(&cells, seeds, &out.join("tables.csv"))?;
-    let report = report(&configs, &by_config, &cells, seeds, &r1, same_as_table);
+    let rows = table_rows(&cells, seeds);
+    write_csv(&rows, &out.join("tables.csv"))?;
+    let report = report(
+        &configs,
+        &by_config,
+        &cells,
+        &nums,
+        seeds,
+        &r1,
+        same_as_table,
+    );
     std::fs::write(out.join("report.md"), report)?;
 
     let wall = wall.elapsed().as_secs_f64();
@@ -427,7 +460,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult {
         rayon::current_num_threads(),
         out.display()
     );
-    Ok(())
+    Ok(rows)
 }
 
 fn parse(text: &str, file: &str, overrides: &[String]) -> CliResult<Scenario> {
@@ -436,7 +469,7 @@ fn parse(text: &str, file: &str, overrides: &[String]) -> CliResult<Scenario> {
         .map_err(|e| CliError::Internal(format!("built-in scenario: {e}")))
 }
 
-fn build_cells(configs: &[Config], aggs: &[Agg]) -> Vec<Cell> {
+fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
     let mut cells = Vec::new();
     // Tables I–III: per sender C1..C5, then a Total (I, II) or Usage (III).
     type PerSender = fn(&RunSummary) -> &[f64];
@@ -449,9 +482,9 @@ fn build_cells(configs: &[Config], aggs: &[Agg]) -> Vec<Cell> {
         for (ci, (case, _, _)) in CASES.iter().enumerate() {
             let (agg, scale) = (&aggs[ci], configs[ci].scale);
             let paper: &[f64] = match table {
-                "I" => &PAPER_T1[ci],
-                "II" => &PAPER_T2[ci],
-                _ => &PAPER_T3[ci],
+                "I" => &nums.t1[ci],
+                "II" => &nums.t2[ci],
+                _ => &nums.t3[ci],
             };
             for (i, &p) in paper.iter().enumerate().take(5) {
                 let sender = format!("C{}", i + 1);
@@ -467,7 +500,7 @@ fn build_cells(configs: &[Config], aggs: &[Agg]) -> Vec<Cell> {
                 cells.push(cell(sp, agg, scale, |r| values(r)[i]));
             }
             if table == "III" {
-                cells.push(usage_cell(table, case, PAPER_T3_USAGE[ci], agg));
+                cells.push(usage_cell(table, case, nums.t3_usage[ci], agg));
             } else {
                 let sp = Spec {
                     table,
@@ -497,24 +530,21 @@ fn build_cells(configs: &[Config], aggs: &[Agg]) -> Vec<Cell> {
             decimals,
         };
         cells.push(cell(
-            spec("goodput_k", PAPER_T4_GOODPUT[k], 1000.0, 1),
+            spec("goodput_k", nums.t4_goodput[k], 1000.0, 1),
             agg,
             scale,
             |r| r.segs.iter().sum(),
         ));
-        cells.push(usage_cell("IV", &case, PAPER_T4_USAGE[k], agg));
+        cells.push(usage_cell("IV", &case, nums.t4_usage[k], agg));
         cells.push(cell(
-            spec("drops", PAPER_T4_DROPS[k], 1.0, 0),
+            spec("drops", nums.t4_drops[k], 1.0, 0),
             agg,
             scale,
             |r| r.drops.iter().sum(),
         ));
-        cells.push(cell(
-            spec("rto", PAPER_T4_RTO[k], 1.0, 0),
-            agg,
-            scale,
-            |r| r.rto.iter().sum(),
-        ));
+        cells.push(cell(spec("rto", nums.t4_rto[k], 1.0, 0), agg, scale, |r| {
+            r.rto.iter().sum()
+        }));
     }
     cells
 }
@@ -634,7 +664,11 @@ fn print_tables(cells: &[Cell], seeds: u64) -> String {
 
 /// The B1 sensitivity check: the baseline and each variant, with the paper's
 /// B1 row for reference. Returns (header, rows).
-fn sensitivity_rows(configs: &[Config], aggs: &[Agg]) -> (Vec<String>, Vec<Vec<String>>) {
+fn sensitivity_rows(
+    configs: &[Config],
+    aggs: &[Agg],
+    nums: &Numbers,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let head: Vec<String> = [
         "B1 variant",
         "Usage",
@@ -649,18 +683,18 @@ fn sensitivity_rows(configs: &[Config], aggs: &[Agg]) -> (Vec<String>, Vec<Vec<S
     .collect();
     let mut rows = vec![vec![
         "paper".to_string(),
-        format!("{:.2}", PAPER_T3_USAGE[0]),
-        format!("{:.0}", PAPER_T1[0][5]),
-        format!("{:.0}", PAPER_T2[0][5]),
+        format!("{:.2}", nums.t3_usage[0]),
+        format!("{:.0}", nums.t1[0][5]),
+        format!("{:.0}", nums.t2[0][5]),
         format!(
             "{:.0}–{:.0}",
-            PAPER_T3[0][..4]
+            nums.t3[0][..4]
                 .iter()
                 .copied()
                 .fold(f64::INFINITY, f64::min),
-            PAPER_T3[0][..4].iter().copied().fold(0.0, f64::max)
+            nums.t3[0][..4].iter().copied().fold(0.0, f64::max)
         ),
-        format!("{:.0}", PAPER_T3[0][4]),
+        format!("{:.0}", nums.t3[0][4]),
         "—".to_string(),
     ]];
     let idx = std::iter::once(0).chain(SENS0..configs.len());
@@ -691,8 +725,8 @@ fn sensitivity_rows(configs: &[Config], aggs: &[Agg]) -> (Vec<String>, Vec<Vec<S
     (head, rows)
 }
 
-fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64) -> String {
-    let (head, rows) = sensitivity_rows(configs, aggs);
+fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64, nums: &Numbers) -> String {
+    let (head, rows) = sensitivity_rows(configs, aggs, nums);
     let mut s = format!(
         "\nSensitivity of B1 to parameters the paper does not give ({}; \
          RTO, Drops and segments are sums as in Tables I–III)\n",
@@ -706,33 +740,41 @@ fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64) -> String {
     s
 }
 
-fn write_csv(cells: &[Cell], seeds: u64, path: &Path) -> CliResult {
-    let mut s = String::from(
-        "table,case,sender,metric,paper,aqmlab,aqmlab_per_run_mean,aqmlab_per_run_sd,runs,aqmlab_is\n",
-    );
-    for c in cells {
-        let what = match (c.table, c.metric) {
-            (_, "usage") => "mean over runs (not scaled)",
-            ("IV", _) => "sum scaled to 150 s",
-            _ => "sum scaled to 10 runs",
-        };
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{:.4},{:.4},{:.4},{},{}",
-            c.table,
-            c.case,
-            c.sender,
-            c.metric,
-            c.paper,
-            c.ours,
-            c.per_run_mean,
-            c.per_run_sd,
-            seeds,
-            what
-        );
-    }
-    std::fs::write(path, s)?;
-    Ok(())
+/// The cells in the long format, laid out as the paper's tables: Tables
+/// I–III rows are cases and columns senders (plus Total or usage), Table IV
+/// rows are MaxP values and columns the metrics. A sum over k of our runs
+/// (k = 10 for the paper's ten runs, 5 for Table IV's 150 s) has the
+/// per-run sd times √k.
+fn table_rows(cells: &[Cell], seeds: u64) -> Vec<TableRow> {
+    cells
+        .iter()
+        .map(|c| {
+            let unit = match (c.table, c.metric) {
+                (_, "usage") => "fraction of capacity, mean per run",
+                ("IV", "goodput_k") => "thousand segments, over 150 s",
+                ("IV", "drops") => "drops, over 150 s",
+                ("IV", _) => "timeouts, over 150 s",
+                (_, "rto") => "timeouts, sum of 10 runs",
+                (_, "drops") => "drops, sum of 10 runs",
+                _ => "thousand segments, sum of 10 runs",
+            };
+            let column = match (c.table, c.metric) {
+                ("IV", m) => m.to_string(),
+                (_, "usage") => "usage".into(),
+                _ => c.sender.clone(),
+            };
+            TableRow::new(
+                format!("Table {}", c.table),
+                &c.case,
+                column,
+                unit,
+                Some(c.paper),
+                c.ours,
+                c.per_run_sd * c.runs_summed.sqrt(),
+                seeds,
+            )
+        })
+        .collect()
 }
 
 fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
@@ -847,10 +889,12 @@ fn md_table(cells: &[&Cell]) -> String {
     s
 }
 
+#[allow(clippy::too_many_arguments)]
 fn report(
     configs: &[Config],
     aggs: &[Agg],
     cells: &[Cell],
+    nums: &Numbers,
     seeds: u64,
     r1: &RunResult,
     same_as_table: bool,
@@ -1020,7 +1064,7 @@ fn report(
     s.push('\n');
 
     // --- sensitivity
-    let (head, rows) = sensitivity_rows(configs, aggs);
+    let (head, rows) = sensitivity_rows(configs, aggs, nums);
     let _ = writeln!(
         s,
         "## Sensitivity to the parameters the paper does not give\n\n\
@@ -1037,7 +1081,7 @@ fn report(
     );
 
     // --- discussion
-    s.push_str(&discussion(configs, aggs, cells, &get));
+    s.push_str(&discussion(configs, aggs, cells, nums, &get));
 
     // --- checks
     let other: u64 = aggs
@@ -1152,6 +1196,7 @@ fn discussion(
     configs: &[Config],
     aggs: &[Agg],
     cells: &[Cell],
+    nums: &Numbers,
     get: &dyn Fn(&str, &str, &str, &str) -> Cell,
 ) -> String {
     let mut s = String::from("## Where aqmlab differs from the paper, and why\n\n");
@@ -1264,7 +1309,7 @@ fn discussion(
          exchange between each link entity and its queue entity (a link asks its queue \
          for the next segment only when idle), its unspecified delayed-ACK timeout and \
          RTO settings, and what it counted as a segment received.\n",
-        verdict::compare(u1, PAPER_T3_USAGE[0], Tol::Abs(0.05), "", 3),
+        verdict::compare(u1, nums.t3_usage[0], Tol::Abs(0.05), "", 3),
         100.0 * util1,
         100.0 * over1,
         mn(&sens_u),
@@ -1376,12 +1421,12 @@ fn discussion(
         fmt(t4(0.02, "rto"), 0),
         mn(&MAX_P
             .iter()
-            .zip(PAPER_T4_RTO)
+            .zip(nums.t4_rto)
             .map(|(&m, p)| t4(m, "rto") / p)
             .collect::<Vec<_>>()),
         mx(&MAX_P
             .iter()
-            .zip(PAPER_T4_RTO)
+            .zip(nums.t4_rto)
             .map(|(&m, p)| t4(m, "rto") / p)
             .collect::<Vec<_>>()),
     );
@@ -1402,8 +1447,19 @@ mod tests {
             ours,
             per_run_mean: ours / 10.0,
             per_run_sd: 0.0,
+            runs_summed: 10.0,
             decimals: 0,
         }
+    }
+
+    #[test]
+    fn paper_numbers_load_from_the_toml() {
+        let n = Numbers::load().unwrap();
+        assert_eq!(n.t1[2][3], 31.0);
+        assert_eq!(n.t2[1][5], 827.0);
+        assert_eq!(n.t3[0][0], 651.0);
+        assert_eq!(n.t3_usage, [0.55, 0.46, 0.50]);
+        assert_eq!(n.t4_rto, [18.0, 21.0, 44.0, 17.0, 9.0]);
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! bottleneck). The drop/mark rate is reported over the measured period,
 //! per packet class (short = In, long = Out) and over time.
 
-use super::common::{md_rows, text_table};
+use super::common::{check_conservation, md_rows, text_table};
+use super::paper::Paper;
+use super::stats::{mean, Summary};
+use super::table::{write_csv, TableRow};
 use super::Opts;
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
@@ -24,6 +27,7 @@ use aqmlab::{RunResult, Scenario, Simulation};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 
 const GP_FILE: &str = "scenarios/papers/rio-ps/goodput.toml";
 const GP_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/goodput.toml");
@@ -32,45 +36,10 @@ const WEB_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/web.tom
 const LINK: &str = "r1->r2";
 const SCHEMES: [&str; 3] = ["DropTail", "RED", "RIO-PS"];
 
-/// The slides' "Network Goodput" table, copied exactly: per link rate, rows
-/// All / Short / Long, columns DropTail / RED / RIO-PS. We read the unit as
-/// **bytes per second** of goodput over the measured interval: "All" is
-/// 98–99 % of the link rate in bytes/s (1.25 Mbit/s = 156 250 B/s), and
-/// "Short" saturates at 49 990 ≈ 10 × 100 × 1000 B / 20 s, i.e. the short
-/// flows' whole megabyte delivered within a 20 s window — hence our 20 s
-/// measurement and 1000-byte packets.
-const PAPER_GOODPUT: [(f64, [[f64; 3]; 3]); 2] = [
-    (
-        1.25e6,
-        [
-            [153479.0, 154269.0, 154486.0],
-            [40973.0, 49897.0, 49945.0],
-            [112506.0, 104372.0, 104541.0],
-        ],
-    ),
-    (
-        1.5e6,
-        [
-            [185650.0, 184315.0, 183154.0],
-            [43854.0, 49990.0, 49990.0],
-            [141796.0, 134325.0, 133164.0],
-        ],
-    ),
-];
 const GP_RTT_S: f64 = 0.1;
 const GP_PKT: f64 = 1000.0;
 const GP_SECONDS: f64 = 20.0;
 
-/// The slides' web-experiment goodput table, copied exactly (columns
-/// DropTail / RED / RIO-PS). Unit not stated; we read it as **packets
-/// delivered during the 2000 s measured period** (4.2e6 × 500 B / 2000 s =
-/// 8.4 Mbit/s, consistent with a ≈ 10 Mbit/s bottleneck and BDP ≈ 200
-/// packets at 80 ms).
-const PAPER_WEB_GOODPUT: [(&str, [f64; 3]); 3] = [
-    ("Exp1 (ITO=3s)", [4207841.0, 4264890.0, 4255711.0]),
-    ("Exp1 (ITO=1s)", [4234309.0, 4254291.0, 4244158.0]),
-    ("Exp2 (ITO=3s)", [4718311.0, 4730029.0, 4723774.0]),
-];
 /// The slides' statements on response time relative to RED (no numbers
 /// beyond these ranges are given).
 const PAPER_WEB_CLAIMS: [&str; 3] = [
@@ -79,14 +48,63 @@ const PAPER_WEB_CLAIMS: [&str; 3] = [
     "Exp2: not shown in the slides",
 ];
 
-/// The same claims as numbers: reduction of the mean response time relative
-/// to RED, % (low, high), for short and for medium-sized objects; `None`
-/// where the slides give nothing.
-const PAPER_WEB_REDUCTION: [Option<[(f64, f64); 2]>; 3] = [
-    Some([(25.0, 30.0), (25.0, 30.0)]),
-    Some([(10.0, 15.0), (15.0, 25.0)]),
-    None,
-];
+/// The slides' numbers: `scenarios/papers/rio-ps/paper.toml`.
+const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
+
+/// The slides' tables as [`run`] reads them.
+struct Numbers {
+    /// Per link rate (bit/s): goodput (bytes/s), rows All/Short/Long,
+    /// columns DropTail/RED/RIO-PS.
+    goodput: [(f64, [[f64; 3]; 3]); 2],
+    /// Per web experiment ([`WEB_EXPS`]): goodput (packets) per scheme.
+    web_goodput: [[f64; 3]; 3],
+    /// Per web experiment: reduction of the mean response time relative to
+    /// RED, % (low, high), for short and for medium-sized objects; `None`
+    /// where the slides give nothing.
+    web_reduction: [Option<[(f64, f64); 2]>; 3],
+}
+
+static NUMBERS: OnceLock<Numbers> = OnceLock::new();
+
+/// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
+/// error there).
+fn load_numbers() -> CliResult<&'static Numbers> {
+    if let Some(n) = NUMBERS.get() {
+        return Ok(n);
+    }
+    let p = Paper::parse(PAPER_TOML, "scenarios/papers/rio-ps/paper.toml")?;
+    let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
+    let mut n = Numbers {
+        goodput: [(1.25e6, [[0.0; 3]; 3]), (1.5e6, [[0.0; 3]; 3])],
+        web_goodput: [[0.0; 3]; 3],
+        web_reduction: [None; 3],
+    };
+    for (rate, t) in n.goodput.iter_mut() {
+        for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
+            for (s, scheme) in SCHEMES.iter().enumerate() {
+                t[k][s] = v("goodput", &format!("{} Mbit/s {cls}", *rate / 1e6), scheme)?;
+            }
+        }
+    }
+    for (ei, (label, ..)) in WEB_EXPS.iter().enumerate() {
+        for (s, scheme) in SCHEMES.iter().enumerate() {
+            n.web_goodput[ei][s] = v("web goodput", label, scheme)?;
+        }
+        let t = "response time reduction";
+        if p.values.iter().any(|x| x.table == t && x.row == *label) {
+            n.web_reduction[ei] = Some([
+                (v(t, label, "short_low")?, v(t, label, "short_high")?),
+                (v(t, label, "medium_low")?, v(t, label, "medium_high")?),
+            ]);
+        }
+    }
+    Ok(NUMBERS.get_or_init(|| n))
+}
+
+/// The slides' numbers (read at the start of [`run`]).
+fn nums() -> &'static Numbers {
+    load_numbers().expect("paper.toml is read and checked at the start of run")
+}
 /// Our size classes for those claims (log2 buckets of packets): short =
 /// 4–31 packets (up to L_t ≈ 14–18 and a little beyond), medium = 32–255.
 const SHORT_BUCKETS: std::ops::RangeInclusive<u32> = 2..=4;
@@ -150,16 +168,6 @@ struct Web {
     events: u64,
 }
 
-fn check(r: &RunResult) -> CliResult {
-    if !r.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "packet conservation violated: {:?}",
-            r.conservation
-        )));
-    }
-    Ok(())
-}
-
 fn signal_rate(r: &RunResult) -> f64 {
     r.queue(LINK).map_or(0.0, |q| {
         (q.dropped + q.marked) as f64 / q.arrivals.max(1) as f64
@@ -167,7 +175,7 @@ fn signal_rate(r: &RunResult) -> f64 {
 }
 
 fn measure_gp(r: &RunResult) -> CliResult<Gp> {
-    check(r)?;
+    check_conservation(r)?;
     let mut v = [0.0; 3];
     for f in &r.flows {
         let b = f.segments_delivered as f64 * GP_PKT / GP_SECONDS;
@@ -307,18 +315,8 @@ fn par_runs<T: Send>(
     par_map(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
 }
 
-fn mean(v: impl IntoIterator<Item = f64>) -> f64 {
-    let (s, n) = v
-        .into_iter()
-        .fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-    if n == 0 {
-        f64::NAN
-    } else {
-        s / n as f64
-    }
-}
-
-pub fn run(o: &Opts, out: &Path) -> CliResult {
+pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    load_numbers()?;
     let wall = std::time::Instant::now();
     let seeds = o.seeds;
     // Validate the flags before the goodput runs spend any time.
@@ -331,11 +329,11 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     std::fs::create_dir_all(out)?;
     let mut txt = String::new();
     let mut md = String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n");
-    let mut csv = String::from("experiment,config,scheme,metric,paper,aqmlab,runs\n");
+    let mut table: Vec<TableRow> = Vec::new();
 
     // ---- (a) network goodput ----------------------------------------------
     let mut gp_sc = Vec::new();
-    for (rate, _) in PAPER_GOODPUT {
+    for (rate, _) in nums().goodput {
         let bdp = rate * GP_RTT_S / 8.0 / GP_PKT;
         let (b_dt, b_red) = ((1.5 * bdp).round() as u32, (2.5 * bdp).round() as u32);
         for s in 0..3 {
@@ -359,19 +357,23 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
         .chain(SCHEMES.iter().map(|s| format!("{s} paper / aqmlab")))
         .collect();
     let mut rows = Vec::new();
-    for (ri, (rate, paper)) in PAPER_GOODPUT.iter().enumerate() {
+    for (ri, (rate, paper)) in nums().goodput.iter().enumerate() {
         for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
             let mut row = vec![format!("{} Mbit/s", rate / 1e6), cls.to_string()];
             for s in 0..3 {
-                let m = mean(per[ri * 3 + s].iter().map(|g| g.v[k]));
+                let st = Summary::of(per[ri * 3 + s].iter().map(|g| g.v[k]));
+                let m = st.mean;
                 row.push(format!("{:.0} / {:.0}", paper[k][s], m));
-                let _ = writeln!(
-                    csv,
-                    "goodput,{} Mbit/s {cls},{},goodput_Bps,{},{m:.1},{seeds}",
-                    rate / 1e6,
+                table.push(TableRow::new(
+                    "goodput",
+                    format!("{} Mbit/s {cls}", rate / 1e6),
                     SCHEMES[s],
-                    paper[k][s]
-                );
+                    "bytes/s",
+                    Some(paper[k][s]),
+                    m,
+                    st.sd,
+                    seeds,
+                ));
             }
             rows.push(row);
         }
@@ -524,11 +526,18 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             }
             for (s, v) in [(0, dt), (2, rio)] {
                 if let Some(v) = v {
-                    let _ = writeln!(
-                        csv,
-                        "web,{label} size {}+,{},rt_rel_red,,{v:.4},{seeds}",
-                        1u64 << b,
-                        SCHEMES[s]
+                    table.push(
+                        TableRow::new(
+                            format!("web {label}: response time relative to RED"),
+                            format!("size {}+ packets", 1u64 << b),
+                            SCHEMES[s],
+                            "ratio",
+                            None,
+                            v,
+                            0.0,
+                            seeds,
+                        )
+                        .pooled(),
                     );
                 }
             }
@@ -587,7 +596,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             };
             rows.push(vec![
                 SCHEMES[s].to_string(),
-                format!("{:.0}", PAPER_WEB_GOODPUT[ei].1[s]),
+                format!("{:.0}", nums().web_goodput[ei][s]),
                 format!("{gp:.0}"),
                 format!("{ut:.3}"),
                 format!("{sr:.4}"),
@@ -599,16 +608,45 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                 lt,
                 ratio,
             ]);
-            for (k, v, pp) in [
-                ("goodput_pkts", gp, PAPER_WEB_GOODPUT[ei].1[s].to_string()),
-                ("drop_mark_rate", sr, String::new()),
-                ("fairness_short", fs, String::new()),
-                ("fairness_long", fl, String::new()),
-                ("rt_short_probes_s", rs, String::new()),
-                ("rt_long_probes_s", rl, String::new()),
-                ("utilization", ut, String::new()),
+            let sd = |f: &dyn Fn(&Web) -> f64| Some(Summary::of(ws.iter().map(f)).sd);
+            for (k, unit, v, pp, sd) in [
+                (
+                    "goodput",
+                    "packets",
+                    gp,
+                    Some(nums().web_goodput[ei][s]),
+                    sd(&|w| w.goodput_pkts),
+                ),
+                (
+                    "drop_mark_rate",
+                    "fraction of arrivals",
+                    sr,
+                    None,
+                    sd(&|w| w.signal_rate),
+                ),
+                ("fairness_short", "Jain's index", fs, None, None),
+                ("fairness_long", "Jain's index", fl, None, None),
+                ("rt_short_probes", "s", rs, None, None),
+                ("rt_long_probes", "s", rl, None, None),
+                (
+                    "utilization",
+                    "fraction of capacity",
+                    ut,
+                    None,
+                    sd(&|w| w.utilization),
+                ),
             ] {
-                let _ = writeln!(csv, "web,{label},{},{k},{pp},{v:.4},{seeds}", SCHEMES[s]);
+                let r = TableRow::new(
+                    format!("web {label}"),
+                    SCHEMES[s],
+                    k,
+                    unit,
+                    pp,
+                    v,
+                    sd.unwrap_or(0.0),
+                    seeds,
+                );
+                table.push(if sd.is_some() { r } else { r.pooled() });
             }
         }
         let _ = writeln!(txt, "\n{label}: summary");
@@ -662,16 +700,28 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
                 c[1][1].to_string(),
             ]);
             for (k, x) in [
-                "short_share_pct",
-                "short_drop_pct",
-                "short_mark_pct",
-                "long_drop_pct",
-                "long_mark_pct",
+                "short_share",
+                "short_drop",
+                "short_mark",
+                "long_drop",
+                "long_mark",
             ]
             .iter()
             .zip(v)
             {
-                let _ = writeln!(csv, "web,{label},{scheme},{k},,{x:.4},{seeds}");
+                table.push(
+                    TableRow::new(
+                        format!("web {label}: per class"),
+                        *scheme,
+                        *k,
+                        "%",
+                        None,
+                        x,
+                        0.0,
+                        seeds,
+                    )
+                    .pooled(),
+                );
             }
         }
     }
@@ -735,7 +785,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let _ = writeln!(txt, "wall time {wall:.1} s");
     print!("{txt}");
     std::fs::write(out.join("report.md"), md)?;
-    std::fs::write(out.join("tables.csv"), csv)?;
+    write_csv(&table, &out.join("tables.csv"))?;
     for (stem, scheme, ser) in [
         ("rt_relative_to_red", "RIO-PS", series),
         ("rt_relative_to_red_droptail", "DropTail", series_dt),
@@ -754,7 +804,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
             &out.join(stem),
         )?;
     }
-    Ok(())
+    Ok(table)
 }
 
 /// Per-class bottleneck counts summed over runs.
@@ -800,7 +850,7 @@ fn differences(
     for (ei, (label, pts)) in rio_rel.iter().enumerate() {
         let (s, m) = (range(pts, &SHORT_BUCKETS), range(pts, &MEDIUM_BUCKETS));
         let paper = |k: usize| {
-            PAPER_WEB_REDUCTION[ei].map_or("not given".to_string(), |p| {
+            nums().web_reduction[ei].map_or("not given".to_string(), |p| {
                 format!("{:.0}–{:.0} %", p[k].0, p[k].1)
             })
         };
@@ -829,7 +879,7 @@ fn differences(
         .map(|ei| {
             // scaled to the slides' 2000 s measured period
             let ours = gp_scale * mean(per[ei * 3 + 1].iter().map(|w| w.goodput_pkts));
-            format!("{} {:.2}", rio_rel[ei].0, ours / PAPER_WEB_GOODPUT[ei].1[1])
+            format!("{} {:.2}", rio_rel[ei].0, ours / nums().web_goodput[ei][1])
         })
         .collect();
     let _ = writeln!(
@@ -864,4 +914,19 @@ fn differences(
         class_rates.join("; ")
     );
     (txt, md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slide_numbers_load_from_the_toml() {
+        let n = load_numbers().unwrap();
+        assert_eq!(n.goodput[1].0, 1.5e6);
+        assert_eq!(n.goodput[0].1[1], [40973.0, 49897.0, 49945.0]);
+        assert_eq!(n.web_goodput[2][0], 4718311.0);
+        assert_eq!(n.web_reduction[1], Some([(10.0, 15.0), (15.0, 25.0)]));
+        assert_eq!(n.web_reduction[2], None);
+    }
 }
