@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from ._errors import ScenarioError
 from ._native import __version__
+from ._reproduce import reproduce
 from ._result import Result, run
 from ._scenario import Scenario
 from ._sweep import sweep
 
-__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "run", "sweep"]
+__all__ = ["Result", "Scenario", "ScenarioError", "__version__", "reproduce", "run", "sweep"]

@@ -438,10 +438,70 @@ impl RunOutput {
     }
 }
 
+/// A reproduction's table row: (table, row, column, unit, paper, aqmlab_mean,
+/// aqmlab_sd, n).
+type ReproRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<f64>,
+    f64,
+    Option<f64>,
+    u64,
+);
+
+/// `aqmlab reproduce PAPER` through the CLI crate's library
+/// (`aqmlab_cli::reproduce::reproduce`), GIL released; returns the
+/// long-format rows of `tables.csv`. Bad options raise ValueError with the
+/// command's message.
+#[pyfunction]
+#[pyo3(signature = (paper, seeds=None, duration=None, load=None, out=None))]
+fn reproduce(
+    py: Python<'_>,
+    paper: &str,
+    seeds: Option<u64>,
+    duration: Option<&str>,
+    load: Option<f64>,
+    out: Option<std::path::PathBuf>,
+) -> PyResult<Vec<ReproRow>> {
+    use aqmlab_cli::reproduce::{self as rp, Opts, Paper};
+    use aqmlab_cli::CliError;
+    let err = |e: CliError| match e {
+        CliError::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
+        CliError::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
+    };
+    let p = Paper::from_name(paper).map_err(err)?;
+    let opts = Opts {
+        seeds: seeds.unwrap_or(p.default_seeds()),
+        duration_s: duration.map(rp::parse_duration).transpose().map_err(err)?,
+        load,
+    };
+    let rows = py
+        .detach(|| rp::reproduce(paper, &opts, out.as_deref()))
+        .map_err(err)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.row,
+                r.column,
+                r.unit,
+                r.paper,
+                r.aqmlab_mean,
+                r.aqmlab_sd,
+                r.n,
+            )
+        })
+        .collect())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<RunOutput>()?;
+    m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
