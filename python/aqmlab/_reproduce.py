@@ -41,9 +41,10 @@ def reproduce(
     gives the long table. Runs on all cores without the GIL. Bad options
     raise ``ValueError`` with the message the command prints.
     """
-    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        duration = f"{float(duration)!r}s"
-    rows = _native.reproduce(paper, seeds, duration, load, None if out is None else os.fspath(out))
+    if isinstance(duration, bool):
+        raise TypeError("duration: give a time such as '60s' or a number of seconds")
+    text = f"{float(duration)!r}s" if isinstance(duration, (int, float)) else duration
+    rows = _native.reproduce(paper, seeds, text, load, None if out is None else os.fspath(out))
     long = pd.DataFrame.from_records(rows, columns=["table", *COLUMNS])
     long["n"] = long["n"].astype("int64")
     tables: dict[str, pd.DataFrame] = {}
