@@ -22,3 +22,4 @@ def test_readme_python_example(tmp_path, monkeypatch):
     assert isinstance(ns["df"], pd.DataFrame) and len(ns["df"]) == 3 * 2 * 3
     assert (tmp_path / "out/b1/flows.csv").exists()
     assert ns["res"].seed == 7
+    assert (ns["tables"]["Fig. 5"]["n"] == 2).all()
