@@ -26,5 +26,8 @@ echo "python: venv and package installed in $((installed - start)) s"
 
 # The tests compare against the CLI built from this checkout.
 cargo build --release --locked -q -p aqmlab-cli
-(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/python" -m pytest -q tests)
+# `pytest`, not `python -m pytest`: the latter puts python/ on sys.path, where
+# the source tree of the package (without its built extension) would shadow
+# the installed one.
+(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/pytest" -q tests)
 echo "python: tests took $(($(date +%s) - installed)) s, $(($(date +%s) - start)) s in all"
