@@ -4,6 +4,7 @@
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
 mod bench;
+mod interrupt;
 mod run;
 mod sweep;
 
@@ -35,9 +36,39 @@ enum Cmd {
     Reproduce(reproduce::ReproduceArgs),
     /// Run the fixed benchmark scenarios and print events/s, speed and peak memory.
     Bench(bench::BenchArgs),
+    /// List queue kinds, congestion controls, workloads and TCP keys, or one
+    /// kind's parameters (type, default, unit, allowed range, source).
+    List(ListArgs),
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    /// A queue kind, congestion control or workload (e.g. `red`), or `tcp`.
+    name: Option<String>,
+}
+
+/// `aqmlab list [name]`, from the same registry the scenario parser uses.
+fn list(a: ListArgs) -> CliResult {
+    match a.name {
+        None => print!("{}", aqmlab::registry::list_all()),
+        Some(n) => match aqmlab::registry::describe(&n) {
+            Some(text) => print!("{text}"),
+            None => {
+                return Err(CliError::Input(aqmlab::registry::cut(&format!(
+                "`aqmlab list {n}`: no kind, congestion control or workload named `{n}`; names: {}",
+                aqmlab::registry::names().join(", ")
+            ))))
+            }
+        },
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().len() <= 1 {
+        eprintln!("error: no command; usage: aqmlab <run|sweep|reproduce|bench|list> [ARGS] (aqmlab --help for more)");
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -55,6 +86,7 @@ fn main() -> ExitCode {
         Cmd::Sweep(a) => sweep::main(a),
         Cmd::Reproduce(a) => reproduce::main(a),
         Cmd::Bench(a) => bench::main(a),
+        Cmd::List(a) => list(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

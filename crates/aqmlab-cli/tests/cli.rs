@@ -443,10 +443,11 @@ fn sweep_runs_every_combination_and_writes_table_and_plots() {
         "fq_codel",
         "sfq_codel",
         "pie",
+        "fq_pie",
     ];
     for k in kinds {
         assert!(
-            stdout.contains(&format!("| {k} | {k} |")),
+            stdout.contains(&format!("\n| {k} | ")),
             "summary lacks {k}: {stdout}"
         );
         assert!(out.join(k).join("seed-1").join("summary.json").exists());
@@ -459,7 +460,14 @@ fn sweep_runs_every_combination_and_writes_table_and_plots() {
             .lines()
             .find(|l| l.starts_with(&format!("{k},")))
             .unwrap();
-        line.split(',').nth(10).unwrap().parse().unwrap()
+        let col = csv
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "mean_delay_s")
+            .unwrap();
+        line.split(',').nth(col).unwrap().parse().unwrap()
     };
     assert!(delay("droptail") > 5.0 * delay("codel"), "{csv}");
     for p in [
@@ -601,5 +609,92 @@ fn reproduce_codel_highspeed_tcp_prints_all_five_tables() {
         "report.md",
     ] {
         assert!(fs::metadata(out.join(p)).unwrap().len() > 1000, "{p}");
+    }
+}
+
+#[test]
+fn no_arguments_is_a_one_line_usage_error() {
+    let o = aqmlab().output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("usage: aqmlab"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn list_prints_the_registry() {
+    let o = aqmlab().arg("list").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for k in aqmlab::aqm::QueueSpec::KINDS
+        .iter()
+        .chain(aqmlab::tcp::cc::CcConfig::NAMES)
+        .chain(aqmlab::traffic::WorkloadSpec::KINDS)
+    {
+        assert!(out.contains(&format!("  {k} ")), "{k} missing: {out}");
+    }
+    assert_eq!(out, aqmlab::registry::list_all());
+    let o = aqmlab().args(["list", "red"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("| max_p | number | 0.1 | probability | (0, 1] |"),
+        "{out}"
+    );
+    assert!(out.contains("| limit | limit | required |"), "{out}");
+    assert!(out.contains("Floyd & Jacobson 1993"), "{out}");
+    let o = aqmlab().args(["list", "nope"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`nope`") && err.contains("fq_pie") && err.contains("dctcp"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// The messages of the two-stage parser, through the CLI: exit 2, one line
+/// naming the innermost key, no output written.
+#[test]
+fn parse_errors_name_the_innermost_key() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "links.bottleneck.queue_ab.max_p=\"abc\"",
+            &["`links[1].queue_ab.max_p`: invalid type: string \"abc\", expected a number"],
+        ),
+        (
+            "links.bottleneck.queue_ab={ kind = \"red\" }",
+            &["`links[1].queue_ab.limit`: required"],
+        ),
+        (
+            "links.bottleneck.queue_ab.kind=7",
+            &[
+                "`links[1].queue_ab.kind`",
+                "`droptail`",
+                "`fq_pie`",
+                "`step`",
+            ],
+        ),
+        (
+            "links.0=3",
+            &["`links[0]`: invalid type: integer `3`, expected a table"],
+        ),
+    ];
+    for (set, needles) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let (code, err, out) = run_text(d.path(), GOOD, &["--set", set]);
+        assert_eq!(code, 2, "{set}: {err}");
+        assert_eq!(err.lines().count(), 1, "{set}: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{set}: lacks {n}: {err}");
+        }
+        for rust in ["struct ", "enum ", "f64", "QueueSpec", "LinkSpec"] {
+            assert!(!err.contains(rust), "{set}: {err}");
+        }
+        assert!(!out.exists(), "{set}: output written");
     }
 }

@@ -151,9 +151,13 @@ impl KindInfo {
                         Ok(d) => d.get(p.name).map(show).unwrap_or_else(|| "none".into()),
                         Err(_) => "-".into(),
                     };
-                    (ty_of(p.example), default)
+                    let ty = eff
+                        .get(p.name)
+                        .map(type_name)
+                        .unwrap_or_else(|| ty_of(p.example));
+                    (ty, default)
                 };
-                (*p, ty, default)
+                (*p, kind_of_value(&ty, p.unit), default)
             })
             .collect()
     }
@@ -173,6 +177,16 @@ pub fn literal(text: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(text.to_string()))
 }
 
+/// A value's type in words, with the unit's kind for strings.
+fn kind_of_value(ty: &str, unit: &str) -> String {
+    match (ty, unit) {
+        ("string", "time") => "duration".into(),
+        ("string", "bit/s") => "rate".into(),
+        ("string" | "integer", u) if u.starts_with("packets, or bytes") => "limit".into(),
+        (t, _) => t.into(),
+    }
+}
+
 fn type_name(v: &toml::Value) -> String {
     match v {
         toml::Value::String(_) => "string",
@@ -186,12 +200,42 @@ fn type_name(v: &toml::Value) -> String {
     .into()
 }
 
-fn show(v: &toml::Value) -> String {
+/// A value as the catalogue shows it (times and rates in a readable unit).
+pub fn show(v: &toml::Value) -> String {
     match v {
-        toml::Value::String(s) => s.clone(),
+        toml::Value::String(s) => pretty_unit(s),
         toml::Value::Table(t) if t.is_empty() => "{}".into(),
         other => other.to_string(),
     }
+}
+
+/// `"15000000ns"` → `"15ms"`, `"20000000bps"` → `"20Mbps"` (exact only).
+fn pretty_unit(s: &str) -> String {
+    let scale = |n: u64, units: &[(u64, &str)]| {
+        units
+            .iter()
+            .find(|(m, _)| n >= *m && (n / m) * m == n)
+            .map(|(m, u)| format!("{}{u}", n / m))
+    };
+    if let Some(n) = s.strip_suffix("ns").and_then(|x| x.parse::<u64>().ok()) {
+        let units = [
+            (1_000_000_000, "s"),
+            (1_000_000, "ms"),
+            (1_000, "us"),
+            (1, "ns"),
+        ];
+        return scale(n, &units).unwrap_or_else(|| "0s".into());
+    }
+    if let Some(n) = s.strip_suffix("bps").and_then(|x| x.parse::<u64>().ok()) {
+        let units = [
+            (1_000_000_000, "Gbps"),
+            (1_000_000, "Mbps"),
+            (1_000, "kbps"),
+            (1, "bps"),
+        ];
+        return scale(n, &units).unwrap_or_else(|| s.to_string());
+    }
+    s.to_string()
 }
 
 /// Marks a message that carries the key path inside a table.
@@ -447,6 +491,235 @@ pub fn serialize_tagged<S: serde::Serializer, C: Serialize>(
         config: &'a C,
     }
     Tagged { kind, config }.serialize(s)
+}
+
+/// The `[tcp]` keys (scenario-wide `[tcp]`, per-flow and per-workload
+/// `tcp` tables), for `aqmlab list tcp`. Defaults are read from
+/// `TcpParams::default()`.
+pub const TCP_PARAMS: &[Param] = &[
+    param!("mss", "bytes", "≥ 1", "0", "payload bytes per full segment"),
+    param!(
+        "header_bytes",
+        "bytes",
+        "≥ 0",
+        "-1",
+        "TCP/IP header bytes per segment; a pure ACK's size"
+    ),
+    param!(
+        "init_cwnd",
+        "segments",
+        "> 0",
+        "0.0",
+        "initial congestion window"
+    ),
+    param!(
+        "init_ssthresh",
+        "segments",
+        "> 0",
+        "0.0",
+        "initial slow-start threshold"
+    ),
+    param!(
+        "max_window",
+        "segments",
+        "≥ 1",
+        "0",
+        "receive window: cap on the sender's window"
+    ),
+    param!(
+        "min_rto",
+        "time",
+        "≤ max_rto",
+        "",
+        "minimum retransmission timeout"
+    ),
+    param!(
+        "max_rto",
+        "time",
+        "≥ min_rto",
+        "",
+        "maximum retransmission timeout"
+    ),
+    param!(
+        "initial_rto",
+        "time",
+        "> 0",
+        "",
+        "RTO before an RTT sample (RFC 6298 §2.1)"
+    ),
+    param!(
+        "granularity",
+        "time",
+        "≥ 0",
+        "",
+        "clock granularity G (RFC 6298 §2.3)"
+    ),
+    param!(
+        "delayed_ack",
+        "",
+        "true/false",
+        "",
+        "one ACK per delack_count in-order segments"
+    ),
+    param!(
+        "delack_count",
+        "segments",
+        "≥ 1",
+        "0",
+        "segments per delayed ACK"
+    ),
+    param!("delack_timeout", "time", "> 0", "", "delayed-ACK timeout"),
+    param!(
+        "dupack_threshold",
+        "ACKs",
+        "≥ 1",
+        "0",
+        "duplicate ACKs that trigger fast retransmit"
+    ),
+    param!(
+        "handshake",
+        "",
+        "true/false",
+        "",
+        "open with a SYN / SYN-ACK handshake"
+    ),
+    param!(
+        "ecn",
+        "",
+        "true/false",
+        "",
+        "ECN-capable transport (RFC 3168); needed by dctcp"
+    ),
+];
+
+/// One family of the catalogue: its name, where it is written, its kinds.
+pub struct Family {
+    pub name: &'static str,
+    pub key: &'static str,
+    pub kinds: Vec<KindInfo>,
+}
+
+/// Every registered family, in the order `aqmlab list` prints them.
+pub fn families() -> Vec<Family> {
+    vec![
+        Family {
+            name: "queue kinds",
+            key: "links[].queue / queue_ab / queue_ba: kind = ...",
+            kinds: crate::aqm::QueueSpec::registry(),
+        },
+        Family {
+            name: "congestion controls",
+            key: "flows[].cc, workloads[].cc: a name or { kind = ..., ... }",
+            kinds: crate::tcp::cc::CcConfig::registry(),
+        },
+        Family {
+            name: "workloads",
+            key: "[[workloads]] kind = ...",
+            kinds: crate::traffic::WorkloadSpec::registry(),
+        },
+    ]
+}
+
+/// Rows (param, type, default) of the `[tcp]` keys.
+pub fn tcp_catalogue() -> Vec<(Param, String, String)> {
+    let d = toml::Table::try_from(crate::tcp::TcpParams::default()).unwrap_or_default();
+    TCP_PARAMS
+        .iter()
+        .map(|p| {
+            let (ty, default) = match (d.get(p.name), p.unit) {
+                (Some(toml::Value::Integer(ns)), "time") => {
+                    ("duration".to_string(), pretty_unit(&format!("{ns}ns")))
+                }
+                (Some(v), _) => (type_name(v), show(v)),
+                (None, _) => ("-".into(), "none".into()),
+            };
+            (*p, ty, default)
+        })
+        .collect()
+}
+
+/// `aqmlab list`: every family with its kinds, and the `[tcp]` keys.
+pub fn list_all() -> String {
+    let mut out = String::new();
+    for f in families() {
+        out.push_str(&format!(
+            "{} ({}):
+",
+            f.name, f.key
+        ));
+        for k in &f.kinds {
+            out.push_str(&format!(
+                "  {:<12} {}
+",
+                k.kind, k.about
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str("tcp keys ([tcp], flows[].tcp, workloads[].tcp):\n");
+    for p in TCP_PARAMS {
+        out.push_str(&format!("  {:<18} {}\n", p.name, p.about));
+    }
+    out.push_str(
+        "\n`aqmlab list <name>` prints a kind's parameters (`aqmlab list tcp`: the tcp keys).\n",
+    );
+    out
+}
+
+fn param_table(rows: &[(Param, String, String)]) -> String {
+    let mut out = String::from("| parameter | type | default | unit | allowed | description |\n|---|---|---|---|---|---|\n");
+    for (p, ty, d) in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            p.name,
+            ty,
+            d,
+            if p.unit.is_empty() { "-" } else { p.unit },
+            p.range,
+            p.about
+        ));
+    }
+    out
+}
+
+/// `aqmlab list <name>`: the parameters of every kind called `name` (a
+/// name can be both a queue kind and a congestion control, e.g. `maxnet`),
+/// or of the `[tcp]` keys for `tcp`. `None` when nothing has that name.
+pub fn describe(name: &str) -> Option<String> {
+    if name == "tcp" {
+        return Some(format!(
+            "tcp keys ([tcp], flows[].tcp, workloads[].tcp; each overrides the level above)\n\n{}",
+            param_table(&tcp_catalogue())
+        ));
+    }
+    let mut out = Vec::new();
+    for f in families() {
+        for k in f.kinds.iter().filter(|k| k.kind == name) {
+            let rows = k.catalogue();
+            let table = if rows.is_empty() {
+                "no parameters\n".to_string()
+            } else {
+                param_table(&rows)
+            };
+            out.push(format!(
+                "{} `{}` ({})\nsource: {}\n\n{}",
+                f.name, k.kind, f.key, k.about, table
+            ));
+        }
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
+}
+
+/// Every name `aqmlab list <name>` accepts.
+pub fn names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = families()
+        .iter()
+        .flat_map(|f| f.kinds.iter().map(|k| k.kind))
+        .collect();
+    v.push("tcp");
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 #[cfg(test)]

@@ -246,7 +246,8 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
 
 /// A configuration of a registered kind from its catalogue: a random
 /// `limit` (if it has one), every boolean parameter random, the required
-/// keys at their examples, everything else at its default.
+/// keys at their examples, everything else at its default. Marks are
+/// allowed when `ecn` is on or the kind has no `ecn` switch.
 fn generic_config(kind: &'static str) -> BoxedStrategy<Cfg> {
     let info = QueueSpec::registry()
         .into_iter()
@@ -271,7 +272,8 @@ fn generic_config(kind: &'static str) -> BoxedStrategy<Cfg> {
             } else {
                 Limit::Packets(u32::MAX)
             };
-            let mut ecn = false;
+            // a kind without an `ecn` switch may mark (e.g. step marking)
+            let mut ecn = !bools.contains(&"ecn");
             for (name, on) in bools.iter().zip(flags) {
                 text.push_str(&format!("{name} = {on}\n"));
                 ecn |= *name == "ecn" && on;

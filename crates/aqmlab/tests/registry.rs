@@ -135,12 +135,16 @@ fn catalogue_matches_what_the_parser_accepts() {
                 if let Some(v) = eff.get(p.name) {
                     if p.example.is_empty() {
                         // the default shown is the parsed default
-                        let shown = match v {
-                            toml::Value::String(s) => s.clone(),
-                            toml::Value::Table(t) if t.is_empty() => "{}".into(),
-                            other => other.to_string(),
+                        assert_eq!(default, aqmlab::registry::show(v), "{} {}", k.kind, p.name);
+                        // and the value shown parses back to the same default
+                        let mut t = k.required_example();
+                        let lit = match v {
+                            toml::Value::String(_) => toml::Value::String(default.clone()),
+                            other => other.clone(),
                         };
-                        assert_eq!(default, shown, "{} {}", k.kind, p.name);
+                        t.insert(p.name.into(), lit);
+                        let back = (k.effective)(t).unwrap();
+                        assert_eq!(back.get(p.name), Some(v), "{} {}", k.kind, p.name);
                     }
                 }
             }
@@ -305,4 +309,84 @@ fn echoed_input_is_cut() {
         e.contains("`links[0]`") && e.contains("expected a table"),
         "{e}"
     );
+}
+
+/// `aqmlab list tcp` lists exactly the keys a `[tcp]` table takes, with the
+/// defaults the parser fills in, and each listed bound is enforced.
+#[test]
+fn tcp_catalogue_matches_the_tcp_table() {
+    use aqmlab::registry::{tcp_catalogue, TCP_PARAMS};
+    let resolved = toml::Table::try_from(aqmlab::tcp::TcpParams::default()).unwrap();
+    let mut listed: Vec<&str> = TCP_PARAMS.iter().map(|p| p.name).collect();
+    let mut keys: Vec<&str> = resolved.keys().map(|k| k.as_str()).collect();
+    listed.sort_unstable();
+    keys.sort_unstable();
+    assert_eq!(listed, keys);
+    for (p, ty, default) in tcp_catalogue() {
+        // the default as written parses and resolves to the default
+        let lit = if ty == "duration" {
+            format!("\"{default}\"")
+        } else {
+            default.clone()
+        };
+        let sc = Scenario::from_toml_with(MINI, "t.toml", &[format!("tcp.{}={lit}", p.name)])
+            .unwrap_or_else(|e| panic!("tcp.{} = {lit}: {e}", p.name));
+        let got = toml::Table::try_from(sc.tcp_params(0)).unwrap();
+        assert_eq!(got[p.name], resolved[p.name], "tcp.{}", p.name);
+        if !p.bad.is_empty() {
+            let e = err(MINI, &[&format!("tcp.{}={}", p.name, p.bad)]);
+            assert!(e.contains(&format!("`tcp.{}`", p.name)), "{e}");
+        }
+    }
+}
+
+/// The text `aqmlab list` and `aqmlab list <kind>` print names every kind
+/// and every parameter with its default.
+#[test]
+fn list_text_covers_every_kind_and_parameter() {
+    use aqmlab::registry::{describe, list_all, names};
+    let all = list_all();
+    for f in aqmlab::registry::families() {
+        for k in &f.kinds {
+            assert!(
+                all.contains(&format!("  {:<12} {}", k.kind, k.about)),
+                "{}",
+                k.kind
+            );
+            let text = describe(k.kind).unwrap();
+            assert!(text.contains(k.about));
+            for (p, ty, default) in k.catalogue() {
+                assert!(
+                    text.contains(&format!("| {} | {ty} | {default} |", p.name)),
+                    "{} {}: {text}",
+                    k.kind,
+                    p.name
+                );
+            }
+        }
+    }
+    assert!(describe("tcp")
+        .unwrap()
+        .contains("| mss | integer | 1000 |"));
+    assert!(describe("nope").is_none());
+    assert!(names().contains(&"fq_pie") && names().contains(&"dctcp") && names().contains(&"tcp"));
+}
+
+/// A CBR source's own validation runs where the scenario is parsed.
+#[test]
+fn cbr_is_validated_naming_the_key() {
+    let text = MINI.replace(
+        "cc = { kind = \"cubic\" }",
+        "cbr = { rate = \"1Mbps\", packet_size = 0 }",
+    );
+    let e = err(&text, &[]);
+    assert!(
+        e.contains("`flows[0].cbr.packet_size`: must be a positive"),
+        "{e}"
+    );
+    let e = err(&text, &["flows.bulk.cbr.packet_size=\"x\""]);
+    assert!(e.contains("`flows[0].cbr.packet_size`"), "{e}");
+    let e = err(&text, &["flows.bulk.cbr=3"]);
+    assert!(e.contains("`flows[0].cbr`: expected a table"), "{e}");
+    Scenario::from_toml_with(&text, "t.toml", &["flows.bulk.cbr.packet_size=100".into()]).unwrap();
 }

@@ -1,5 +1,5 @@
 //! Reproduction of N. Osipova, A. Blanc, K. Avrachenkov, "Improving TCP
-//! Fairness with MarkMax Policy" (slides `papers/markmax.txt`): the tables
+//! Fairness with MarkMax Policy" (slides): the tables
 //! "NS2 simulations – results scheme1" (two New Reno flows, δ2/δ1 ∈ {3, 7,
 //! 10, 20}) and "results scheme2" (three flows, δ3 = δ2, δ2/δ1 ∈ {7, 10, 20,
 //! 50}) — Jain's index J of the goodputs, bottleneck utilisation ρ and mean
@@ -846,7 +846,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
         s,
         "# MarkMax (Osipova, Blanc, Avrachenkov) — reproduction with aqmlab\n\n\
          Paper: N. Osipova, A. Blanc, K. Avrachenkov, \"Improving TCP Fairness with MarkMax \
-         Policy\" (slides; `papers/markmax.txt`), tables \"NS2 simulations – results scheme1\" \
+         Policy\" (slides), tables \"NS2 simulations – results scheme1\" \
          and \"results scheme2\" and the congestion-window figures for δ2/δ1 = 7 and 10. \
          Command: `aqmlab reproduce markmax --seeds {}`.\n",
         cx.seeds

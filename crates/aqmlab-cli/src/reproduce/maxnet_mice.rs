@@ -1,5 +1,5 @@
 //! Reproduction of Phan, Tran, Nguyen, Thoai, "MaxNet and TCP Reno/RED on
-//! Mice Traffic" (`papers/maxnet-mice.txt`): one FTP elephant and HTTP mice
+//! Mice Traffic" (MSOCP 2009): one FTP elephant and HTTP mice
 //! (50 or 200 connections opened 20 s in) through the two-router testbed of
 //! Fig. 4, once with MaxNet routers and MaxNet hosts, once with RED routers
 //! and TCP Reno hosts.
@@ -377,7 +377,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let mut md = String::new();
     let _ = writeln!(
         txt,
-        "MaxNet vs TCP Reno/RED on mice traffic (maxnet-mice.txt). Mean over {seeds} seed{} (sd in brackets).{}\n",
+        "MaxNet vs TCP Reno/RED on mice traffic. Mean over {seeds} seed{} (sd in brackets).{}\n",
         if seeds == 1 { "" } else { "s" },
         if shortened {
             format!(" Runs of {dur} s (--duration), not the default {DURATION_S} s.")
@@ -880,7 +880,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         rep,
         "# MaxNet and TCP Reno/RED on mice traffic — aqmlab reproduction\n\n\
          Paper: T. K. Phan, T. T. Tran, D. D. Nguyen, N. Thoai, \"MaxNet and TCP Reno/RED on Mice Traffic\" \
-         (`maxnet-mice.txt`, MSOCP 2009). Runs: {} configurations × {seeds} seed{} = {} runs, {events} events, \
+         (MSOCP 2009). Runs: {} configurations × {seeds} seed{} = {} runs, {events} events, \
          {sim_wall:.1} s of wall time for the simulations, {total_wall:.1} s in all.{}\n",
         configs.len(),
         if seeds == 1 { "" } else { "s" },

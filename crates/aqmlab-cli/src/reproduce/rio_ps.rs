@@ -1,5 +1,5 @@
 //! Reproduction of Guo & Matta, "The War Between Mice and Elephants"
-//! (ICNP 2001; slides `mice-elephants-rio-ps.txt`): RIO-PS (edge classifier
+//! (ICNP 2001 slides): RIO-PS (edge classifier
 //! + RED In/Out core queue) against DropTail and RED.
 //!
 //! (a) The "Network Goodput" table: 10 long (10 000-packet) and 10 short

@@ -172,8 +172,8 @@ impl super::registry::Registered for AredConfig {
     const ABOUT: &'static str = "Adaptive RED (Floyd, Gummadi, Shenker 2001): RED whose max_p follows the average queue";
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!(required = "5", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold"),
-        crate::param!(required = "15", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold"),
+        crate::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold"),
+        crate::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold"),
         crate::param!("max_p", "probability", "(0, 1]", "1.5", "initial max_p"),
         crate::param!("w_q", "weight", "(0, 1]", "0.0", "EWMA weight of the average queue"),
         crate::param!("gentle", "", "true/false", "", "gentle RED above max_th"),

@@ -25,6 +25,7 @@ registry::queue_kinds! {
     maxnet::MaxNetConfig => MaxNet,
     rio::RioConfig => Rio,
     fq_pie::FqPieConfig => FqPie,
+    step::StepConfig => Step,
 }
 
 use crate::engine::{RngStream, Time};

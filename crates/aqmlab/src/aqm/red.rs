@@ -432,8 +432,8 @@ impl super::registry::Registered for RedConfig {
     const ABOUT: &'static str = "Random Early Detection (Floyd & Jacobson 1993; ns-2 red.cc; auto: Floyd's 2001 guidelines)";
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!(required = "5", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold of the average queue"),
-        crate::param!(required = "15", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold of the average queue"),
+        crate::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold of the average queue"),
+        crate::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold of the average queue"),
         crate::param!("max_p", "probability", "(0, 1]", "1.5", "marking probability at max_th"),
         crate::param!("w_q", "weight", "(0, 1]; default 0.002, automatic with auto", "0.0", "EWMA weight of the average queue"),
         crate::param!("gentle", "", "true/false", "", "probability rises from max_p to 1 between max_th and 2·max_th"),

@@ -317,7 +317,7 @@ pub struct FlowSpec {
     pub size: Option<Size>,
     /// Make the flows unresponsive constant-bit-rate sources (UDP-like)
     /// instead of TCP: `{ rate = "1Mbps", packet_size = 1000, ecn = false }`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_cbr")]
     pub cbr: Option<crate::traffic::CbrSpec>,
     /// TCP parameters overriding the scenario's `[tcp]` table.
     #[serde(default)]
@@ -329,6 +329,26 @@ pub struct FlowSpec {
 
 fn one() -> u32 {
     1
+}
+
+/// `cbr`, validated where it is parsed (its errors name `flows[i].cbr.<key>`).
+fn de_cbr<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<crate::traffic::CbrSpec>, D::Error> {
+    let v = toml::Value::deserialize(d)?;
+    let table = match v {
+        toml::Value::Table(t) => t,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "expected a table {{ rate = \"1Mbps\", packet_size = 1000, ecn = false }}, got {}",
+                other.type_str()
+            )))
+        }
+    };
+    let nest = |(p, m): (String, String)| serde::de::Error::custom(crate::registry::nested(&p, &m));
+    let c: crate::traffic::CbrSpec = crate::registry::parse_config(table).map_err(nest)?;
+    c.validate().map_err(nest)?;
+    Ok(Some(c))
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -344,6 +364,17 @@ pub struct OutputSpec {
     /// the flows of `[[flows]]`; absent = no series.
     #[serde(default)]
     pub throughput_bin: Option<Dur>,
+    /// Links (duplex name, or one direction `a->b`) whose packets are
+    /// written to libpcap files (`output::pcap`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<String>,
+    /// Bytes of each packet kept in the pcap files (headers: 128).
+    #[serde(default = "default_snaplen")]
+    pub pcap_snaplen: u32,
+}
+
+fn default_snaplen() -> u32 {
+    128
 }
 
 fn default_sample() -> Dur {
@@ -356,6 +387,8 @@ impl Default for OutputSpec {
             sample_interval: default_sample(),
             cwnd_interval: None,
             throughput_bin: None,
+            pcap: Vec::new(),
+            pcap_snaplen: default_snaplen(),
         }
     }
 }
@@ -583,6 +616,7 @@ impl Scenario {
                 .validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
         }
+        crate::output::pcap::validate(self)?;
         paths::check_maxnet_paths(self)?;
         Ok(())
     }

@@ -9,6 +9,13 @@
 //! packet even if a CWR arrived before that delayed ACK). ACKs are pure (`header_bytes`
 //! on the wire). MaxNet's explicit price in data packets is echoed in ACKs.
 //!
+//! With [`EcnEcho::PerPacket`] (chosen by the congestion control: DCTCP)
+//! the echo is RFC 8257 §3.2's instead: ECE on exactly the ACKs of CE-marked
+//! segments, and when the CE state of arriving segments changes, the
+//! segments received before (if their ACK was delayed) are acknowledged at
+//! once with the old state, and the changing segment is acknowledged
+//! immediately (as Linux `dctcp_ece_ack_update`). CWR is ignored.
+//!
 //! Parameters (from [`TcpParams`]): `delayed_ack`, `delack_count`,
 //! `delack_timeout`, `header_bytes`.
 
@@ -17,7 +24,20 @@ use crate::engine::{Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
 use std::collections::VecDeque;
 
+/// How the receiver echoes CE marks in ACKs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// RFC 3168 §6.1.3: ECE from a CE segment until CWR.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 §3.2: ECE on exactly the ACKs of CE segments.
+    PerPacket,
+}
+
 pub struct Receiver {
+    echo: EcnEcho,
+    /// RFC 8257 `DCTCP.CE`: the CE state of the last data segment.
+    ce_state: bool,
     flow: FlowId,
     node: NodeId,
     peer: NodeId,
@@ -46,6 +66,8 @@ pub struct Receiver {
 impl Receiver {
     pub fn new(p: &TcpParams, flow: FlowId, node: NodeId, peer: NodeId) -> Receiver {
         Receiver {
+            echo: EcnEcho::Rfc3168,
+            ce_state: false,
             flow,
             node,
             peer,
@@ -68,6 +90,12 @@ impl Receiver {
         }
     }
 
+    /// Use the echo rule `echo` (see [`EcnEcho`]).
+    pub fn with_echo(mut self, echo: EcnEcho) -> Self {
+        self.echo = echo;
+        self
+    }
+
     /// Segments buffered out of order.
     pub fn out_of_order(&self) -> u32 {
         self.ooo_count
@@ -80,7 +108,11 @@ impl Receiver {
         // RFC 3168 §6.1.3: ECE on every ACK from a CE segment until CWR, and
         // on the ACK that acknowledges a CE segment even if a CWR arrived
         // meanwhile (a delayed ACK covering both).
-        if self.ece || self.ce_unacked {
+        let ece = match self.echo {
+            EcnEcho::Rfc3168 => self.ece || self.ce_unacked,
+            EcnEcho::PerPacket => self.ce_state,
+        };
+        if ece {
             f |= flags::ECE;
         }
         self.ce_unacked = false;
@@ -114,6 +146,15 @@ impl Receiver {
             self.ece = true;
             self.ce_unacked = true;
         }
+        // RFC 8257 §3.2: a change of CE state is acknowledged at once.
+        let mut ack_now = false;
+        if self.echo == EcnEcho::PerPacket && (p.ecn == Ecn::Ce) != self.ce_state {
+            if self.pending > 0 {
+                self.send_ack(0, ctx); // the earlier segments, old state
+            }
+            self.ce_state = p.ecn == Ecn::Ce;
+            ack_now = true;
+        }
         self.segments_received += 1;
         let seq = p.seq;
         if seq == self.rcv_nxt {
@@ -128,7 +169,7 @@ impl Receiver {
             if self.ooo.front() == Some(&false) && self.ooo_count == 0 {
                 self.ooo.clear();
             }
-            if filled_gap || !self.delayed_ack {
+            if filled_gap || !self.delayed_ack || ack_now {
                 self.send_ack(0, ctx);
             } else {
                 self.pending += 1;

@@ -21,6 +21,7 @@
 //! | `highspeed` | `highspeed.rs` | RFC 3649 |
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
+//! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
@@ -40,6 +41,7 @@ registry::cc_kinds! {
     highspeed::HighSpeedConfig => HighSpeed,
     bic::BicConfig => Bic,
     maxnet::MaxNetSourceConfig => MaxNet,
+    dctcp::DctcpConfig => Dctcp,
 }
 
 use crate::engine::Time;

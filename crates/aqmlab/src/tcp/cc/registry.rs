@@ -9,9 +9,12 @@
 
 use super::CongestionControl;
 pub use crate::registry::{KindInfo, Param, Registered};
+pub use crate::tcp::receiver::EcnEcho;
 
 /// A congestion control's config: its name, parameters and constructor.
 pub trait CcAlgorithm: Registered {
+    /// How the receiver must echo CE marks for this algorithm.
+    const ECN_ECHO: EcnEcho = EcnEcho::Rfc3168;
     fn build(&self) -> Box<dyn CongestionControl>;
 }
 
@@ -52,6 +55,13 @@ macro_rules! cc_kinds {
             pub fn validate(&self) -> Result<(), (String, String)> {
                 match self {
                     $(CcConfig::$var(c) => $crate::registry::Registered::validate(c),)*
+                }
+            }
+
+            /// The receiver's ECN echo rule this algorithm needs.
+            pub fn ecn_echo(&self) -> $crate::tcp::receiver::EcnEcho {
+                match self {
+                    $(CcConfig::$var(_) => <$m::$cfg as $crate::tcp::cc::registry::CcAlgorithm>::ECN_ECHO,)*
                 }
             }
 
