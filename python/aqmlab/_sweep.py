@@ -177,7 +177,7 @@ def sweep(
     the queue's ``arrivals``, ``enqueued``, ``dropped``, ``marked``,
     ``drop_rate`` and ``mark_rate`` (per arrival), ``mean_len_pkts``,
     ``mean_delay_s``, ``p99_delay_s``, the link's ``utilization``,
-    ``goodput_bps`` (all flows), ``goodput_bps.<group>`` per flow group,
+    ``goodput_bps`` (all flows), ``goodput_bps_<group>`` per flow group,
     ``jain_tcp`` (Jain's index over the TCP flows), ``cbr_owd_s`` (CBR flows'
     mean one-way delay), ``events`` and ``wall_s``.
 
@@ -254,7 +254,7 @@ def sweep(
             goodput_bps=r["goodput_bps"],
         )
         for g in groups:
-            row[f"goodput_bps.{g}"] = r["groups"].get(g, math.nan)
+            row[f"goodput_bps_{g}"] = r["groups"].get(g, math.nan)
         row.update(
             jain_tcp=r["jain_tcp"],
             cbr_owd_s=r["cbr_owd_s"],

@@ -52,7 +52,7 @@ def test_one_row_per_run_one_column_per_axis(local):
     assert set(local["links.bottleneck.queue_ab"]) == {"red", "codel"}
     assert set(local["kind"]) == {"red", "codel"}
     assert (local["link"] == "r1->r2").all()  # the file's sweep.link
-    assert {"goodput_bps.bulk", "goodput_bps.sparse"} <= set(local.columns)
+    assert {"goodput_bps_bulk", "goodput_bps_sparse"} <= set(local.columns)
 
 
 def test_rows_match_single_runs(local, base):
@@ -71,7 +71,7 @@ def test_rows_match_single_runs(local, base):
         assert row["mean_delay_s"] == q["mean_delay_s"]
         assert row["drop_rate"] == q["dropped"] / q["arrivals"]
         groups = r.flows.groupby("group")["goodput_bps"].sum()
-        assert row["goodput_bps.bulk"] == pytest.approx(groups["bulk"], rel=1e-12)
+        assert row["goodput_bps_bulk"] == pytest.approx(groups["bulk"], rel=1e-12)
         assert row["goodput_bps"] == pytest.approx(r.flows["goodput_bps"].sum(), rel=1e-12)
         assert row["jain_tcp"] == pytest.approx(r.summary["fairness"]["bulk"], rel=1e-12)
         assert row["events"] == r.events
