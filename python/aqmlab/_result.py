@@ -1,0 +1,130 @@
+"""`run()` and its `Result`: one run's tables as pandas DataFrames."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+
+from . import _native
+from ._scenario import PathLike, Scenario, as_scenario
+
+
+def run(scenario: Scenario | PathLike, seed: int | None = None) -> Result:
+    """Run a scenario (a :class:`Scenario` or a path to a TOML file).
+
+    ``seed`` defaults to the scenario's ``seed``. The simulation runs without
+    the GIL, so threads can run several at once. Raises
+    :class:`aqmlab.ScenarioError` for a bad scenario.
+    """
+    sc = as_scenario(scenario)
+    if seed is not None and (not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return Result(sc._native.run(seed), sc)
+
+
+def _read_csv(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data))
+
+
+class Result:
+    """The results of one run.
+
+    The tables are the files ``aqmlab run`` writes, read with
+    :func:`pandas.read_csv`, so column names carry units as in the CSVs
+    (``goodput_bps``, ``time_s``, ``delay_s``):
+
+    - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
+      :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
+      :attr:`throughput` (``throughput.csv``), :attr:`requests` (``requests.csv``);
+    - :attr:`queues`: ``summary.json``'s per-queue records (one row per link
+      direction), :attr:`queue_classes` their per-class counters;
+    - :attr:`summary`: ``summary.json`` as a dict.
+
+    A table the run did not record (``cwnd`` without ``trace_cwnd``) is an
+    empty DataFrame.
+    """
+
+    def __init__(self, native: _native.RunOutput, scenario: Scenario) -> None:
+        self._native = native
+        self.scenario = scenario
+        """The scenario that was run."""
+
+    @property
+    def seed(self) -> int:
+        return self._native.seed
+
+    @property
+    def events(self) -> int:
+        """Events the simulator processed."""
+        return self._native.events
+
+    @cached_property
+    def files(self) -> dict[str, bytes]:
+        """Every file ``aqmlab run`` writes for this run, name -> content."""
+        return self._native.files()
+
+    def _table(self, name: str) -> pd.DataFrame:
+        data = self.files.get(name)
+        return _read_csv(data) if data else pd.DataFrame()
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """``summary.json`` as a dict."""
+        out: dict[str, Any] = json.loads(self._native.summary_json())
+        return out
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (``flows.csv``)."""
+        return self._table("flows.csv")
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link direction with its queue's counters (``links.csv``)."""
+        return self._table("links.csv")
+
+    @cached_property
+    def queue_series(self) -> pd.DataFrame:
+        """Time series of the monitored queues (``queues.csv``)."""
+        return self._table("queues.csv")
+
+    @cached_property
+    def cwnd(self) -> pd.DataFrame:
+        """cwnd traces of flows with ``trace_cwnd = true`` (``cwnd.csv``)."""
+        return self._table("cwnd.csv")
+
+    @cached_property
+    def throughput(self) -> pd.DataFrame:
+        """Per-flow throughput series with ``output.throughput_bin`` (``throughput.csv``)."""
+        return self._table("throughput.csv")
+
+    @cached_property
+    def requests(self) -> pd.DataFrame:
+        """One row per workload connection (``requests.csv``)."""
+        return self._table("requests.csv")
+
+    @cached_property
+    def queues(self) -> pd.DataFrame:
+        """``summary.json``'s ``queues[]``: one row per link direction."""
+        rows = [{k: v for k, v in q.items() if k != "classes"} for q in self.summary["queues"]]
+        return pd.DataFrame.from_records(rows)
+
+    @cached_property
+    def queue_classes(self) -> pd.DataFrame:
+        """Per-class counters of classifier links (``queues[].classes[]``), with ``link``."""
+        rows = [
+            {"link": q["link"], **c} for q in self.summary["queues"] for c in q.get("classes", [])
+        ]
+        return pd.DataFrame.from_records(rows)
+
+    def write(self, out: PathLike) -> None:
+        """Write the files of ``aqmlab run --out DIR`` into ``out``."""
+        self._native.write(os.fspath(out))
+
+    def __repr__(self) -> str:
+        return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, events={self.events})"

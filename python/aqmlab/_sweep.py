@@ -1,0 +1,265 @@
+"""`sweep()`: the cartesian product of parameter values × seeds, one row per run.
+
+Runs go to a Dask ``Client`` or any ``concurrent.futures``-style executor
+(anything with ``submit(fn, arg)`` returning a future with ``result()``);
+without one, to local processes. A run is shipped as its effective scenario
+(TOML text) and seed, so a worker on another machine needs only the
+``aqmlab`` package, not the scenario's files, and the result depends only on
+what is shipped: the same sweep gives the same table wherever it runs (only
+``wall_s`` differs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from . import _native
+from ._errors import ScenarioError
+from ._scenario import PathLike, Scenario, as_scenario
+
+Task = tuple[str, str, int]
+"""(effective scenario as TOML text, its name for errors, seed)."""
+
+
+def _label(v: Any) -> str:
+    """A value's label, as ``aqmlab sweep`` names it: a table by its ``kind``."""
+    if isinstance(v, Mapping) and isinstance(v.get("kind"), str):
+        return str(v["kind"])
+    return str(v)
+
+
+def _cell(v: Any, label: str) -> Any:
+    """The value an axis column holds: scalars as they are, tables by label."""
+    if isinstance(v, (bool, int, float, str)):
+        return v
+    return label
+
+
+def _run_task(task: Task) -> dict[str, Any]:
+    """Run one sweep point (in a worker) and reduce it to what a row needs."""
+    text, name, seed = task
+    out = _native.NativeScenario.from_toml(text, name).run(seed)
+    s = json.loads(out.summary_json())
+    flows = s["flows"]
+    groups: dict[str, float] = {}
+    for f in flows:
+        groups[f["group"]] = groups.get(f["group"], 0.0) + f["goodput_bps"]
+    tcp = [f["goodput_bps"] for f in flows if f["cc"] != "cbr"]
+    cbr = [f["mean_owd_s"] for f in flows if f["cc"] == "cbr" and f["mean_owd_s"] is not None]
+    return {
+        "monitored": out.monitored_links(),
+        "queues": [{k: v for k, v in q.items() if k != "classes"} for q in s["queues"]],
+        "links": s["links"],
+        "goodput_bps": sum(f["goodput_bps"] for f in flows),
+        "groups": groups,
+        "jain_tcp": _jain(tcp),
+        "cbr_owd_s": sum(cbr) / len(cbr) if cbr else math.nan,
+        "events": s["events"],
+        "wall_s": s["wall_seconds"],
+    }
+
+
+def _jain(xs: Sequence[float]) -> float:
+    """Jain's index (Σx)²/(n·Σx²), 1 for an empty set or all zeros (as the library's)."""
+    s = sum(xs)
+    s2 = sum(x * x for x in xs)
+    if not xs or s2 == 0.0:
+        return 1.0
+    return s * s / (len(xs) * s2)
+
+
+def _execute(tasks: list[Task], client: Any, jobs: int | None) -> list[dict[str, Any]]:
+    fn: Callable[[Task], dict[str, Any]] = _run_task
+    if client is None:
+        n = min(len(tasks), jobs or os.cpu_count() or 1)
+        if n <= 1:
+            return [fn(t) for t in tasks]
+        with ProcessPoolExecutor(max_workers=n) as ex:
+            return list(ex.map(fn, tasks))
+    if not callable(getattr(client, "submit", None)):
+        raise TypeError(
+            "client must be a dask.distributed.Client or a concurrent.futures "
+            f"executor (with submit()), got {type(client).__name__}"
+        )
+    futures = [client.submit(fn, t) for t in tasks]
+    return [f.result() for f in futures]
+
+
+def _axes(sc: Scenario, vary: Mapping[str, Any] | None) -> list[tuple[str, list[str], list[Any]]]:
+    if vary is None:
+        spec = sc._native.sweep_spec()
+        if spec is None or not spec[2]:
+            raise ScenarioError(
+                f"{sc.file}: `sweep.vary`: give vary={{'key.path': [values]}} "
+                "or a [sweep] table with [[sweep.vary]] axes",
+                "sweep.vary",
+                sc.file,
+                "no axes to sweep",
+            )
+        return [(k, list(labels), list(values)) for k, labels, values in spec[2]]
+    axes = []
+    for key, vals in vary.items():
+        if isinstance(vals, Mapping):
+            labels = [str(x) for x in vals.keys()]
+            values = list(vals.values())
+        elif isinstance(vals, (str, bytes)) or not isinstance(vals, Iterable):
+            raise ScenarioError(
+                f"{sc.file}: `{key}`: vary needs a list of values or a dict label -> value, "
+                f"got {vals!r}",
+                key,
+                sc.file,
+                "vary needs a list of values or a dict label -> value",
+            )
+        else:
+            values = list(vals)
+            labels = [_label(v) for v in values]
+        if not values:
+            raise ScenarioError(
+                f"{sc.file}: `{key}`: give at least one value", key, sc.file, "no values"
+            )
+        if len(set(labels)) != len(labels):
+            raise ScenarioError(
+                f"{sc.file}: `{key}`: two values have the same label; pass a dict label -> value",
+                key,
+                sc.file,
+                "duplicate labels",
+            )
+        axes.append((key, labels, values))
+    return axes
+
+
+def _seeds(sc: Scenario, seeds: int | Iterable[int] | None) -> list[int]:
+    if seeds is None:
+        spec = sc._native.sweep_spec()
+        seeds = spec[0] if spec is not None else 1
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise ValueError(f"seeds must be at least 1, got {seeds}")
+        return list(range(1, seeds + 1))
+    out = [int(s) for s in seeds]
+    if not out or any(s < 0 for s in out):
+        raise ValueError(f"seeds must be a non-empty list of non-negative integers, got {out}")
+    return out
+
+
+def sweep(
+    scenario: Scenario | PathLike,
+    vary: Mapping[str, Any] | None = None,
+    seeds: int | Iterable[int] | None = None,
+    client: Any = None,
+    *,
+    link: str | None = None,
+    jobs: int | None = None,
+) -> pd.DataFrame:
+    """Run every combination of ``vary``'s values with every seed; one row per run.
+
+    - ``vary``: ``{"key.path": [values]}`` or ``{"key.path": {label: value}}``
+      (key paths as in :meth:`Scenario.set`); default: the scenario's
+      ``[sweep]`` axes.
+    - ``seeds``: a count N (seeds 1..N, as ``aqmlab sweep --seeds N``) or a
+      list of seeds; default: the scenario's ``sweep.seeds``, else 1.
+    - ``client``: a ``dask.distributed.Client`` or any ``concurrent.futures``
+      executor; default: a local process pool of ``jobs`` processes (all cores).
+    - ``link``: the link direction (``"r1->r2"``) whose queue the row reports;
+      default ``sweep.link``, else the monitored queue that enqueued most
+      packets in the first run.
+
+    Columns: one per axis (the value, or its label for a table value such as a
+    queue: its ``kind``), ``seed``, ``link``, ``kind`` (queue discipline),
+    the queue's ``arrivals``, ``enqueued``, ``dropped``, ``marked``,
+    ``drop_rate`` and ``mark_rate`` (per arrival), ``mean_len_pkts``,
+    ``mean_delay_s``, ``p99_delay_s``, the link's ``utilization``,
+    ``goodput_bps`` (all flows), ``goodput_bps_<group>`` per flow group,
+    ``jain_tcp`` (Jain's index over the TCP flows), ``cbr_owd_s`` (CBR flows'
+    mean one-way delay), ``events`` and ``wall_s``.
+
+    Every combination is validated before any run: a bad value raises
+    :class:`aqmlab.ScenarioError` naming the key.
+    """
+    sc = as_scenario(scenario)
+    axes = _axes(sc, vary)
+    seed_list = _seeds(sc, seeds)
+    if link is None:
+        spec = sc._native.sweep_spec()
+        link = spec[1] if spec is not None else None
+    # One point per combination: (axis cells, effective scenario TOML, name).
+    points: list[tuple[dict[str, Any], str, str]] = []
+    for combo in itertools.product(*[range(len(values)) for _, _, values in axes]):
+        chosen = [(key, labels[j], values[j]) for (key, labels, values), j in zip(axes, combo)]
+        p = sc.copy().set_many({key: value for key, _, value in chosen})
+        cells = {key: _cell(value, label) for key, label, value in chosen}
+        label = "_".join(label for _, label, _ in chosen)
+        points.append((cells, p.to_toml(), f"{sc.file} [sweep point {label}]"))
+    if link is not None:
+        directions = [
+            f"{x}->{y}"
+            for lk in sc.to_dict().get("links", [])
+            for x, y in ((lk.get("a"), lk.get("b")), (lk.get("b"), lk.get("a")))
+        ]
+        if link not in directions:
+            raise ScenarioError(
+                f"{sc.file}: `sweep.link`: no link direction `{link}`; "
+                f"allowed: {', '.join(directions)}",
+                "sweep.link",
+                sc.file,
+                f"no link direction `{link}`",
+            )
+    tasks: list[Task] = [(text, name, s) for _, text, name in points for s in seed_list]
+    results = _execute(tasks, client, jobs)
+    first = results[0]
+    if link is None:
+        monitored = [q for q in first["queues"] if q["link"] in set(first["monitored"])]
+        if not monitored:
+            raise ScenarioError(
+                f"{sc.file}: `sweep.link`: no monitored queue to report; pass link='a->b'",
+                "sweep.link",
+                sc.file,
+                "no monitored queue",
+            )
+        link = max(monitored, key=lambda q: q["enqueued"])["link"]
+    groups: list[str] = []
+    for r in results:
+        for g in r["groups"]:
+            if g not in groups:
+                groups.append(g)
+    rows = []
+    cells_per_run = [cells for cells, _, _ in points for _ in seed_list]
+    for cells, s, r in zip(cells_per_run, seed_list * len(points), results):
+        q = next(x for x in r["queues"] if x["link"] == link)
+        lk = next(x for x in r["links"] if x["link"] == link)
+        arrivals = q["arrivals"]
+        row: dict[str, Any] = dict(cells)
+        row.update(
+            seed=s,
+            link=link,
+            kind=q["kind"],
+            arrivals=arrivals,
+            enqueued=q["enqueued"],
+            dropped=q["dropped"],
+            marked=q["marked"],
+            drop_rate=q["dropped"] / arrivals if arrivals else math.nan,
+            mark_rate=q["marked"] / arrivals if arrivals else math.nan,
+            mean_len_pkts=q["mean_len_pkts"],
+            mean_delay_s=q["mean_delay_s"],
+            p99_delay_s=q["p99_delay_s"],
+            utilization=lk["utilization"],
+            goodput_bps=r["goodput_bps"],
+        )
+        for g in groups:
+            row[f"goodput_bps_{g}"] = r["groups"].get(g, math.nan)
+        row.update(
+            jain_tcp=r["jain_tcp"],
+            cbr_owd_s=r["cbr_owd_s"],
+            events=r["events"],
+            wall_s=r["wall_s"],
+        )
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)

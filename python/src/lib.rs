@@ -1,0 +1,507 @@
+//! `aqmlab._native`: the PyO3 extension module under the Python package
+//! `aqmlab` (the typed API lives in `python/aqmlab/*.py`).
+//!
+//! It exposes two classes over the library's public API:
+//!
+//! - `Scenario`: a scenario as its TOML document plus the validated
+//!   [`aqmlab::Scenario`]. Every change (`set`, `set_many`) goes through
+//!   [`aqmlab::scenario::set_path`] on the document and is validated again by
+//!   [`aqmlab::Scenario::from_toml`], so a Python scenario accepts and rejects
+//!   exactly what the CLI's `--set` does, with the same messages.
+//! - `RunOutput`: one finished run ([`aqmlab::RunResult`]). Its tables are the
+//!   bytes [`aqmlab::output::write_run`] writes, so the DataFrames built from
+//!   them hold what the CLI's CSV files hold.
+//!
+//! A bad scenario raises `aqmlab.ScenarioError(message, path, file, reason)`,
+//! where `message` is the text the CLI prints after `error: `.
+
+use aqmlab::scenario::set_path;
+use aqmlab::{RunResult, Scenario, ScenarioError, Simulation};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::collections::BTreeMap;
+
+/// Raise `aqmlab.ScenarioError` for a library error.
+fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
+    let (file, path, reason) = match e {
+        ScenarioError::Invalid { file, path, msg } => {
+            (Some(file.clone()), Some(path.clone()), msg.clone())
+        }
+        ScenarioError::Syntax { file, msg } | ScenarioError::Io { file, msg } => {
+            (Some(file.clone()), None, msg.clone())
+        }
+    };
+    raise_scenario_error(py, e.to_string(), path, file, reason)
+}
+
+fn raise_scenario_error(
+    py: Python<'_>,
+    message: String,
+    path: Option<String>,
+    file: Option<String>,
+    reason: String,
+) -> PyErr {
+    let made = py
+        .import("aqmlab._errors")
+        .and_then(|m| m.getattr("ScenarioError"))
+        .and_then(|cls| cls.call1((message.clone(), path, file, reason)));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        // The package is broken (aqmlab._errors missing): still say what
+        // was wrong with the scenario.
+        Err(_) => PyRuntimeError::new_err(message),
+    }
+}
+
+/// `aqmlab.ScenarioError` for a Python value that has no TOML form.
+fn conversion_error(py: Python<'_>, file: &str, (path, msg): (String, String)) -> PyErr {
+    scenario_error(
+        py,
+        &ScenarioError::Invalid {
+            file: file.to_string(),
+            path,
+            msg,
+        },
+    )
+}
+
+/// A Python value as a TOML value. On failure: (key path, what is wrong).
+fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, String)> {
+    let fail = |m: String| (at.to_string(), m);
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(
+            v.is_truthy().map_err(|e| fail(e.to_string()))?,
+        ));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i64 = v
+            .extract()
+            .map_err(|_| fail(format!("integer {v} does not fit in 64 bits")))?;
+        return Ok(toml::Value::Integer(i));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        let f: f64 = v.extract().map_err(|e: PyErr| fail(e.to_string()))?;
+        return Ok(toml::Value::Float(f));
+    }
+    if v.is_instance_of::<PyString>() {
+        let s: String = v.extract().map_err(|e: PyErr| fail(e.to_string()))?;
+        return Ok(toml::Value::String(s));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let key: String = k
+                .extract()
+                .map_err(|_| fail(format!("table keys must be strings, got {k}")))?;
+            let sub = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            t.insert(key, to_toml(&x, &sub)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut a = Vec::new();
+        let it = v.try_iter().map_err(|e| fail(e.to_string()))?;
+        for (i, x) in it.enumerate() {
+            let x = x.map_err(|e| fail(e.to_string()))?;
+            a.push(to_toml(&x, &format!("{at}[{i}]"))?);
+        }
+        return Ok(toml::Value::Array(a));
+    }
+    if v.is_none() {
+        return Err(fail(
+            "None has no TOML equivalent; leave the key out to get its default".into(),
+        ));
+    }
+    // numpy and other numeric scalars: an exact integer, else a float.
+    if let Ok(i) = v.call_method0("__index__").and_then(|x| x.extract::<i64>()) {
+        return Ok(toml::Value::Integer(i));
+    }
+    if let Ok(f) = v.call_method0("__float__").and_then(|x| x.extract::<f64>()) {
+        return Ok(toml::Value::Float(f));
+    }
+    let ty = v
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    Err(fail(format!(
+        "a {ty} has no TOML equivalent (allowed: bool, int, float, str, list, tuple, dict)"
+    )))
+}
+
+/// A TOML value as a Python value (through JSON: tables → dict, arrays →
+/// list, datetimes → str).
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_string(v).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+fn doc_to_text(doc: &toml::Value) -> Result<String, String> {
+    toml::to_string(doc).map_err(|e| format!("cannot write the scenario as TOML: {e}"))
+}
+
+/// A scenario: the TOML document and its validated form.
+#[pyclass(module = "aqmlab._native", frozen)]
+struct NativeScenario {
+    doc: toml::Value,
+    file: String,
+    sc: Scenario,
+}
+
+impl NativeScenario {
+    fn from_doc(py: Python<'_>, doc: toml::Value, file: String) -> PyResult<Self> {
+        let text = doc_to_text(&doc).map_err(|m| {
+            raise_scenario_error(py, format!("{file}: {m}"), None, Some(file.clone()), m)
+        })?;
+        let sc = Scenario::from_toml(&text, &file).map_err(|e| scenario_error(py, &e))?;
+        Ok(NativeScenario { doc, file, sc })
+    }
+
+    fn parse(py: Python<'_>, text: &str, file: String) -> PyResult<Self> {
+        // Validate first so that syntax errors read as the CLI's.
+        let sc = Scenario::from_toml(text, &file).map_err(|e| scenario_error(py, &e))?;
+        let doc: toml::Value = toml::from_str(text).map_err(|e| {
+            raise_scenario_error(
+                py,
+                format!("{file}: invalid TOML: {e}"),
+                None,
+                Some(file.clone()),
+                e.to_string(),
+            )
+        })?;
+        Ok(NativeScenario { doc, file, sc })
+    }
+
+    /// The document with `(path, value)` pairs set, validated once at the end.
+    fn with_values(&self, py: Python<'_>, pairs: Vec<(String, toml::Value)>) -> PyResult<Self> {
+        let mut doc = self.doc.clone();
+        for (path, value) in pairs {
+            set_path(&mut doc, &path, value).map_err(|m| {
+                let e = ScenarioError::Invalid {
+                    file: self.file.clone(),
+                    path: path.clone(),
+                    msg: m,
+                };
+                scenario_error(py, &e)
+            })?;
+        }
+        Self::from_doc(py, doc, self.file.clone())
+    }
+}
+
+#[pymethods]
+impl NativeScenario {
+    /// Load and validate a scenario file.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            scenario_error(
+                py,
+                &ScenarioError::Io {
+                    file: file.clone(),
+                    msg: e.to_string(),
+                },
+            )
+        })?;
+        Self::parse(py, &text, file)
+    }
+
+    /// Parse and validate scenario text; `name` stands for the file in errors.
+    #[staticmethod]
+    fn from_toml(py: Python<'_>, text: &str, name: String) -> PyResult<Self> {
+        Self::parse(py, text, name)
+    }
+
+    /// Build from nested dicts and lists, as the TOML file would read.
+    #[staticmethod]
+    fn from_dict(py: Python<'_>, d: &Bound<'_, PyAny>, name: String) -> PyResult<Self> {
+        if !d.is_instance_of::<PyDict>() {
+            return Err(PyTypeError::new_err(format!(
+                "Scenario.from_dict needs a dict, got {}",
+                d.get_type().name()?
+            )));
+        }
+        let doc = to_toml(d, "").map_err(|e| conversion_error(py, &name, e))?;
+        Self::from_doc(py, doc, name)
+    }
+
+    /// A copy with `value` at `path` (the `--set` path syntax), validated.
+    fn set(&self, py: Python<'_>, path: String, value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let v = to_toml(value, &path).map_err(|e| conversion_error(py, &self.file, e))?;
+        self.with_values(py, vec![(path, v)])
+    }
+
+    /// A copy with every `(path, value)` pair set, validated once at the end
+    /// (for values that must change together, like `min_th` and `max_th`).
+    fn set_many(&self, py: Python<'_>, pairs: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
+        let mut v = Vec::with_capacity(pairs.len());
+        for (p, x) in &pairs {
+            let x = to_toml(x, p).map_err(|e| conversion_error(py, &self.file, e))?;
+            v.push((p.clone(), x));
+        }
+        self.with_values(py, v)
+    }
+
+    /// The document as TOML text (comments and key order of a file are not kept).
+    fn to_toml(&self, py: Python<'_>) -> PyResult<String> {
+        doc_to_text(&self.doc)
+            .map_err(|m| raise_scenario_error(py, m.clone(), None, Some(self.file.clone()), m))
+    }
+
+    /// The document as nested dicts and lists.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        toml_to_py(py, &self.doc)
+    }
+
+    /// The value at a dotted path of the document (`None` when absent).
+    fn get<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        let mut cur = &self.doc;
+        for seg in path.split('.') {
+            let next = match cur {
+                toml::Value::Table(t) => t.get(seg),
+                toml::Value::Array(a) => match seg.parse::<usize>() {
+                    Ok(i) => a.get(i),
+                    Err(_) => a.iter().find(|e| {
+                        let f = |k: &str| e.get(k).and_then(|v| v.as_str());
+                        f("name") == Some(seg)
+                            || f("group") == Some(seg)
+                            || (f("name").is_none()
+                                && f("a")
+                                    .zip(f("b"))
+                                    .map(|(a, b)| format!("{a}-{b}"))
+                                    .as_deref()
+                                    == Some(seg))
+                    }),
+                },
+                _ => None,
+            };
+            match next {
+                Some(n) => cur = n,
+                None => return Ok(py.None().into_bound(py)),
+            }
+        }
+        toml_to_py(py, cur)
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.sc.name.clone()
+    }
+
+    #[getter]
+    fn file(&self) -> String {
+        self.file.clone()
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.sc.seed
+    }
+
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.sc.duration.secs()
+    }
+
+    /// The `[sweep]` table: `(seeds, link, [(key, [label], [value])])`, or
+    /// None when the scenario has none.
+    #[allow(clippy::type_complexity)]
+    fn sweep_spec<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<
+        Option<(
+            u64,
+            Option<String>,
+            Vec<(String, Vec<String>, Bound<'py, PyAny>)>,
+        )>,
+    > {
+        let Some(sw) = &self.sc.sweep else {
+            return Ok(None);
+        };
+        let mut axes = Vec::new();
+        for ax in &sw.vary {
+            let labels = match &ax.labels {
+                Some(l) => l.clone(),
+                None => ax.values.iter().map(value_label).collect(),
+            };
+            let values = toml_to_py(py, &toml::Value::Array(ax.values.clone()))?;
+            axes.push((ax.key.clone(), labels, values));
+        }
+        Ok(Some((sw.seeds, sw.link.clone(), axes)))
+    }
+
+    /// Run with `seed` (default: the scenario's), releasing the GIL.
+    #[pyo3(signature = (seed=None))]
+    fn run(&self, py: Python<'_>, seed: Option<u64>) -> PyResult<RunOutput> {
+        let seed = seed.unwrap_or(self.sc.seed);
+        let sc = &self.sc;
+        let r = py.detach(|| Simulation::new(sc, seed).run());
+        if !r.conservation.holds() {
+            return Err(PyRuntimeError::new_err(format!(
+                "internal error: packet conservation violated: {:?}",
+                r.conservation
+            )));
+        }
+        Ok(RunOutput { r, seed })
+    }
+
+    /// Pickle as (TOML text, file name).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let me = slf.get();
+        let ctor = py.get_type::<NativeScenario>().getattr("from_toml")?;
+        Ok((ctor, (me.to_toml(py)?, me.file.clone())))
+    }
+}
+
+/// The label of a sweep value, as `aqmlab sweep` names it: a string itself,
+/// a table its `kind`, anything else its TOML text.
+fn value_label(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
+            Some(k) => k.to_string(),
+            None => v.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// A finished run.
+#[pyclass(module = "aqmlab._native", frozen)]
+struct RunOutput {
+    r: RunResult,
+    seed: u64,
+}
+
+#[pymethods]
+impl RunOutput {
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.r.events
+    }
+
+    /// Links whose queue time series was recorded (`links.monitor`).
+    fn monitored_links(&self) -> Vec<String> {
+        self.r.series.iter().map(|s| s.link.clone()).collect()
+    }
+
+    /// `summary.json` as text.
+    fn summary_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Every file `aqmlab run` writes, as {file name: bytes}, written by
+    /// `aqmlab::output::write_run` into a temporary folder (GIL released).
+    fn files<'py>(&self, py: Python<'py>) -> PyResult<BTreeMap<String, Bound<'py, PyBytes>>> {
+        let r = &self.r;
+        let files = py
+            .detach(|| -> std::io::Result<Vec<(String, Vec<u8>)>> {
+                let dir = tempfile::tempdir()?;
+                aqmlab::output::write_run(r, dir.path())?;
+                let mut out = Vec::new();
+                for e in std::fs::read_dir(dir.path())? {
+                    let e = e?;
+                    if e.file_type()?.is_file() {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        out.push((name, std::fs::read(e.path())?));
+                    }
+                }
+                Ok(out)
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("writing the run's files: {e}")))?;
+        Ok(files
+            .into_iter()
+            .map(|(n, b)| (n, PyBytes::new(py, &b)))
+            .collect())
+    }
+
+    /// Write the run's files into `dir`, as `aqmlab run --out dir` does.
+    fn write(&self, py: Python<'_>, dir: std::path::PathBuf) -> PyResult<()> {
+        let r = &self.r;
+        py.detach(|| aqmlab::output::write_run(r, &dir))
+            .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))
+    }
+}
+
+/// A reproduction's table row: (table, row, column, unit, paper, aqmlab_mean,
+/// aqmlab_sd, n).
+type ReproRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<f64>,
+    f64,
+    Option<f64>,
+    u64,
+);
+
+/// `aqmlab reproduce PAPER` through the CLI crate's library
+/// (`aqmlab_cli::reproduce::reproduce`), GIL released; returns the
+/// long-format rows of `tables.csv`. Bad options raise ValueError with the
+/// command's message.
+#[pyfunction]
+#[pyo3(signature = (paper, seeds=None, duration=None, load=None, out=None))]
+fn reproduce(
+    py: Python<'_>,
+    paper: &str,
+    seeds: Option<u64>,
+    duration: Option<&str>,
+    load: Option<f64>,
+    out: Option<std::path::PathBuf>,
+) -> PyResult<Vec<ReproRow>> {
+    use aqmlab_cli::reproduce::{self as rp, Opts, Paper};
+    use aqmlab_cli::CliError;
+    let err = |e: CliError| match e {
+        CliError::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
+        CliError::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
+    };
+    let p = Paper::from_name(paper).map_err(err)?;
+    let opts = Opts {
+        seeds: seeds.unwrap_or(p.default_seeds()),
+        duration_s: duration.map(rp::parse_duration).transpose().map_err(err)?,
+        load,
+    };
+    let rows = py
+        .detach(|| rp::reproduce(paper, &opts, out.as_deref()))
+        .map_err(err)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.row,
+                r.column,
+                r.unit,
+                r.paper,
+                r.aqmlab_mean,
+                r.aqmlab_sd,
+                r.n,
+            )
+        })
+        .collect())
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeScenario>()?;
+    m.add_class::<RunOutput>()?;
+    m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,185 @@
+"""`aqmlab.run`: the DataFrames hold what `aqmlab run` writes; runs are deterministic."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import aqmlab
+
+MICE = "scenarios/papers/maxnet-mice/reno-red.toml"
+# Overrides that make the run short and switch on every optional table.
+MICE_SET = {"duration": "25s", "flows.0.trace_cwnd": True}
+COMPARE = "scenarios/aqm-compare.toml"
+
+TABLES = {
+    "flows": "flows.csv",
+    "links": "links.csv",
+    "queue_series": "queues.csv",
+    "cwnd": "cwnd.csv",
+    "throughput": "throughput.csv",
+    "requests": "requests.csv",
+}
+
+
+def cli_run(cli: str, repo: Path, out: Path, file: str, seed: int, sets: dict) -> None:
+    args = [cli, "run", file, "--out", str(out), "--seed", str(seed)]
+    for k, v in sets.items():
+        args += ["--set", f"{k}={json.dumps(v)}"]
+    subprocess.run(args, cwd=repo, check=True, capture_output=True, timeout=300)
+
+
+def without_wall(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "wall_seconds"}
+
+
+@pytest.fixture(scope="module")
+def mice(repo: Path) -> aqmlab.Result:
+    sc = aqmlab.Scenario.from_file(repo / MICE).set_many(MICE_SET)
+    return aqmlab.run(sc, seed=3)
+
+
+def test_dataframes_equal_cli_csvs(cli, repo, tmp_path, mice):
+    cli_run(cli, repo, tmp_path, MICE, 3, MICE_SET)
+    for attr, name in TABLES.items():
+        want = pd.read_csv(tmp_path / name)
+        got = getattr(mice, attr)
+        assert len(want) > 0, name
+        pd.testing.assert_frame_equal(got, want, check_exact=True, obj=name)
+        # and the bytes themselves
+        assert mice.files[name] == (tmp_path / name).read_bytes(), name
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert without_wall(mice.summary) == without_wall(summary)
+    queues = pd.DataFrame.from_records(
+        [{k: v for k, v in q.items() if k != "classes"} for q in summary["queues"]]
+    )
+    pd.testing.assert_frame_equal(mice.queues, queues, check_exact=True)
+    # units in the column names, as in the CSVs
+    assert {"goodput_bps", "start_s", "mean_owd_s"} <= set(mice.flows.columns)
+    assert {"time_s", "delay_s", "len_pkts"} <= set(mice.queue_series.columns)
+
+
+def test_write_matches_cli(cli, repo, tmp_path, mice):
+    cli_run(cli, repo, tmp_path / "cli", MICE, 3, MICE_SET)
+    mice.write(tmp_path / "py")
+    cli_names = {p.name for p in (tmp_path / "cli").iterdir()}
+    py_names = {p.name for p in (tmp_path / "py").iterdir()}
+    assert set(TABLES.values()) | {"summary.json"} <= py_names
+    # The command may add files about the invocation (provenance); every
+    # result file is the same.
+    assert py_names <= cli_names
+    for n in py_names - {"summary.json"}:
+        assert (tmp_path / "cli" / n).read_bytes() == (tmp_path / "py" / n).read_bytes(), n
+
+
+def test_run_accepts_a_path_and_uses_the_scenario_seed(repo):
+    sc = aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "3s")
+    r = aqmlab.run(sc)
+    assert r.seed == sc.seed == 1
+    by_path = aqmlab.run(str(repo / "scenarios/papers/red-gateway/b1.toml"), seed=2)
+    assert by_path.seed == 2 and by_path.summary["scenario"] == "red-gateway-b1"
+
+
+def test_same_seed_same_results_other_seed_differs(repo):
+    sc = aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "5s")
+    a, b, c = aqmlab.run(sc, seed=4), aqmlab.run(sc, seed=4), aqmlab.run(sc, seed=5)
+    for name in a.files:
+        if name != "summary.json":
+            assert a.files[name] == b.files[name], name
+    assert without_wall(a.summary) == without_wall(b.summary)
+    pd.testing.assert_frame_equal(a.flows, b.flows, check_exact=True)
+    # aqm-compare spreads the flows' starts over 2 s from the seed
+    assert not a.flows["start_s"].equals(c.flows["start_s"])
+
+
+def test_optional_tables_are_empty_when_not_recorded(repo):
+    r = aqmlab.run(aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "2s"))
+    assert r.cwnd.empty and r.requests.empty and r.throughput.empty
+    assert not r.flows.empty and not r.queue_series.empty
+
+
+def test_queue_classes(repo):
+    sc = aqmlab.Scenario.from_file(repo / "scenarios/papers/rio-ps/web.toml")
+    r = aqmlab.run(sc.set("duration", "20s"))
+    classes = r.queue_classes
+    assert set(classes["class"]) >= {"in", "out"}
+    for link, g in classes.groupby("link"):
+        q = r.queues.set_index("link").loc[link]
+        assert g["arrivals"].sum() == q["arrivals"]
+
+
+def test_run_releases_the_gil(repo):
+    """While one thread is inside run(), another runs Python code.
+
+    The switch interval is set far beyond the run's length, so the main thread
+    gets the GIL back during the run only if run() gives it up.
+    """
+    sc = aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "60s")
+    started, done = threading.Event(), threading.Event()
+    out: list[aqmlab.Result] = []
+
+    def work() -> None:
+        started.set()
+        out.append(aqmlab.run(sc))
+        done.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        started.wait()
+        ran_during_run = not done.is_set()
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert ran_during_run
+    assert out[0].events > 100_000
+
+
+def test_threads_give_the_same_results(repo):
+    from concurrent.futures import ThreadPoolExecutor
+
+    sc = aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "5s")
+    with ThreadPoolExecutor(2) as ex:
+        rs = list(ex.map(lambda s: aqmlab.run(sc, seed=s), [1, 2, 1, 2]))
+    assert rs[0].files["flows.csv"] == rs[2].files["flows.csv"]
+    assert rs[1].files["queues.csv"] == rs[3].files["queues.csv"]
+
+
+def test_scenario_round_trips(repo):
+    sc = aqmlab.Scenario.from_file(repo / COMPARE)
+    assert aqmlab.Scenario.from_toml(sc.to_toml()) == sc
+    assert aqmlab.Scenario.from_dict(sc.to_dict()) == sc
+    import pickle
+
+    back = pickle.loads(pickle.dumps(sc))
+    assert back == sc and back.file == sc.file
+    assert sc.get("links.bottleneck.rate") == "20Mbps"
+    assert sc.get("flows.bulk.count") == 8
+    assert sc.get("no.such.key") is None
+
+
+def test_set_changes_the_run(repo):
+    sc = aqmlab.Scenario.from_file(repo / COMPARE).set("duration", "5s")
+    red = {"kind": "red", "limit": 400, "min_th": 5, "max_th": 15, "max_p": 0.1}
+    base = aqmlab.run(sc)
+    changed = aqmlab.run(sc.copy().set("links.bottleneck.queue_ab", red))
+    assert sc.get("links.bottleneck.queue_ab.kind") == "droptail"
+    q0 = base.queues.set_index("link").loc["r1->r2"]
+    q1 = changed.queues.set_index("link").loc["r1->r2"]
+    assert q0["kind"] == "droptail" and q1["kind"] == "red"
+    assert q1["mean_len_pkts"] < q0["mean_len_pkts"]
+
+
+def test_flows_head_of_the_readme_example(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    head = aqmlab.run("scenarios/aqm-compare.toml").flows.head()
+    assert len(head) == 5 and list(head["group"]) == ["bulk"] * 5
+    assert (head["goodput_bps"] > 0).all()
