@@ -37,6 +37,13 @@ impl From<std::io::Error> for CliError {
 
 pub type CliResult<T = ()> = Result<T, CliError>;
 
+/// Refuse a scenario above the default resource limits (`--allow-large`
+/// skips this).
+pub fn check_limits(sc: &aqmlab::Scenario, file: &str) -> CliResult {
+    sc.check_limits(&aqmlab::scenario::limits::Limits::DEFAULT)
+        .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))
+}
+
 #[derive(Parser)]
 #[command(
     name = "aqmlab",

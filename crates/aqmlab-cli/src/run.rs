@@ -28,6 +28,10 @@ pub struct RunArgs {
     /// mark rates over time (signal.png/.svg).
     #[arg(long)]
     pub plot: bool,
+    /// Run scenarios above the default resource limits (samples, bins,
+    /// flows, nodes: see the README's "Errors and limits").
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 pub fn main(a: RunArgs) -> CliResult {
@@ -37,6 +41,9 @@ pub fn main(a: RunArgs) -> CliResult {
         overrides.push(format!("duration=\"{d}\""));
     }
     let sc = Scenario::from_file_with(&a.file, &overrides)?;
+    if !a.allow_large {
+        crate::check_limits(&sc, &a.file.display().to_string())?;
+    }
     let seed = a.seed.unwrap_or(sc.seed);
     let mut sim = Simulation::new(&sc, seed);
     let mut bar = Progress::new(format!("{} (seed {seed})", sc.name), 1000);

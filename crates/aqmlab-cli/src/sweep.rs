@@ -11,6 +11,7 @@
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::metrics::jain;
+use aqmlab::scenario::limits::{check_runs, Limits};
 use aqmlab::{RunResult, Scenario, Simulation};
 use clap::Args;
 use std::fmt::Write as _;
@@ -32,6 +33,10 @@ pub struct SweepArgs {
     /// Override a scenario value in every combination (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Run above the default resource limits (runs, threads, samples, flows:
+    /// see the README's "Errors and limits").
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 /// The per-run row of `sweep.csv`.
@@ -105,14 +110,36 @@ fn row(label: &str, seed: u64, link: &str, r: &RunResult) -> Result<Row, CliErro
 }
 
 pub fn main(a: SweepArgs) -> CliResult {
-    let text = std::fs::read_to_string(&a.file)
-        .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", a.file.display())))?;
+    let text = aqmlab::scenario::read_file(&a.file)?;
     let file = a.file.display().to_string();
     let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
     let spec = points[0].scenario.sweep.clone().expect("sweep present");
     let seeds = a.seeds.unwrap_or(spec.seeds);
     if seeds == 0 {
         return Err(CliError::Input("--seeds must be at least 1".into()));
+    }
+    let lim = if a.allow_large {
+        Limits::NONE
+    } else {
+        Limits::DEFAULT
+    };
+    let seeds_key = if a.seeds.is_some() {
+        "--seeds"
+    } else {
+        "sweep.seeds"
+    };
+    check_runs(
+        points.len() as u64,
+        seeds,
+        seeds_key,
+        a.jobs.map(|j| j as u64),
+        &lim,
+    )
+    .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
+    if !a.allow_large {
+        for p in &points {
+            crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
+        }
     }
     if let Some(l) = &spec.link {
         let names: Vec<String> = points[0]

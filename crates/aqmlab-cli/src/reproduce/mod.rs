@@ -79,7 +79,15 @@ pub struct ReproduceArgs {
     /// (0, 2] (default 0.9).
     #[arg(long, value_name = "FRACTION")]
     pub load: Option<f64>,
+    /// Allow more than the default limits: 10000 seeds, 1024 worker
+    /// threads, a --duration of 10000 s.
+    #[arg(long)]
+    pub allow_large: bool,
 }
+
+/// Longest `--duration` of a reproduction without `--allow-large`, s (2.5×
+/// the longest paper run, rio-ps's 4000 s).
+const MAX_DURATION_S: f64 = 10_000.0;
 
 /// What every reproduction takes from the command line, checked.
 #[derive(Clone, Debug)]
@@ -112,6 +120,13 @@ pub fn main(a: ReproduceArgs) -> CliResult {
     if seeds == 0 {
         return Err(crate::CliError::Input("--seeds must be at least 1".into()));
     }
+    let lim = if a.allow_large {
+        aqmlab::scenario::limits::Limits::NONE
+    } else {
+        aqmlab::scenario::limits::Limits::DEFAULT
+    };
+    aqmlab::scenario::limits::check_runs(1, seeds, "--seeds", a.jobs.map(|j| j as u64), &lim)
+        .map_err(|(k, m)| crate::CliError::Input(format!("{k}: {m}")))?;
     if let Some(j) = a.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
@@ -128,7 +143,13 @@ pub fn main(a: ReproduceArgs) -> CliResult {
                     "--duration `{d}`: must be positive"
                 )));
             }
-            Some(t as f64 / 1e9)
+            let secs = t as f64 / 1e9;
+            if secs > MAX_DURATION_S && !a.allow_large {
+                return Err(crate::CliError::Input(format!(
+                    "--duration `{d}`: at most {MAX_DURATION_S} s by default (runs keep time series that grow with their length); pass --allow-large to run longer"
+                )));
+            }
+            Some(secs)
         }
     };
     if matches!(a.paper, Paper::RedGateway) && duration_s.is_some() {

@@ -4,6 +4,7 @@
 //! → [`Scenario::validate`] (cross-references and ranges). Every error names
 //! the file, the key path and what is allowed.
 
+pub mod limits;
 pub mod paths;
 pub mod units;
 
@@ -369,6 +370,54 @@ impl Default for OutputSpec {
     }
 }
 
+/// Largest scenario file read, bytes (the repository's largest is under
+/// 10 KB).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Read a scenario file: a regular file (not a FIFO, device or directory,
+/// which could block or never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
+pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let io = |msg: String| ScenarioError::Io {
+        file: file.clone(),
+        msg,
+    };
+    // metadata first: opening a FIFO for reading blocks until a writer comes
+    let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(io(format!(
+            "not a regular file ({}); give a scenario file (TOML)",
+            if meta.is_dir() {
+                "a directory"
+            } else {
+                "a FIFO, socket or device"
+            }
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "the file has {} bytes; a scenario file may have at most {MAX_FILE_BYTES} bytes",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "the file has more than {MAX_FILE_BYTES} bytes, the most a scenario file may have"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        io(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 impl Scenario {
     /// Load and validate a scenario file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
@@ -382,10 +431,7 @@ impl Scenario {
         overrides: &[String],
     ) -> Result<Scenario, ScenarioError> {
         let file = path.as_ref().display().to_string();
-        let text = std::fs::read_to_string(path.as_ref()).map_err(|e| ScenarioError::Io {
-            file: file.clone(),
-            msg: e.to_string(),
-        })?;
+        let text = read_file(path.as_ref())?;
         Self::from_toml_with(&text, &file, overrides)
     }
 
@@ -561,6 +607,9 @@ impl Scenario {
                 t.apply(&self.tcp);
                 t.apply(o);
                 t.validate().map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+                for (k, bytes) in largest_transfers(w, t.mss) {
+                    check_segments(bytes, t.mss).map_err(|m| (format!("{p}.{k}"), m))?;
+                }
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
@@ -583,12 +632,81 @@ impl Scenario {
             if f.count == 0 {
                 return Err((format!("{p}.count"), "must be at least 1".into()));
             }
-            self.tcp_params(i)
-                .validate()
+            if let Some(j) = self.flows[..i].iter().position(|g| g.group == f.group) {
+                return Err((
+                    format!("{p}.group"),
+                    format!(
+                        "group name `{}` is already used by flows[{j}]; each [[flows]] group needs its own name (it names the group's random stream and its results)",
+                        cut(&f.group)
+                    ),
+                ));
+            }
+            let tcp = self.tcp_params(i);
+            tcp.validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+            match &f.cbr {
+                Some(c) => c.validate().map_err(|(k, m)| (format!("{p}.cbr.{k}"), m))?,
+                None => {
+                    if let Some(sz) = f.size {
+                        check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?;
+                    }
+                }
+            }
         }
         paths::check_maxnet_paths(self)?;
         Ok(())
+    }
+}
+
+/// A name or value as echoed in a message: at most 100 characters.
+pub(crate) fn cut(s: &str) -> String {
+    match s.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Largest number of segments of a sized transfer: sequence numbers are
+/// `u32` and `u32::MAX` marks a bulk sender.
+pub const MAX_SEGMENTS: u64 = u32::MAX as u64 - 1;
+
+/// A sized transfer of `bytes` must fit the `u32` segment counter.
+fn check_segments(bytes: u64, mss: u32) -> Result<(), String> {
+    let n = bytes.div_ceil(mss as u64);
+    if n > MAX_SEGMENTS {
+        return Err(format!(
+            "{bytes} B is {n} segments of {mss} B; at most {MAX_SEGMENTS} segments per transfer (u32 sequence numbers): use a smaller size or a larger mss"
+        ));
+    }
+    Ok(())
+}
+
+/// The largest transfers a workload opens, bytes, by the key that sets them
+/// (`mss` converts sizes counted in segments).
+fn largest_transfers(w: &crate::traffic::WorkloadSpec, mss: u32) -> Vec<(&'static str, u64)> {
+    use crate::traffic::{web::SizeUnit, WorkloadSpec};
+    let mss = mss as u64;
+    match w {
+        WorkloadSpec::Http(h) => vec![
+            ("request_size", h.request_size.0),
+            ("response_size", h.response_size.0),
+        ],
+        WorkloadSpec::Web(web) => {
+            // size_max is bounded by WebSpec::validate, so this cannot wrap
+            let top = web.size_max.ceil() as u64;
+            let mut v = vec![(
+                "size_max",
+                match web.size_unit {
+                    SizeUnit::Bytes => top,
+                    SizeUnit::Packets => top * mss,
+                },
+            )];
+            if let Some(p) = &web.probes {
+                v.push(("probes.short_pkts", p.short_pkts as u64 * mss));
+                v.push(("probes.long_pkts", p.long_pkts as u64 * mss));
+            }
+            v
+        }
     }
 }
 
@@ -759,6 +877,77 @@ dst = "h2"
             .unwrap_err()
             .to_string();
         assert!(e.contains("no [sweep] table"), "{e}");
+    }
+
+    #[test]
+    fn values_out_of_range_are_rejected_with_key_and_bound() {
+        // issue 13: each of these ran with a wrong figure or hung
+        let e = err(&MINI.replace("delay = \"5ms\"", "delay = \"1e30s\""));
+        assert!(e.contains("links[1].delay") && e.contains("at most"), "{e}");
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\nstart = \"18446744073709551615ns\"",
+        ));
+        assert!(e.contains("flows[0].start") && e.contains("at most"), "{e}");
+        let e = err(&MINI.replace("dst = \"h2\"", "dst = \"h2\"\nsize = \"4294967296000B\""));
+        assert!(
+            e.contains("flows[0].size") && e.contains("4294967294 segments"),
+            "{e}"
+        );
+        // the same size with a larger MSS fits
+        Scenario::from_toml(
+            &MINI.replace(
+                "dst = \"h2\"",
+                "dst = \"h2\"\nsize = \"4294967296000B\"\ntcp = { mss = 1460 }",
+            ),
+            "t.toml",
+        )
+        .unwrap();
+        let e = err(&format!("{MINI}[tcp]\nmss = 4294967295\n"));
+        assert!(e.contains("tcp.mss") && e.contains("1..=65495"), "{e}");
+        let e = err(&format!("{MINI}[tcp]\nheader_bytes = 4294967295\n"));
+        assert!(
+            e.contains("tcp.header_bytes") && e.contains("20..=120"),
+            "{e}"
+        );
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\ncbr = { rate = \"1Mbps\", packet_size = 0 }",
+        ));
+        assert!(e.contains("flows[0].cbr.packet_size"), "{e}");
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\ncbr = { rate = \"10Tbps\", packet_size = 1 }",
+        ));
+        assert!(
+            e.contains("flows[0].cbr.rate") && e.contains("less than 1 ns apart"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{MINI}[[flows]]\ngroup = \"bulk\"\nsrc = \"h2\"\ndst = \"h1\"\n"
+        ));
+        assert!(
+            e.contains("flows[1].group") && e.contains("already used by flows[0]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn scenario_files_must_be_small_regular_files() {
+        let e = Scenario::from_file("/dev/zero").unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = Scenario::from_file(std::env::temp_dir())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a directory"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, vec![b'#'; MAX_FILE_BYTES as usize + 1]).unwrap();
+        let e = Scenario::from_file(&big).unwrap_err().to_string();
+        assert!(e.contains("at most 4194304 bytes"), "{e}");
+        let ok = dir.path().join("ok.toml");
+        std::fs::write(&ok, MINI).unwrap();
+        Scenario::from_file(&ok).unwrap();
     }
 
     #[test]

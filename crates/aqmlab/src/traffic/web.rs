@@ -177,6 +177,13 @@ fn d_shape() -> f64 {
     1.2
 }
 
+/// Largest `inter_page`, ns (10⁶ s).
+const MAX_INTER_PAGE: u64 = 1_000_000 * 1_000_000_000;
+/// Largest `inter_object`, ns (10⁴ s).
+const MAX_INTER_OBJECT: u64 = 10_000 * 1_000_000_000;
+/// Largest `objects_max`.
+const MAX_OBJECTS: u32 = 1000;
+
 impl WebSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, m: String| Err((k.to_string(), m));
@@ -189,8 +196,28 @@ impl WebSpec {
                 "must be at least 1 (or give `probes` for a probe-only workload)".into(),
             );
         }
-        if self.inter_page.0 == 0 {
-            return e("inter_page", "must be positive".into());
+        // bounds keep every arrival time (start + up to ~37 mean gaps per
+        // draw) far below u64 nanoseconds
+        if self.inter_page.0 == 0 || self.inter_page.0 > MAX_INTER_PAGE {
+            return e(
+                "inter_page",
+                format!("must be in (0, 1000000s], got {}ns", self.inter_page.0),
+            );
+        }
+        if self.inter_object.0 > MAX_INTER_OBJECT {
+            return e(
+                "inter_object",
+                format!("must be at most 10000s, got {}ns", self.inter_object.0),
+            );
+        }
+        if self.objects_max > MAX_OBJECTS {
+            return e(
+                "objects_max",
+                format!(
+                    "must be at most {MAX_OBJECTS} objects per page, got {}",
+                    self.objects_max
+                ),
+            );
         }
         if self.objects_min == 0 || self.objects_max < self.objects_min {
             return e(
@@ -211,6 +238,19 @@ impl WebSpec {
             return e(
                 "size_max",
                 format!("must be greater than size_min ({})", self.size_min),
+            );
+        }
+        let max = match self.size_unit {
+            SizeUnit::Bytes => crate::scenario::units::MAX_SIZE as f64,
+            SizeUnit::Packets => 1e9,
+        };
+        if self.size_max > max {
+            return e(
+                "size_max",
+                format!(
+                    "must be at most {max} (the size_unit), got {}",
+                    self.size_max
+                ),
             );
         }
         if !(self.shape > 0.0 && self.shape.is_finite()) {
