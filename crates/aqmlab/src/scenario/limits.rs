@@ -3,15 +3,17 @@
 //! default limit (the CLI's `--allow-large` lifts the limits).
 //!
 //! Each estimate counts the items that grow with the scenario; the limits
-//! keep a run within about 2 GB of memory on default settings:
+//! keep a run within about 2 GB of memory on default settings (a flow,
+//! sender and receiver included, holds about 2 KB: 65535 web probe flows
+//! peaked at 428 MiB in the fuzzer's counting allocator):
 //!
 //! | estimate | counted as | default limit | about |
 //! |---|---|---|---|
 //! | queue samples | (duration / `output.sample_interval` + 1) × monitored ports | 2×10⁷ | 72 B each |
 //! | cwnd samples | (duration / `output.cwnd_interval` + 1) × traced flows | 2×10⁷ | 56 B each |
-//! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 5×10⁷ | 8 B each |
-//! | flows | Σ `flows[].count` | 10⁵ | ~1 KB each |
-//! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 2×10⁶ | ~1 KB each |
+//! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 2×10⁷ | 8 B each, copied once into the results |
+//! | flows | Σ `flows[].count` | 10⁵ | ~2 KB each |
+//! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
 //! | nodes | hosts + routers (the routing table holds nodes² entries) | 5000 | 4 B × nodes² |
 //! | links | `[[links]]` | 10⁵ | two ports each |
 //! | sweep runs | combinations × seeds (results are kept until the tables are written) | 10⁴ | one run's results each |
@@ -38,9 +40,9 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         queue_samples: 20_000_000,
         cwnd_samples: 20_000_000,
-        throughput_bins: 50_000_000,
+        throughput_bins: 20_000_000,
         flows: 100_000,
-        workload_flows: 2_000_000,
+        workload_flows: 500_000,
         nodes: 5_000,
         links: 100_000,
         sweep_runs: 10_000,

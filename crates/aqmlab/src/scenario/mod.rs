@@ -200,7 +200,27 @@ impl Scenario {
             apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
         }
         let mut points = Vec::new();
-        let n: usize = sw.vary.iter().map(|a| a.values.len()).product();
+        // each combination is a whole scenario in memory: bound them before
+        // expanding (a hard limit; sweep runs are bounded again with seeds)
+        let n: usize = sw
+            .vary
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+            .filter(|&n| n <= MAX_SWEEP_POINTS)
+            .ok_or_else(|| {
+                ScenarioError::invalid(
+                    file,
+                    "sweep.vary",
+                    format!(
+                        "the axes have more than {MAX_SWEEP_POINTS} combinations ({}); use fewer values",
+                        sw.vary
+                            .iter()
+                            .map(|a| a.values.len().to_string())
+                            .collect::<Vec<_>>()
+                            .join(" × ")
+                    ),
+                )
+            })?;
         for mut k in 0..n {
             let mut d = doc.clone();
             let mut label = Vec::new();
@@ -223,6 +243,9 @@ impl Scenario {
         Ok(points)
     }
 }
+
+/// Most combinations a `[sweep]` may expand to.
+pub const MAX_SWEEP_POINTS: usize = 100_000;
 
 /// toml's value deserializer appends "in `key.path`" to custom errors; the
 /// path is already reported (with array indices), so drop it.
