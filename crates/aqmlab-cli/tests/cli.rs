@@ -240,8 +240,8 @@ fn bad_inputs_exit_2_with_clear_message_and_no_output() {
             "kind = \"red\"",
             "kind = \"blue\"",
             &[
-                "links[1].queue_ab",
-                "unknown variant `blue`",
+                "links[1].queue_ab.kind",
+                "unknown queue kind `blue`",
                 "droptail",
                 "red",
             ],
@@ -292,7 +292,7 @@ fn bad_inputs_exit_2_with_clear_message_and_no_output() {
         (
             "count = 3",
             "count = 3\nsizee = \"1MB\"",
-            &["flows[0]", "unknown field `sizee`"],
+            &["flows[0].sizee", "unknown key"],
         ),
         ("[nodes]", "[nodes", &["invalid TOML", "line"]),
         (

@@ -365,31 +365,18 @@ const KEYS: &[&str] = &[
     "mean_pktsize",
 ];
 
-const KINDS: &[&str] = &[
-    "droptail",
-    "red",
-    "codel",
-    "fq_codel",
-    "sfq_codel",
-    "pie",
-    "ared",
-    "markmax",
-    "maxnet",
-    "rio",
-    "newreno",
-    "reno",
-    "cubic",
-    "htcp",
-    "compound",
-    "vegas",
-    "highspeed",
-    "bic",
-    "http",
-    "web",
-    "",
-    "RED",
-    "blue",
-];
+/// Kind names: every registered queue kind, congestion control and
+/// workload, plus a few that are not.
+fn kinds() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = aqmlab::aqm::QueueSpec::KINDS.to_vec();
+    v.extend_from_slice(aqmlab::tcp::cc::CcConfig::NAMES);
+    v.extend_from_slice(&["http", "web", "", "RED", "blue"]);
+    v
+}
+
+fn any_kind(rng: &mut Pcg64Mcg) -> String {
+    kinds().choose(rng).expect("nonempty").to_string()
+}
 
 const UNITS: &[&str] = &[
     "ns", "us", "ms", "s", "min", "bps", "kbps", "Mbps", "Gbps", "Tbps", "B", "KB", "MB", "GB",
@@ -486,15 +473,12 @@ fn random_value(rng: &mut Pcg64Mcg) -> Value {
             edge_number_text(rng),
             UNITS.choose(rng).expect("nonempty")
         )),
-        4 => Value::String(KINDS.choose(rng).expect("nonempty").to_string()),
+        4 => Value::String(any_kind(rng)),
         5 => Value::Array(vec![]),
         6 => Value::Array(vec![Value::String("h1".into()), Value::Integer(1)]),
         7 => {
             let mut t = toml::Table::new();
-            t.insert(
-                "kind".into(),
-                Value::String(KINDS.choose(rng).expect("nonempty").to_string()),
-            );
+            t.insert("kind".into(), Value::String(any_kind(rng)));
             Value::Table(t)
         }
         _ => Value::String("x".repeat(rng.gen_range(0..300))),
@@ -656,7 +640,7 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
             };
             let is_kind = matches!(p.last(), Some(Seg::Key(k)) if k == "kind" || k == "cc");
             let nv = if is_kind || names.is_empty() || rng.gen_bool(0.1) {
-                KINDS.choose(rng).expect("nonempty").to_string()
+                any_kind(rng)
             } else if rng.gen_bool(0.1) {
                 "nowhere".to_string()
             } else {

@@ -14,6 +14,7 @@ pub mod fluid;
 pub mod metrics;
 pub mod net;
 pub mod output;
+pub mod registry;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;

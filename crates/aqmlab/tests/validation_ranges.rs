@@ -56,6 +56,7 @@ fn each_queue_kind_runs_its_validation() {
         ),
         ("codel", "target = \"0s\"", "links[1].queue_ab.target"),
         ("fq_codel", "flows = 0", "links[1].queue_ab.flows"),
+        ("fq_pie", "flows = 0", "links[1].queue_ab.flows"),
         ("sfq_codel", "bins = 0", "links[1].queue_ab.bins"),
         ("pie", "target = \"0s\"", "links[1].queue_ab.target"),
         (

@@ -394,13 +394,14 @@ fn discussion(pc: &[&[M]]) -> String {
     );
     let _ = writeln!(
         s,
-        "- **CoDel and sfqCoDel** keep the queueing delay near the 5 ms target in aqmlab ({:.1}–{:.1} ms mean) with losses \
-         of {:.4}–{:.4} %, in the range of the paper's Table 3 (0–0.0034 %). Throughput: CoDel {:.0} / {:.0} / {:.0} Mbit/s, \
+        "- **CoDel and sfqCoDel**: a mean queueing delay of {:.1}–{:.1} ms in aqmlab (their target: 5 ms), losses \
+         of {:.4}–{:.4} % (paper's Table 3: 0–0.0034 %); {}. Throughput: CoDel {:.0} / {:.0} / {:.0} Mbit/s, \
          sfqCoDel {:.0} / {:.0} / {:.0} Mbit/s (paper: 545 / 451 / 561 and 473 / 459 / 442).",
         (0..3).flat_map(|c| [q(1, c), q(2, c)]).fold(f64::MAX, f64::min),
         (0..3).flat_map(|c| [q(1, c), q(2, c)]).fold(0.0, f64::max),
         (0..3).flat_map(|c| [loss(1, c), loss(2, c)]).fold(f64::MAX, f64::min),
         (0..3).flat_map(|c| [loss(1, c), loss(2, c)]).fold(0.0, f64::max),
+        loss_verdict(&[1, 2].map(|a| [0, 1, 2].map(|c| loss(a, c)))),
         thr(1, 0), thr(1, 1), thr(1, 2), thr(2, 0), thr(2, 1), thr(2, 2)
     );
     s.push_str(
@@ -410,4 +411,40 @@ fn discussion(pc: &[&[M]]) -> String {
          the flows' start times within the first second. The sd shows how much of any difference is run-to-run noise.\n",
     );
     s
+}
+
+/// Table 3's loss under CoDel and sfqCoDel against the paper's, cell by cell,
+/// within [`LOSS_TOL`] percentage points: `ours[a][c]` for AQM a (CoDel,
+/// sfqCoDel) and CC c (CUBIC, H-TCP, Compound).
+fn loss_verdict(ours: &[[f64; 3]; 2]) -> String {
+    let mut ok = 0;
+    for (a, row) in ours.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            ok += usize::from(LOSS_TOL.within(*v, PAPER_T3[a + 1][c]));
+        }
+    }
+    format!(
+        "{} cells agree with the paper's within {}",
+        super::verdict::count(ok, 6),
+        LOSS_TOL.describe("percentage points")
+    )
+}
+
+/// How far a loss percentage may lie from the paper's and still agree.
+const LOSS_TOL: super::verdict::Tol = super::verdict::Tol::Abs(0.001);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_verdict_flips_outside_the_tolerance() {
+        let paper = [0, 1].map(|a| PAPER_T3[a + 1]);
+        assert!(loss_verdict(&paper).starts_with("all 6 cells agree"));
+        let mut moved = paper;
+        moved[0][0] += 0.0011;
+        assert!(loss_verdict(&moved).starts_with("5 of 6 cells agree"));
+        let far = [[0.5; 3]; 2];
+        assert!(loss_verdict(&far).starts_with("none of the 6 cells agree"));
+    }
 }

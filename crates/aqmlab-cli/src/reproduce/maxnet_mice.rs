@@ -21,6 +21,7 @@
 //! quick checks and tests; the report then says so.
 
 use super::common::{md_rows, run_all, text_table};
+use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, Lines};
 use crate::{CliError, CliResult};
@@ -820,6 +821,32 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let late: u32 = rr.iter().map(|m| m.late).sum();
     let late_retx: u32 = rr.iter().map(|m| m.late_req_retx).sum();
     let late_med = mean(rr, |m| m.late_median_ms);
+    let late_share = if 2 * late_retx > late {
+        "mostly"
+    } else {
+        "partly"
+    };
+    let mx = g(System::MaxNet, Testbed::Slow, 200);
+    let mx_late: u32 = mx.iter().map(|m| m.late).sum();
+    let mx_late_retx: u32 = mx.iter().map(|m| m.late_req_retx).sum();
+    let ele = |s: System, n: u32, f: fn(&M) -> f64| mean(g(s, Testbed::Slow, n), f);
+    let rr_dips = {
+        let (b, a50, a200) = (
+            ele(System::RenoRed, 200, |m| m.ele_before),
+            ele(System::RenoRed, 50, |m| m.ele_after),
+            ele(System::RenoRed, 200, |m| m.ele_after),
+        );
+        a200 < a50 && a50 < b
+    };
+    let mx_keeps = [50, 200].iter().all(|&n| {
+        ele(System::MaxNet, n, |m| m.ele_after)
+            >= (1.0 - KEEP_TOL) * ele(System::MaxNet, 200, |m| m.ele_before)
+    });
+    let fast = |s: System| {
+        let v = g(s, Testbed::Fast, 200);
+        (mean(v, |m| m.q_after), mean(v, |m| m.q_backlogged))
+    };
+    let (mx_queue, rr_queue) = fig89_verdicts(fast(System::MaxNet), fast(System::RenoRed));
     let mut rep = String::new();
     let _ = writeln!(
         rep,
@@ -890,58 +917,67 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
     let _ = writeln!(
         rep,
         "## Where aqmlab differs from the paper, and why\n\n\
-         - **MaxNet: {} within 135 ms (paper 100 %).** MaxNet holds Router1's queue near empty (mean {q_mx:.2} packets \
+         - **MaxNet: {} within 135 ms (paper 100 %); {}.** Router1's queue under MaxNet: mean {q_mx:.2} packets \
            over 10–20 s, Router1 at {:.3} of C with the elephant alone, i.e. μ = 0.95 on the wire), so a request \
            waits only behind the burst itself — 200 SYNs, then 200 requests, interleaved at Router1 with the \
-           elephant's packets — and no request is lost; the median response takes {med_mx:.1} ms: the 20 ms RTT plus \
+           elephant's packets; {mx_late_retx} of its {mx_late} late responses (all seeds) had their request \
+           retransmitted; the median response takes {med_mx:.1} ms: the 20 ms RTT plus \
            that wait.\n\
-         - **Reno/RED: {} within 135 ms (paper about 30 %).** This is the largest difference. Reno/RED is slower \
+         - **Reno/RED: {} within 135 ms (paper about 30 %); {}.** Reno/RED is slower \
            than MaxNet in aqmlab too (median {med_rr:.1} ms vs {med_mx:.1} ms), but not by as much: with one Reno \
            elephant, RED's early drops hold Router1's queue at {q_rr:.1} packets on average (10–20 s; 5th–95th \
            percentile {q5:.0}–{q95:.0} packets, i.e. {:.0}–{:.0} ms of queueing at 10 Mbit/s). Only 30 % of responses within 135 ms needs more \
            than 115 ms of queueing (≥ 96 full-size packets, above max_th) for most requests, or many lost requests \
            (each lost request costs at least the 200 ms minimum RTO). The responses beyond 135 ms in aqmlab are \
-           mostly those: {late_retx} of the {late} late responses (all seeds) had their request retransmitted, and \
+           {late_share} those: {late_retx} of the {late} late responses (all seeds) had their request retransmitted, and \
            their median is {late_med:.0} ms (the 200 ms RTO plus an RTT). A RED configured as the paper \
            states cannot hold a 96-packet average with one elephant in our model, so the testbed must have queued \
            somewhere RED does not see — a Dummynet pipe queue, the NIC/driver ring (txqueuelen 1000), TSO bursts — \
            or applied its thresholds in other units; the paper does not say.\n\
-         - **Figs. 6–7.** As in the paper, Reno/RED's elephant loses throughput when the connections join, more \
-           with 200 than with 50: its goodput falls from {:.2} Mbit/s (10–20 s) to {:.2} (50 connections) and {:.2} \
+         - **Figs. 6–7.** The paper's Reno/RED elephant loses throughput when the connections join, more \
+           with 200 than with 50; in aqmlab this {}: its goodput falls from {:.2} Mbit/s (10–20 s) to {:.2} (50 connections) and {:.2} \
            (200 connections) over 20–25 s, with a smallest 0.5-s bin of {:.2} and {:.2} Mbit/s: RED drops elephant \
-           packets in the burst and some of those losses end in timeouts. The MaxNet elephant keeps its rate ({:.2} \
+           packets in the burst and some of those losses end in timeouts. The paper's MaxNet elephant keeps its rate; in aqmlab \
+           this {} ({:.2} \
            → {:.2} and {:.2} Mbit/s) apart from the bin at 20 s, where the mice's packets take their share \
            (smallest bin {:.2} Mbit/s with 200). Outside the join, Reno's own sawtooth through RED also shows dips \
            (fig7: RED's losses sometimes end in a timeout), which the paper's figures do not show.\n\
-         - **Figs. 8–9.** MaxNet matches the paper: a short transient when the connections open (peak {:.0} packets \
-           in 20–22 s, {:.0} ms above 5 packets in 20–25 s) and otherwise a queue of about one packet (mean {:.2}; \
-           above 5 packets in {} of the samples after 25 s). Its largest queue is the elephant's own start (the spike \
+         - **Figs. 8–9.** The paper's MaxNet router shows a short transient when the connections open and \
+           otherwise an empty queue; aqmlab {}: peak {:.0} packets \
+           in 20–22 s, {:.0} ms above 5 packets in 20–25 s, after 25 s a mean of {:.2} packets, \
+           above 5 packets in {} of the samples. Its largest queue is the elephant's own start (the spike \
            near 1 s in `fig9_backlog_maxnet.png`): MaxStart's first window is the spare capacity (95 Mbit/s) times \
            the RTT, about 160 packets, which the window-based sender emits at the 1 Gbit/s host rate; a paced \
-           sender would not build it. RED differs in degree: the paper's RED router always \
-           keeps a backlog, ours only part of the time (mean {:.2} packets, above 5 packets in {} of the samples \
+           sender would not build it. The paper's RED router always \
+           keeps a backlog; aqmlab {} (mean {:.2} packets, above 5 packets in {} of the samples \
            after 25 s). At 100 Mbit/s the Reno elephant's window (the pipe's 167 packets plus the queue) halves at \
            RED's first drop, falls below the pipe, and the queue stays empty until additive increase refills it, \
            which takes seconds (the sawtooth in `fig8_backlog_red.png`). A backlog at all times needs a window that \
            never falls below the pipe — more buffering or more flows than the paper describes.\n",
         pct(fr_mx),
+        verdict::compare(fr_mx, 1.0, FRAC_TOL, "", 3),
         util_mx,
         pct(fr_rr),
+        verdict::compare(fr_rr, 0.3, FRAC_TOL, "", 3),
         q5 * 1.2,
         q95 * 1.2,
+        finding_word(rr_dips),
         mean(g(System::RenoRed, Testbed::Slow, 200), |m| m.ele_before),
         mean(g(System::RenoRed, Testbed::Slow, 50), |m| m.ele_after),
         mean(g(System::RenoRed, Testbed::Slow, 200), |m| m.ele_after),
         mean(g(System::RenoRed, Testbed::Slow, 50), |m| m.ele_min),
         mean(g(System::RenoRed, Testbed::Slow, 200), |m| m.ele_min),
+        finding_word(mx_keeps),
         mean(g(System::MaxNet, Testbed::Slow, 200), |m| m.ele_before),
         mean(g(System::MaxNet, Testbed::Slow, 50), |m| m.ele_after),
         mean(g(System::MaxNet, Testbed::Slow, 200), |m| m.ele_after),
         mean(g(System::MaxNet, Testbed::Slow, 200), |m| m.ele_min),
+        mx_queue,
         mean(g(System::MaxNet, Testbed::Fast, 200), |m| m.q_peak),
         1e3 * mean(g(System::MaxNet, Testbed::Fast, 200), |m| m.q_busy_s),
         mean(g(System::MaxNet, Testbed::Fast, 200), |m| m.q_after),
         pct(mean(g(System::MaxNet, Testbed::Fast, 200), |m| m.q_backlogged)),
+        rr_queue,
         mean(g(System::RenoRed, Testbed::Fast, 200), |m| m.q_after),
         pct(mean(g(System::RenoRed, Testbed::Fast, 200), |m| m.q_backlogged)),
     );
@@ -964,4 +1000,74 @@ pub fn run(o: &Opts, out: &Path) -> CliResult {
         jobs.len()
     );
     Ok(())
+}
+
+/// How far the fraction of responses within 135 ms may lie from the paper's
+/// and still agree (absolute).
+const FRAC_TOL: Tol = Tol::Abs(0.1);
+/// An elephant "keeps its rate" when its goodput after the join is at least
+/// this fraction below its goodput before.
+const KEEP_TOL: f64 = 0.1;
+/// Figs. 8–9: the MaxNet queue agrees with the paper's empty queue when its
+/// mean after 25 s is at most this many packets…
+const EMPTY_MAX_PKTS: f64 = 2.0;
+/// …and it holds more than 5 packets in at most this fraction of samples.
+const EMPTY_MAX_BUSY: f64 = 0.05;
+/// The RED queue agrees with the paper's constant backlog when it holds more
+/// than 5 packets in at least this fraction of the samples after 25 s.
+const BACKLOG_MIN_BUSY: f64 = 0.95;
+
+fn finding_word(ok: bool) -> &'static str {
+    if ok {
+        "holds"
+    } else {
+        "does not hold"
+    }
+}
+
+/// The verdicts on Figs. 8–9 from (mean queue after 25 s in packets,
+/// fraction of samples above 5 packets) under MaxNet and Reno/RED.
+fn fig89_verdicts(mx: (f64, f64), rr: (f64, f64)) -> (String, String) {
+    let mx_ok = mx.0 <= EMPTY_MAX_PKTS && mx.1 <= EMPTY_MAX_BUSY;
+    let rr_ok = rr.1 >= BACKLOG_MIN_BUSY;
+    (
+        format!(
+            "{} (agreement: a mean of at most {EMPTY_MAX_PKTS} packets and more than 5 packets in at most \
+             {:.0} % of the samples after 25 s)",
+            verdict::word(mx_ok),
+            100.0 * EMPTY_MAX_BUSY
+        ),
+        format!(
+            "{} (agreement: more than 5 packets in at least {:.0} % of the samples after 25 s)",
+            verdict::word(rr_ok),
+            100.0 * BACKLOG_MIN_BUSY
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fig89_verdicts_flip_outside_the_tolerance() {
+        let (m, r) = fig89_verdicts((1.0, 0.01), (30.0, 0.99));
+        assert!(
+            m.starts_with("agrees") && r.starts_with("agrees"),
+            "{m} / {r}"
+        );
+        let (m, r) = fig89_verdicts((2.5, 0.01), (30.0, 0.5));
+        assert!(
+            m.starts_with("differs") && r.starts_with("differs"),
+            "{m} / {r}"
+        );
+        let (m, _) = fig89_verdicts((1.0, 0.06), (30.0, 0.99));
+        assert!(m.starts_with("differs"), "{m}");
+    }
+
+    #[test]
+    fn response_fraction_verdict_flips() {
+        assert!(verdict::compare(0.95, 1.0, FRAC_TOL, "", 3).starts_with("agrees"));
+        assert!(verdict::compare(0.85, 1.0, FRAC_TOL, "", 3).starts_with("differs"));
+    }
 }

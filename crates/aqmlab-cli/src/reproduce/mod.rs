@@ -7,6 +7,7 @@ pub mod markmax;
 pub mod maxnet_mice;
 pub mod red_gateway;
 pub mod rio_ps;
+pub mod verdict;
 
 use crate::CliResult;
 use clap::{Args, ValueEnum};

@@ -18,6 +18,7 @@
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
 use super::common::{md_rows, text_table};
+use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
@@ -1036,7 +1037,7 @@ fn report(
     );
 
     // --- discussion
-    s.push_str(&discussion(configs, aggs, &get));
+    s.push_str(&discussion(configs, aggs, cells, &get));
 
     // --- checks
     let other: u64 = aggs
@@ -1099,10 +1100,58 @@ fn report(
     s
 }
 
+/// RED's min_th in case B1 (packets), as in `b1.toml`.
+const MIN_TH: f64 = 4.0;
+
+/// The tolerance under which a cell agrees with the paper: usage within
+/// ±0.05, every count (timeouts, drops, segments, goodput) within ±20 % of
+/// the paper's value.
+fn cell_tol(c: &Cell) -> Tol {
+    if c.metric == "usage" {
+        Tol::Abs(0.05)
+    } else {
+        Tol::Rel(0.2)
+    }
+}
+
+/// The summary paragraph: the qualitative findings that hold (`agree`, of
+/// `n` checked) and, per table, how many cells agree under [`cell_tol`].
+fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
+    let findings = if agree.is_empty() {
+        format!("none of the {n} qualitative findings checked here holds in aqmlab")
+    } else {
+        format!(
+            "{} of the {n} qualitative findings checked here hold in aqmlab: {}",
+            agree.len(),
+            agree.join("; ")
+        )
+    };
+    let per_table: Vec<String> = ["I", "II", "III", "IV"]
+        .iter()
+        .map(|t| {
+            let of: Vec<&Cell> = cells.iter().filter(|c| c.table == *t).collect();
+            let ok = of
+                .iter()
+                .filter(|c| cell_tol(c).within(c.ours, c.paper))
+                .count();
+            format!("Table {t}: {} cells agree", verdict::count(ok, of.len()))
+        })
+        .collect();
+    format!(
+        "**Summary.** {findings}. Cell by cell (agreement means within {} for usage and \
+         {} for timeouts, drops, segments and goodput): {}. The paragraphs below give the \
+         amounts and the reasons we found.\n\n",
+        Tol::Abs(0.05).describe(""),
+        Tol::Rel(0.2).describe(""),
+        per_table.join("; ")
+    )
+}
+
 /// The discussion of differences, with the measured numbers filled in.
 fn discussion(
     configs: &[Config],
     aggs: &[Agg],
+    cells: &[Cell],
     get: &dyn Fn(&str, &str, &str, &str) -> Cell,
 ) -> String {
     let mut s = String::from("## Where aqmlab differs from the paper, and why\n\n");
@@ -1188,22 +1237,18 @@ fn discussion(
              (paper 0.55 → 0.72; aqmlab {u1:.3} → {u4:.3})"
         ));
     }
-    agree.push(format!(
-        "RED keeps the queue short (B1: mean {q1:.2} packets, {delay1:.2} ms of \
-         queueing delay)"
-    ));
-    let _ = writeln!(
-        s,
-        "**Summary.** aqmlab agrees with the paper's qualitative findings: {}. It does \
-         not reproduce the paper's numbers: usage, the split between the senders, the \
-         timeouts, the drops and the effect of MaxP all differ, by the amounts below.\n",
-        agree.join("; ")
-    );
+    if q1 < MIN_TH {
+        agree.push(format!(
+            "RED keeps the queue short (B1: mean {q1:.2} packets, below min_th = {MIN_TH}; \
+             {delay1:.2} ms of queueing delay)"
+        ));
+    }
+    s.push_str(&summary(&agree, 4, cells));
 
     // usage
     let _ = writeln!(
         s,
-        "**Usage (Table III) is far higher in aqmlab.** The paper reports 0.55, 0.46 and \
+        "**Usage (Table III).** B1 {}. The paper reports 0.55, 0.46 and \
          0.50; aqmlab's New Reno senders reach {u1:.3}, {u2:.3} and {u3:.3} (per-run usage \
          in B1 from {umin:.3} to {umax:.3}); the 51.7 Mbit/s transmitter is busy \
          {:.0}% of the time in B1. The link idles after losses: the 16-packet buffer is \
@@ -1219,6 +1264,7 @@ fn discussion(
          exchange between each link entity and its queue entity (a link asks its queue \
          for the next segment only when idle), its unspecified delayed-ACK timeout and \
          RTO settings, and what it counted as a segment received.\n",
+        verdict::compare(u1, PAPER_T3_USAGE[0], Tol::Abs(0.05), "", 3),
         100.0 * util1,
         100.0 * over1,
         mn(&sens_u),
@@ -1340,4 +1386,37 @@ fn discussion(
             .collect::<Vec<_>>()),
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(table: &'static str, metric: &'static str, paper: f64, ours: f64) -> Cell {
+        Cell {
+            table,
+            case: "B1".into(),
+            sender: "C1".into(),
+            metric,
+            paper,
+            ours,
+            per_run_mean: ours / 10.0,
+            per_run_sd: 0.0,
+            decimals: 0,
+        }
+    }
+
+    #[test]
+    fn summary_counts_follow_the_measurement() {
+        let inside = [c("I", "rto", 100.0, 119.0), c("III", "usage", 0.55, 0.59)];
+        let s = summary(&["x".into()], 4, &inside);
+        assert!(s.contains("1 of the 4 qualitative findings"), "{s}");
+        assert!(s.contains("Table I: all 1 cells agree"), "{s}");
+        assert!(s.contains("Table III: all 1 cells agree"), "{s}");
+        let outside = [c("I", "rto", 100.0, 121.0), c("III", "usage", 0.55, 0.61)];
+        let s = summary(&[], 4, &outside);
+        assert!(s.contains("none of the 4 qualitative findings"), "{s}");
+        assert!(s.contains("Table I: none of the 1 cells agree"), "{s}");
+        assert!(s.contains("Table III: none of the 1 cells agree"), "{s}");
+    }
 }

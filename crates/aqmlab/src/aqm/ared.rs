@@ -22,7 +22,7 @@ use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "toml::Table")]
 pub struct AredConfig {
     #[serde(flatten)]
     pub red: RedConfig,
@@ -36,6 +36,47 @@ pub struct AredConfig {
     pub top: f64,
     #[serde(default = "d_bottom")]
     pub bottom: f64,
+}
+
+/// ARED's own keys; the rest of the table is RED's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AredOwn {
+    #[serde(default = "d_interval")]
+    interval: Dur,
+    #[serde(default = "d_alpha")]
+    alpha: f64,
+    #[serde(default = "d_beta")]
+    beta: f64,
+    #[serde(default = "d_top")]
+    top: f64,
+    #[serde(default = "d_bottom")]
+    bottom: f64,
+}
+
+/// Parsed in two parts (ARED's keys, then RED's) rather than with serde's
+/// `flatten`, which loses the key path of an error in the RED part.
+impl TryFrom<toml::Table> for AredConfig {
+    type Error = String;
+    fn try_from(mut t: toml::Table) -> Result<Self, String> {
+        let mut own = toml::Table::new();
+        for k in ["interval", "alpha", "beta", "top", "bottom"] {
+            if let Some(v) = t.remove(k) {
+                own.insert(k.into(), v);
+            }
+        }
+        let nest = |(p, m): (String, String)| crate::registry::nested(&p, &m);
+        let o: AredOwn = crate::registry::parse_config(own).map_err(nest)?;
+        let red: RedConfig = crate::registry::parse_config(t).map_err(nest)?;
+        Ok(AredConfig {
+            red,
+            interval: o.interval,
+            alpha: o.alpha,
+            beta: o.beta,
+            top: o.top,
+            bottom: o.bottom,
+        })
+    }
 }
 
 fn d_interval() -> Dur {
@@ -72,8 +113,14 @@ impl AredConfig {
                 format!("must be in (0, 1), got {}", self.beta),
             ));
         }
-        if !(self.bottom > 0.0 && self.bottom < self.top && self.top <= 1.0) {
-            return Err(("top".into(), "need 0 < bottom < top <= 1".into()));
+        if !(self.top > 0.0 && self.top <= 1.0) {
+            return Err(("top".into(), format!("must be in (0, 1], got {}", self.top)));
+        }
+        if !(self.bottom > 0.0 && self.bottom < self.top) {
+            return Err((
+                "bottom".into(),
+                format!("must be in (0, top) = (0, {}), got {}", self.top, self.bottom),
+            ));
         }
         Ok(())
     }
@@ -117,6 +164,39 @@ impl Adaptation {
         } else {
             max_p
         }
+    }
+}
+
+impl super::registry::Registered for AredConfig {
+    const KIND: &'static str = "ared";
+    const ABOUT: &'static str = "Adaptive RED (Floyd, Gummadi, Shenker 2001): RED whose max_p follows the average queue";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::param!(required = "5", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold"),
+        crate::param!(required = "15", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold"),
+        crate::param!("max_p", "probability", "(0, 1]", "1.5", "initial max_p"),
+        crate::param!("w_q", "weight", "(0, 1]", "0.0", "EWMA weight of the average queue"),
+        crate::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
+        crate::param!("wait", "", "true/false", "", "space drops by waiting"),
+        crate::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
+        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size for idle decay and byte mode"),
+        crate::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
+        crate::param!("auto", "", "true/false", "", "automatic thresholds and w_q"),
+        crate::param!("target_delay", "time", "> 0 (with auto)", "", "delay the automatic thresholds aim at"),
+        crate::param!("interval", "time", "> 0", "\"0ms\"", "max_p adaptation period"),
+        crate::param!("alpha", "probability", "(0, 1)", "1.5", "additive increase of max_p"),
+        crate::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease of max_p"),
+        crate::param!("top", "probability", "(bottom, 1]", "1.5", "upper bound of max_p"),
+        crate::param!("bottom", "probability", "(0, top)", "0.0", "lower bound of max_p"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        AredConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for AredConfig {
+    fn build(&self, port: &mut super::PortCtx) -> Box<dyn super::QueueDisc> {
+        Box::new(super::Red::adaptive(&self.red, port.rate_bps, port.delay, self.adaptation()))
     }
 }
 

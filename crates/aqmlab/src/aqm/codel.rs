@@ -345,6 +345,28 @@ impl QueueDisc for Codel {
     }
 }
 
+impl super::registry::Registered for CodelConfig {
+    const KIND: &'static str = "codel";
+    const ABOUT: &'static str = "Controlled Delay (RFC 8289; Linux sch_codel / ns-2 codel.cc)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "acceptable standing sojourn time"),
+        crate::param!("interval", "time", "> 0", "\"0ms\"", "window the minimum sojourn is taken over"),
+        crate::param!("mtu", "bytes", "≥ 1", "0", "below one MTU queued, CoDel does not drop"),
+        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
+        crate::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "control-law details of the reference code"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CodelConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for CodelConfig {
+    fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        Box::new(Codel::new(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

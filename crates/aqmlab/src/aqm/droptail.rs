@@ -79,6 +79,27 @@ impl QueueDisc for DropTail {
     }
 }
 
+impl super::registry::Registered for DropTailConfig {
+    const KIND: &'static str = "droptail";
+    const ABOUT: &'static str = "tail-drop FIFO (ns-2 drop-tail, ns-3 FifoQueueDisc)";
+    const PARAMS: &'static [crate::registry::Param] = &[crate::param!(
+        "limit",
+        "packets, or bytes with a unit",
+        "> 0",
+        "0",
+        "buffer size: 100 = packets, \"64KB\" = bytes"
+    )];
+    fn validate(&self) -> Result<(), (String, String)> {
+        DropTailConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for DropTailConfig {
+    fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        Box::new(DropTail::new(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -301,6 +301,32 @@ impl QueueDisc for FqCodel {
     }
 }
 
+impl super::registry::Registered for FqCodelConfig {
+    const KIND: &'static str = "fq_codel";
+    const ABOUT: &'static str = "flow-queue CoDel (RFC 8290; Linux sch_fq_codel)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size over all flow queues"),
+        crate::param!("flows", "queues", "1 to 65536", "0", "number of flow queues (hash buckets)"),
+        crate::param!("quantum", "bytes", "≥ 1", "0", "DRR quantum per round"),
+        crate::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "CoDel target per queue"),
+        crate::param!("interval", "time", "> 0", "\"0ms\"", "CoDel interval per queue"),
+        crate::param!("mtu", "bytes", "≥ 1", "0", "CoDel's one-MTU floor"),
+        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
+        crate::param!("drop_batch", "packets", "≥ 1", "0", "packets dropped from the fattest queue on overflow"),
+        crate::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "CoDel control-law details"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        FqCodelConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for FqCodelConfig {
+    fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        use rand::RngCore;
+        Box::new(FqCodel::new(self, port.rng.next_u64()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -245,6 +245,25 @@ impl QueueDisc for MaxNet {
     }
 }
 
+impl super::registry::Registered for MaxNetConfig {
+    const KIND: &'static str = "maxnet";
+    const ABOUT: &'static str = "MaxNet link price over a tail-drop FIFO (Wydrowski et al. 2003; Suchara et al. 2008)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::param!("mu", "fraction", "(0, 1]", "1.5", "target utilisation μ"),
+        crate::param!("update_period", "time", "> 0", "\"0ms\"", "price update period"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        MaxNetConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for MaxNetConfig {
+    fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        Box::new(MaxNet::new(self, port.rate_bps))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

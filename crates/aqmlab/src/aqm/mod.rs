@@ -5,24 +5,33 @@
 //! (in `net::port`) keeps the statistics common to all disciplines: counts by
 //! drop cause, marks, time-averaged length, sojourn-time histogram.
 //!
-//! To add a discipline: write one file here with its config struct and its
-//! `QueueDisc` impl, then register it in [`QueueSpec`] and [`QueueSpec::build`]
-//! below (one variant, one match arm).
+//! To add a discipline: write one file here with its config struct (which
+//! implements [`registry::QueueKind`]) and its `QueueDisc` impl, then add one
+//! line to the `queue_kinds!` list below.
 
-pub mod ared;
-pub mod codel;
-pub mod droptail;
-pub mod fq_codel;
-pub mod markmax;
-pub mod maxnet;
-pub mod pie;
-pub mod red;
-pub mod rio;
-pub mod sfq_codel;
+pub mod registry;
+
+// The registry: one line per discipline (module, config type, enum
+// variant). The config implements `registry::QueueKind` in its own file.
+registry::queue_kinds! {
+    droptail::DropTailConfig => DropTail,
+    red::RedConfig => Red,
+    codel::CodelConfig => Codel,
+    fq_codel::FqCodelConfig => FqCodel,
+    sfq_codel::SfqCodelConfig => SfqCodel,
+    pie::PieConfig => Pie,
+    ared::AredConfig => Ared,
+    markmax::MarkMaxConfig => MarkMax,
+    maxnet::MaxNetConfig => MaxNet,
+    rio::RioConfig => Rio,
+    fq_pie::FqPieConfig => FqPie,
+}
 
 use crate::engine::{RngStream, Time};
 use crate::net::packet::Packet;
 use serde::{Deserialize, Serialize};
+
+pub use registry::{PortCtx, QueueKind};
 
 pub use ared::AredConfig;
 pub use codel::{Codel, CodelConfig, CodelVariant};
@@ -119,7 +128,7 @@ pub trait QueueDisc: Send {
 ///
 /// In a scenario: an integer is packets (`limit = 16`); a string takes a unit:
 /// `"16p"`/`"16pkts"` for packets, `"24KB"`, `"30000B"`, `"64KiB"` for bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     Packets(u32),
     Bytes(u64),
@@ -142,6 +151,16 @@ impl Limit {
     }
 }
 
+/// Written back as a scenario would write it: `100` or `"30000B"`.
+impl Serialize for Limit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Limit::Packets(n) => s.serialize_u32(n),
+            Limit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -151,12 +170,18 @@ impl<'de> Deserialize<'de> for Limit {
             S(String),
         }
         let err = |m: String| serde::de::Error::custom(m);
-        match Raw::deserialize(d).map_err(|_| {
-            err(
-                "expected a packet count (e.g. 100) or a size string (e.g. \"100p\", \"64KB\")"
-                    .into(),
-            )
-        })? {
+        let raw = Raw::deserialize(d).map_err(|e| {
+            // a missing `limit` is reported as such (serde's own message)
+            if e.to_string().starts_with("missing field") {
+                e
+            } else {
+                err(
+                    "expected a packet count (e.g. 100) or a size string (e.g. \"100p\", \"64KB\")"
+                        .into(),
+                )
+            }
+        })?;
+        match raw {
             Raw::I(n) if n > 0 && n <= u32::MAX as i64 => Ok(Limit::Packets(n as u32)),
             Raw::I(n) => Err(err(format!(
                 "invalid limit {n}: must be a positive packet count"
@@ -177,108 +202,6 @@ impl<'de> Deserialize<'de> for Limit {
                     .map(Limit::Bytes)
                     .map_err(|e| err(format!("invalid limit `{s}`: {e}")))
             }
-        }
-    }
-}
-
-/// The queue kinds a scenario can name, each with its parameters.
-/// Registration point for new disciplines.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueSpec {
-    /// Tail drop FIFO.
-    DropTail(DropTailConfig),
-    /// Random Early Detection (Floyd & Jacobson 1993).
-    Red(RedConfig),
-    /// Controlled Delay (RFC 8289).
-    Codel(CodelConfig),
-    /// Flow-queue CoDel (RFC 8290).
-    #[serde(rename = "fq_codel")]
-    FqCodel(FqCodelConfig),
-    /// Stochastic flow queueing with CoDel per bin (ns-2 Pollere sfqCoDel).
-    #[serde(rename = "sfq_codel")]
-    SfqCodel(SfqCodelConfig),
-    /// Proportional Integral controller Enhanced (RFC 8033).
-    Pie(PieConfig),
-    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
-    Ared(AredConfig),
-    /// MarkMax: cut the flow with the largest backlog (Osipova, Blanc, Avrachenkov).
-    #[serde(rename = "markmax")]
-    MarkMax(MarkMaxConfig),
-    /// MaxNet link price over DropTail (Wydrowski et al. 2003; Suchara et al. 2008).
-    #[serde(rename = "maxnet")]
-    MaxNet(MaxNetConfig),
-    /// RED with In and Out (Clark & Fang 1998; RIO-PS, Guo & Matta 2001).
-    Rio(RioConfig),
-}
-
-impl QueueSpec {
-    /// The names accepted for `kind`.
-    pub const KINDS: &'static [&'static str] = &[
-        "droptail",
-        "red",
-        "codel",
-        "fq_codel",
-        "sfq_codel",
-        "pie",
-        "ared",
-        "markmax",
-        "maxnet",
-        "rio",
-    ];
-
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QueueSpec::DropTail(_) => "droptail",
-            QueueSpec::Red(_) => "red",
-            QueueSpec::Codel(_) => "codel",
-            QueueSpec::FqCodel(_) => "fq_codel",
-            QueueSpec::SfqCodel(_) => "sfq_codel",
-            QueueSpec::Pie(_) => "pie",
-            QueueSpec::Ared(_) => "ared",
-            QueueSpec::MarkMax(_) => "markmax",
-            QueueSpec::MaxNet(_) => "maxnet",
-            QueueSpec::Rio(_) => "rio",
-        }
-    }
-
-    /// Check parameter ranges. The error names the offending key.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        match self {
-            QueueSpec::DropTail(c) => c.validate(),
-            QueueSpec::Red(c) => c.validate(),
-            QueueSpec::Codel(c) => c.validate(),
-            QueueSpec::FqCodel(c) => c.validate(),
-            QueueSpec::SfqCodel(c) => c.validate(),
-            QueueSpec::Pie(c) => c.validate(),
-            QueueSpec::Ared(c) => c.validate(),
-            QueueSpec::MarkMax(c) => c.validate(),
-            QueueSpec::MaxNet(c) => c.validate(),
-            QueueSpec::Rio(c) => c.validate(),
-        }
-    }
-
-    /// Build the discipline for an egress port on a link of `rate_bps` and
-    /// one-way delay `delay`;
-    /// `rng` is the port's own stream (e.g. for FQ-CoDel's hash perturbation).
-    pub fn build(&self, rate_bps: u64, delay: Time, rng: &mut RngStream) -> Box<dyn QueueDisc> {
-        match self {
-            QueueSpec::DropTail(c) => Box::new(DropTail::new(c)),
-            QueueSpec::Red(c) => Box::new(Red::new(c, rate_bps, delay)),
-            QueueSpec::Codel(c) => Box::new(Codel::new(c)),
-            QueueSpec::FqCodel(c) => {
-                use rand::RngCore;
-                Box::new(FqCodel::new(c, rng.next_u64()))
-            }
-            QueueSpec::SfqCodel(c) => {
-                use rand::RngCore;
-                Box::new(SfqCodel::new(c, rng.next_u64()))
-            }
-            QueueSpec::Pie(c) => Box::new(Pie::new(c)),
-            QueueSpec::Ared(c) => Box::new(Red::adaptive(&c.red, rate_bps, delay, c.adaptation())),
-            QueueSpec::MarkMax(c) => Box::new(MarkMax::new(c)),
-            QueueSpec::MaxNet(c) => Box::new(MaxNet::new(c, rate_bps)),
-            QueueSpec::Rio(c) => Box::new(Rio::new(c, rate_bps)),
         }
     }
 }

@@ -367,6 +367,29 @@ impl QueueDisc for Rio {
     }
 }
 
+impl super::registry::Registered for RioConfig {
+    const KIND: &'static str = "rio";
+    const ABOUT: &'static str = "RED with In and Out (Clark & Fang 1998; RIO-PS, Guo & Matta 2001)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::param!("short", "", "table { min_th, max_th, max_p, w_q }", "{ max_p = 1.5 }", "RED parameters of In (short-flow) packets; default (0.15·B, 0.35·B, 1/20, 1/512)"),
+        crate::param!("long", "", "table { min_th, max_th, max_p, w_q }", "{ w_q = 0.0 }", "RED parameters of Out packets; default (0.15·B, 0.5·B, 1/10, 1/512)"),
+        crate::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
+        crate::param!("wait", "", "true/false", "", "space drops by waiting"),
+        crate::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
+        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "idle-decay packet size, unit of B for a byte limit"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        RioConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for RioConfig {
+    fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        Box::new(Rio::new(self, port.rate_bps))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

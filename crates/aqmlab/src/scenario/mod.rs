@@ -9,7 +9,7 @@ pub mod paths;
 pub mod units;
 
 use crate::aqm::QueueSpec;
-use crate::tcp::cc::CcKind;
+use crate::tcp::cc::CcConfig;
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -247,15 +247,6 @@ impl Scenario {
 /// Most combinations a `[sweep]` may expand to.
 pub const MAX_SWEEP_POINTS: usize = 100_000;
 
-/// toml's value deserializer appends "in `key.path`" to custom errors; the
-/// path is already reported (with array indices), so drop it.
-fn strip_toml_key_suffix(m: &str) -> String {
-    match m.rfind("\nin `") {
-        Some(i) if m[i..].trim_end().ends_with('`') => m[..i].to_string(),
-        _ => m.to_string(),
-    }
-}
-
 fn default_seed() -> u64 {
     1
 }
@@ -336,8 +327,8 @@ pub struct FlowSpec {
     pub count: u32,
     /// Congestion control: a name (`"newreno"`) or a table with `kind`
     /// and parameters.
-    #[serde(default, deserialize_with = "crate::tcp::cc::deserialize_cc")]
-    pub cc: CcKind,
+    #[serde(default)]
+    pub cc: CcConfig,
     /// Start time of the group's flows.
     #[serde(default)]
     pub start: Dur,
@@ -477,15 +468,20 @@ impl Scenario {
                 .map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
         }
         let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
+            // A registry (queue, cc, workload) reports the key inside its
+            // table in the message; join it to the outer path.
+            let outer = e.path().to_string();
+            let (inner, msg) = crate::registry::split_nested(&e.into_inner().to_string());
+            let path = crate::registry::join(&outer, inner.as_deref().unwrap_or(""));
+            let (path, msg) = crate::registry::tidy(&path, &msg);
             ScenarioError::invalid(
                 file,
-                if path == "." {
+                if path.is_empty() || path == "." {
                     "(top level)".into()
                 } else {
                     path
                 },
-                strip_toml_key_suffix(&e.into_inner().to_string()),
+                msg,
             )
         })?;
         sc.validate()
@@ -842,7 +838,7 @@ dst = "h2"
     fn mini_loads_with_defaults() {
         let sc = Scenario::from_toml(MINI, "t.toml").unwrap();
         assert_eq!(sc.flows[0].count, 1);
-        assert_eq!(sc.flows[0].cc, CcKind::NewReno(Default::default()));
+        assert_eq!(sc.flows[0].cc, CcConfig::NewReno(Default::default()));
         assert_eq!(sc.links[1].rate.0, 1_000_000);
         assert_eq!(sc.tcp_params(0).mss, 1000);
     }

@@ -6,26 +6,21 @@
 //! `[[workloads]]` ([`WorkloadSpec`]).
 
 pub mod cbr;
-pub mod http;
-pub mod web;
+pub mod registry;
+
+// The registry: one line per workload (module, spec type, enum variant).
+// The spec implements `registry::WorkloadKind` in its own file.
+registry::workload_kinds! {
+    http::HttpSpec => Http,
+    web::WebSpec => Web,
+}
 
 pub use crate::scenario::FlowSpec;
 pub use cbr::{Cbr, CbrSpec};
 pub use http::{HttpSpec, HttpWorkload, Role, Spawn};
 pub use web::{WebSpec, WebWorkload};
 
-use serde::{Deserialize, Serialize};
-
-/// The workloads a scenario can declare in `[[workloads]]`, by `kind`.
-/// Registration point for workload generators.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum WorkloadSpec {
-    /// HTTP request/response connections (mice).
-    Http(HttpSpec),
-    /// Web sessions and foreground probes (Guo & Matta 2001).
-    Web(WebSpec),
-}
+pub use registry::WorkloadKind;
 
 /// A workload generator running inside a simulation. It opens connections
 /// ([`Spawn`]) at arrival times it chooses and when transfers complete; the
@@ -48,40 +43,20 @@ impl WorkloadSpec {
     /// The running workload for a run with `seed`; `tcp` is the scenario's
     /// global `[tcp]` table.
     pub fn build(&self, tcp: &crate::tcp::TcpOptions, seed: u64) -> Box<dyn Workload> {
-        match self {
-            WorkloadSpec::Http(h) => Box::new(HttpWorkload::new(h, tcp, seed)),
-            WorkloadSpec::Web(w) => Box::new(WebWorkload::new(w, tcp, seed)),
-        }
+        self.as_kind().build(tcp, seed)
     }
-
     pub fn name(&self) -> &str {
-        match self {
-            WorkloadSpec::Http(h) => &h.name,
-            WorkloadSpec::Web(w) => &w.name,
-        }
+        self.as_kind().name()
     }
     /// (client, server) hosts.
     pub fn hosts(&self) -> Vec<(&'static str, &str)> {
-        match self {
-            WorkloadSpec::Http(h) => {
-                vec![("client", h.client.as_str()), ("server", h.server.as_str())]
-            }
-            WorkloadSpec::Web(w) => {
-                vec![("client", w.client.as_str()), ("server", w.server.as_str())]
-            }
-        }
+        self.as_kind().hosts()
     }
     pub fn validate(&self) -> Result<(), (String, String)> {
-        match self {
-            WorkloadSpec::Http(h) => h.validate(),
-            WorkloadSpec::Web(w) => w.validate(),
-        }
+        self.as_kind().validate()
     }
     /// The workload's TCP overrides, if it runs TCP.
     pub fn tcp_options(&self) -> Option<&crate::tcp::TcpOptions> {
-        match self {
-            WorkloadSpec::Http(h) => Some(&h.tcp),
-            WorkloadSpec::Web(w) => Some(&w.tcp),
-        }
+        self.as_kind().tcp_options()
     }
 }

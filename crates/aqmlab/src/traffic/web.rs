@@ -219,7 +219,10 @@ impl WebSpec {
                 ),
             );
         }
-        if self.objects_min == 0 || self.objects_max < self.objects_min {
+        if self.objects_min == 0 {
+            return e("objects_min", "must be at least 1".into());
+        }
+        if self.objects_max < self.objects_min {
             return e(
                 "objects_max",
                 format!(
@@ -439,6 +442,47 @@ impl super::Workload for WebWorkload {
             }
         }
         (out, self.first_arrival())
+    }
+}
+
+impl crate::registry::Registered for WebSpec {
+    const KIND: &'static str = "web";
+    const ABOUT: &'static str = "web sessions with Pareto objects and foreground probes (Guo & Matta 2001)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(required = "\"web\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::param!(required = "\"h1\"", "client", "", "a host", "", "host that requests pages"),
+        crate::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that serves them"),
+        crate::param!(required = "4", "sessions", "sessions", "≥ 1 unless probes are set", "", "concurrent web sessions"),
+        crate::param!("start", "time", "≥ 0", "", "when sessions start"),
+        crate::param!("inter_page", "time", "> 0", "\"0ms\"", "mean think time between pages"),
+        crate::param!("objects_min", "objects", "≥ 1", "0", "fewest objects per page"),
+        crate::param!("objects_max", "objects", "≥ objects_min", "", "most objects per page"),
+        crate::param!("inter_object", "time", "≥ 0", "", "mean gap between objects of a page"),
+        crate::param!("size_min", "size_unit", "> 0", "0.0", "Pareto scale of object sizes"),
+        crate::param!("size_max", "size_unit", "> size_min", "", "cap of object sizes"),
+        crate::param!("shape", "", "> 0", "0.0", "Pareto shape of object sizes"),
+        crate::param!("size_unit", "", "\"bytes\" or \"packets\"", "\"x\"", "unit of size_min and size_max"),
+        crate::param!("probes", "", "table { count, short_pkts, long_pkts, short_every, long_every }", "{ count = 0 }", "foreground probe transfers"),
+        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the transfers"),
+        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        WebSpec::validate(self)
+    }
+}
+
+impl super::registry::WorkloadKind for WebSpec {
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn super::Workload> {
+        Box::new(WebWorkload::new(self, tcp, seed))
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn hosts(&self) -> Vec<(&'static str, &str)> {
+        vec![("client", self.client.as_str()), ("server", self.server.as_str())]
+    }
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        Some(&self.tcp)
     }
 }
 

@@ -186,6 +186,28 @@ impl CongestionControl for Bic {
     }
 }
 
+impl super::registry::Registered for BicConfig {
+    const KIND: &'static str = "bic";
+    const ABOUT: &'static str = "BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease"),
+        crate::param!("max_increment", "segments", "≥ 1", "0.5", "largest increase per RTT S_max"),
+        crate::param!("low_window", "segments", "≥ 0", "-1.0", "below it, Reno"),
+        crate::param!("fast_convergence", "", "true/false", "", "lower W_max after a reduction"),
+        crate::param!("search_divisor", "", "≥ 2", "1.0", "binary-search divisor"),
+        crate::param!("smooth_part", "", "> 0", "0.0", "smoothing near W_max"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        BicConfig::validate(self)
+    }
+}
+
+impl super::registry::CcAlgorithm for BicConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Bic::new(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

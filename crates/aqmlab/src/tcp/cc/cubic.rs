@@ -693,6 +693,30 @@ impl CongestionControl for CubicLinux2622 {
     }
 }
 
+impl super::registry::Registered for CubicConfig {
+    const KIND: &'static str = "cubic";
+    const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("variant", "", "\"rfc9438\" or \"linux-2.6.22\"", "\"bsd\"", "which CUBIC"),
+        crate::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438) or 0.8 (linux-2.6.22)", "1.5", "multiplicative decrease β"),
+        crate::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
+        crate::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
+        crate::param!("tcp_friendliness", "", "true/false", "", "Reno-friendly region"),
+        crate::param!("hystart", "", "true/false (rfc9438 only)", "", "HyStart++ slow-start exit"),
+        crate::param!("max_increment", "segments", "≥ 1", "0", "cap on growth per RTT"),
+        crate::param!("timestamps", "", "true/false", "", "RTT from timestamps"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CubicConfig::validate(self)
+    }
+}
+
+impl super::registry::CcAlgorithm for CubicConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Cubic::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,9 +6,9 @@
 //! `tcp_congestion_ops` and ns-3's `TcpCongestionOps`. Windows are in
 //! segments (f64), as in ns-2's TCP agents.
 //!
-//! To add an algorithm: write one file here implementing
-//! [`CongestionControl`], then add a variant to [`CcKind`] and an arm to
-//! [`CcKind::build`] (the one registration point).
+//! To add an algorithm: write one file here with its config (implementing
+//! [`registry::CcAlgorithm`]) and its [`CongestionControl`], then add one
+//! line to the `cc_kinds!` list below (the one registration point).
 //!
 //! | `cc` | file | source |
 //! |---|---|---|
@@ -26,19 +26,27 @@
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
 //! number of segments that ACK covers (2 with delayed ACKs).
 
-pub mod bic;
-pub mod compound;
-pub mod cubic;
-pub mod highspeed;
-pub mod htcp;
-pub mod maxnet;
-pub mod newreno;
-pub mod reno;
-pub mod vegas;
+pub mod registry;
+
+// The registry: one line per algorithm (module, config type, enum variant).
+// The config implements `registry::CcAlgorithm` in its own file.
+registry::cc_kinds! {
+    reno::RenoConfig => Reno,
+    newreno::NewRenoConfig => NewReno,
+    cubic::CubicConfig => Cubic,
+    htcp::HtcpConfig => Htcp,
+    compound::CompoundConfig => Compound,
+    vegas::VegasConfig => Vegas,
+    highspeed::HighSpeedConfig => HighSpeed,
+    bic::BicConfig => Bic,
+    maxnet::MaxNetSourceConfig => MaxNet,
+}
 
 use crate::engine::Time;
 use crate::net::packet::Packet;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+
+pub use registry::CcAlgorithm;
 
 /// The sender state a congestion controller may read and change.
 #[derive(Clone, Debug)]
@@ -129,136 +137,19 @@ pub trait CongestionControl: Send {
     }
 }
 
-/// The algorithms a scenario can name in `cc`, each with its parameters.
-/// Registration point: one variant, one arm in `name`, `validate`, `build`.
-///
-/// In a scenario, `cc` is either a name (`cc = "newreno"`, every parameter
-/// at its default) or a table with `kind` and parameters
-/// (`cc = { kind = "cubic", variant = "linux-2.6.22" }`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum CcConfig {
-    /// TCP Reno (RFC 5681).
-    Reno(NoParams),
-    /// TCP NewReno (RFC 5681 + RFC 6582).
-    NewReno(NoParams),
-    /// CUBIC (RFC 9438, or the Linux 2.6.22 / ns-2.35 port).
-    Cubic(cubic::CubicConfig),
-    /// H-TCP (Leith & Shorten 2004; Linux `tcp_htcp.c`).
-    Htcp(htcp::HtcpConfig),
-    /// Compound TCP (Tan et al. 2006, or the ns-2.35 port).
-    Compound(compound::CompoundConfig),
-    /// TCP Vegas (Brakmo & Peterson 1995).
-    Vegas(vegas::VegasConfig),
-    /// HighSpeed TCP (RFC 3649).
-    HighSpeed(highspeed::HighSpeedConfig),
-    /// BIC TCP (Xu, Harfoush, Rhee 2004; Linux `tcp_bic.c`).
-    Bic(bic::BicConfig),
-    /// MaxNet source: explicit price, demand law, MaxStart (Suchara et al. 2008).
-    MaxNet(maxnet::MaxNetSourceConfig),
-}
-
 impl Default for CcConfig {
     fn default() -> Self {
-        CcConfig::NewReno(NoParams {})
+        CcConfig::NewReno(newreno::NewRenoConfig {})
     }
 }
 
-/// The parameters of an algorithm that has none (any key is an error).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
-pub struct NoParams {}
-
-/// `cc` as written in a scenario: a name or a table (see [`CcConfig`]).
+/// `cc` as written in a scenario (the older name of [`CcConfig`]).
 pub type CcKind = CcConfig;
 
-impl CcConfig {
-    pub const NAMES: &'static [&'static str] = &[
-        "reno",
-        "newreno",
-        "cubic",
-        "htcp",
-        "compound",
-        "vegas",
-        "highspeed",
-        "bic",
-        "maxnet",
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Reno(_) => "reno",
-            CcConfig::NewReno(_) => "newreno",
-            CcConfig::Cubic(_) => "cubic",
-            CcConfig::Htcp(_) => "htcp",
-            CcConfig::Compound(_) => "compound",
-            CcConfig::Vegas(_) => "vegas",
-            CcConfig::HighSpeed(_) => "highspeed",
-            CcConfig::Bic(_) => "bic",
-            CcConfig::MaxNet(_) => "maxnet",
-        }
-    }
-
-    /// Range checks; the error names the key.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        match self {
-            CcConfig::Reno(_) | CcConfig::NewReno(_) => Ok(()),
-            CcConfig::Cubic(c) => c.validate(),
-            CcConfig::Htcp(c) => c.validate(),
-            CcConfig::Compound(c) => c.validate(),
-            CcConfig::Vegas(c) => c.validate(),
-            CcConfig::HighSpeed(c) => c.validate(),
-            CcConfig::Bic(c) => c.validate(),
-            CcConfig::MaxNet(c) => c.validate(),
-        }
-    }
-
-    pub fn build(&self) -> Box<dyn CongestionControl> {
-        match self {
-            CcConfig::Reno(_) => Box::new(reno::Reno),
-            CcConfig::NewReno(_) => Box::new(newreno::NewReno),
-            CcConfig::Cubic(c) => cubic::Cubic::build(c),
-            CcConfig::Htcp(c) => Box::new(htcp::Htcp::new(c)),
-            CcConfig::Compound(c) => Box::new(compound::Compound::new(c)),
-            CcConfig::Vegas(c) => Box::new(vegas::Vegas::new(c)),
-            CcConfig::HighSpeed(c) => Box::new(highspeed::HighSpeed::new(c)),
-            CcConfig::Bic(c) => Box::new(bic::Bic::new(c)),
-            CcConfig::MaxNet(c) => Box::new(maxnet::MaxNetSource::new(c)),
-        }
-    }
-}
-
-/// Deserialize `cc` from a name or a table.
+/// Deserialize `cc` from a name or a table (what `CcConfig`'s own
+/// `Deserialize` does; kept for `deserialize_with` attributes).
 pub fn deserialize_cc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CcConfig, D::Error> {
-    use serde::de::{Error, IntoDeserializer};
-    let v = toml::Value::deserialize(d)?;
-    let table = match v {
-        toml::Value::String(name) => {
-            if !CcConfig::NAMES.contains(&name.as_str()) {
-                return Err(D::Error::custom(format!(
-                    "unknown congestion control `{name}`, expected one of {}",
-                    CcConfig::NAMES.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-                )));
-            }
-            let mut t = toml::Table::new();
-            t.insert("kind".into(), toml::Value::String(name));
-            t
-        }
-        toml::Value::Table(t) => t,
-        other => {
-            return Err(D::Error::custom(format!(
-                "expected a congestion-control name such as \"newreno\" or a table {{ kind = \"...\", ... }}, got {}",
-                other.type_str()
-            )))
-        }
-    };
-    let cc = CcConfig::deserialize(toml::Value::Table(table).into_deserializer())
-        .map_err(D::Error::custom)?;
-    // Range checks here, so that every scenario path that reads `cc` gets
-    // them (the error lands under the `cc` key).
-    cc.validate()
-        .map_err(|(k, m)| D::Error::custom(format!("`{k}`: {m}")))?;
-    Ok(cc)
+    CcConfig::deserialize(d)
 }
 
 /// RFC 5681 §3.1 window growth shared by Reno-family algorithms: slow start
@@ -377,6 +268,6 @@ mod tests {
             .to_string();
         assert!(e.contains("beta"), "{e}");
         let e = toml::from_str::<T>("cc = 3").err().unwrap().to_string();
-        assert!(e.contains("congestion-control name"), "{e}");
+        assert!(e.contains("congestion control name"), "{e}");
     }
 }

@@ -27,3 +27,20 @@ impl CongestionControl for NewReno {
         Recovery::NewReno
     }
 }
+
+/// `newreno` has no parameters (any key is an error).
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRenoConfig {}
+
+impl super::registry::Registered for NewRenoConfig {
+    const KIND: &'static str = "newreno";
+    const ABOUT: &'static str = "TCP NewReno (RFC 5681 + RFC 6582)";
+    const PARAMS: &'static [crate::registry::Param] = &[];
+}
+
+impl super::registry::CcAlgorithm for NewRenoConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(NewReno)
+    }
+}

@@ -25,3 +25,20 @@ impl CongestionControl for Reno {
         Recovery::Reno
     }
 }
+
+/// `reno` has no parameters (any key is an error).
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenoConfig {}
+
+impl super::registry::Registered for RenoConfig {
+    const KIND: &'static str = "reno";
+    const ABOUT: &'static str = "TCP Reno (RFC 5681)";
+    const PARAMS: &'static [crate::registry::Param] = &[];
+}
+
+impl super::registry::CcAlgorithm for RenoConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Reno)
+    }
+}

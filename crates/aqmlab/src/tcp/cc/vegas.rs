@@ -182,6 +182,25 @@ impl CongestionControl for Vegas {
     }
 }
 
+impl super::registry::Registered for VegasConfig {
+    const KIND: &'static str = "vegas";
+    const ABOUT: &'static str = "TCP Vegas (Brakmo & Peterson 1995; Linux tcp_vegas.c)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("alpha", "packets", "≥ 0", "-1.0", "grow while fewer than alpha packets are queued"),
+        crate::param!("beta", "packets", "≥ alpha", "-1.0", "shrink while more than beta packets are queued"),
+        crate::param!("gamma", "packets", "≥ 0", "-1.0", "leave slow start above gamma queued packets"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        VegasConfig::validate(self)
+    }
+}
+
+impl super::registry::CcAlgorithm for VegasConfig {
+    fn build(&self) -> Box<dyn CongestionControl> {
+        Box::new(Vegas::new(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,123 @@
+//! The workload registry: the trait a workload's spec implements, and the
+//! macro that turns the list in `traffic/mod.rs` (one line per workload)
+//! into [`super::WorkloadSpec`], its names, parsing, validation and
+//! building. See `crate::registry` for the parsing rules.
+
+use super::Workload;
+pub use crate::registry::{KindInfo, Param, Registered};
+use crate::tcp::TcpOptions;
+
+/// A workload's spec: its `kind`, parameters, hosts and constructor.
+pub trait WorkloadKind: Registered {
+    /// The running workload for a run with `seed`; `tcp` is the scenario's
+    /// global `[tcp]` table.
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn Workload>;
+    /// The workload's `name`.
+    fn name(&self) -> &str;
+    /// (key, host) pairs it runs between, e.g. `("client", "h1")`.
+    fn hosts(&self) -> Vec<(&'static str, &str)>;
+    /// Its TCP overrides, if it runs TCP.
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        None
+    }
+}
+
+/// Register workloads: `module::Spec => Variant,` per line. The module is
+/// declared here (`pub mod module;`), `Spec` implements [`WorkloadKind`],
+/// and `WorkloadSpec::Variant(Spec)` is the enum case.
+macro_rules! workload_kinds {
+    ($($m:ident :: $cfg:ident => $var:ident,)*) => {
+        $(pub mod $m;)*
+
+        /// The workloads a scenario can declare in `[[workloads]]`, by
+        /// `kind` (generated from the registry in `traffic/mod.rs`).
+        #[derive(Clone, Debug)]
+        pub enum WorkloadSpec {
+            $(
+                #[doc = concat!("`", stringify!($m), "`: see [`", stringify!($m), "::", stringify!($cfg), "`].")]
+                $var($m::$cfg),
+            )*
+        }
+
+        impl WorkloadSpec {
+            /// The names accepted for `kind`, in registration order.
+            pub const KINDS: &'static [&'static str] =
+                &[$(<$m::$cfg as $crate::registry::Registered>::KIND),*];
+
+            /// Every registered workload, for listing and tests.
+            pub fn registry() -> Vec<$crate::registry::KindInfo> {
+                vec![$($crate::registry::KindInfo::of::<$m::$cfg>()),*]
+            }
+
+            fn as_kind(&self) -> &dyn $crate::traffic::registry::WorkloadDyn {
+                match self {
+                    $(WorkloadSpec::$var(c) => c,)*
+                }
+            }
+
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(WorkloadSpec::$var(_) => <$m::$cfg as $crate::registry::Registered>::KIND,)*
+                }
+            }
+
+            /// Parse a `{ kind = "...", ... }` table; errors are (key path
+            /// inside the table, message).
+            pub fn from_value(v: toml::Value) -> Result<WorkloadSpec, (String, String)> {
+                let (kind, rest) = $crate::registry::split_kind(v, "workload kind", Self::KINDS, false)?;
+                $(
+                    if kind == <$m::$cfg as $crate::registry::Registered>::KIND {
+                        return $crate::registry::parse_kind::<$m::$cfg>(rest).map(WorkloadSpec::$var);
+                    }
+                )*
+                unreachable!("split_kind checked the kind")
+            }
+        }
+
+        impl serde::Serialize for WorkloadSpec {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(WorkloadSpec::$var(c) => $crate::registry::serialize_tagged(
+                        <$m::$cfg as $crate::registry::Registered>::KIND, c, s),)*
+                }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for WorkloadSpec {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = <toml::Value as serde::Deserialize>::deserialize(d)?;
+                WorkloadSpec::from_value(v).map_err(|(p, m)| {
+                    <D::Error as serde::de::Error>::custom($crate::registry::nested(&p, &m))
+                })
+            }
+        }
+    };
+}
+pub(crate) use workload_kinds;
+
+/// The object-safe part of [`WorkloadKind`], for dispatch.
+pub trait WorkloadDyn {
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn Workload>;
+    fn name(&self) -> &str;
+    fn hosts(&self) -> Vec<(&'static str, &str)>;
+    fn tcp_options(&self) -> Option<&TcpOptions>;
+    fn validate(&self) -> Result<(), (String, String)>;
+}
+
+impl<W: WorkloadKind> WorkloadDyn for W {
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn Workload> {
+        WorkloadKind::build(self, tcp, seed)
+    }
+    fn name(&self) -> &str {
+        WorkloadKind::name(self)
+    }
+    fn hosts(&self) -> Vec<(&'static str, &str)> {
+        WorkloadKind::hosts(self)
+    }
+    fn tcp_options(&self) -> Option<&TcpOptions> {
+        WorkloadKind::tcp_options(self)
+    }
+    fn validate(&self) -> Result<(), (String, String)> {
+        Registered::validate(self)
+    }
+}
