@@ -11,8 +11,8 @@
 //! - `--budget-mb` (default 1024): a case that holds more memory than this
 //!   aborts the batch, naming the case (an allocation the library would not
 //!   survive in practice);
-//! - `--time-limit-s` (default 10): a case running longer aborts the batch,
-//!   naming the case;
+//! - `--time-limit-s` (default 10): a case using more CPU time than this
+//!   (or 30 times this in wall time) aborts the batch, naming the case;
 //! - `--save DIR`: write each distinct failure's first case there;
 //! - `--show-rejections`: print the first line of each rejected case's
 //!   message (to see what the mutations exercise);
@@ -134,6 +134,16 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// CPU time of this process (user + system), seconds, where /proc has it.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // fields after the command name (which may hold spaces) in parentheses
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ is 100 on Linux
+}
+
 struct Args {
     cases: u64,
     seed: u64,
@@ -241,18 +251,32 @@ fn main() -> std::process::ExitCode {
     }));
 
     let t0 = Instant::now();
-    let limit = Duration::from_secs(a.time_limit_s);
-    std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_millis(200));
-        let s = CASE_START_MS.load(Relaxed);
-        if s != 0 && t0.elapsed().as_millis() as u64 > s + limit.as_millis() as u64 {
-            eprintln!(
-                "\naqmlab-fuzz: case {} ran longer than {} s (time budget); reproduce with --print {}",
-                CASE.load(Relaxed),
-                limit.as_secs(),
-                CASE.load(Relaxed)
-            );
-            std::process::abort();
+    let limit_s = a.time_limit_s;
+    // The time budget counts this process's CPU time (from /proc), so a
+    // machine busy with other work does not make a case look hung; a wall
+    // clock 30 times longer catches a case blocked outside the CPU.
+    std::thread::spawn(move || {
+        let (mut seen, mut cpu0, mut wall0) = (u64::MAX, process_cpu_s(), Instant::now());
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let case = CASE.load(Relaxed);
+            let busy = CASE_START_MS.load(Relaxed) != 0;
+            let cpu = process_cpu_s();
+            if case != seen || !busy {
+                (seen, cpu0, wall0) = (case, cpu, Instant::now());
+                continue;
+            }
+            let used = match (cpu, cpu0) {
+                (Some(c), Some(c0)) => c - c0,
+                _ => wall0.elapsed().as_secs_f64(),
+            };
+            if used > limit_s as f64 || wall0.elapsed().as_secs() > 30 * limit_s {
+                eprintln!(
+                    "\naqmlab-fuzz: case {case} ran longer than {limit_s} s (time budget: {used:.1} s CPU, {:.1} s wall); reproduce with --print {case}",
+                    wall0.elapsed().as_secs_f64()
+                );
+                std::process::abort();
+            }
         }
     });
 
