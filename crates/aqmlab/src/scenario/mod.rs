@@ -665,11 +665,14 @@ impl Scenario {
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
             match &f.cbr {
                 Some(c) => c.validate().map_err(|(k, m)| (format!("{p}.cbr.{k}"), m))?,
-                None => {
-                    if let Some(sz) = f.size {
-                        check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?;
+                None => match f.size {
+                    Some(sz) => {
+                        check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?
                     }
-                }
+                    None => self
+                        .check_bulk_segments(&f.src, &tcp)
+                        .map_err(|m| (format!("{p}.src"), m))?,
+                },
             }
         }
         paths::check_maxnet_paths(self)?;
@@ -726,6 +729,39 @@ fn largest_transfers(w: &crate::traffic::WorkloadSpec, mss: u32) -> Vec<(&'stati
             }
             v
         }
+    }
+}
+
+impl Scenario {
+    /// A bulk flow from `src` must not be able to send more segments than
+    /// its `u32` sequence numbers count within the run: at most `duration`
+    /// × the fastest link leaving `src` / (mss + header) segments.
+    fn check_bulk_segments(&self, src: &str, tcp: &TcpParams) -> Result<(), String> {
+        let rate = self
+            .links
+            .iter()
+            .filter_map(|l| {
+                if l.a == src {
+                    Some(l.rate.0)
+                } else if l.b == src {
+                    Some(l.rate_ba.unwrap_or(l.rate).0)
+                } else {
+                    None
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        let bits = (tcp.mss as u128 + tcp.header_bytes as u128) * 8;
+        let most = self.duration.0 as u128 * rate as u128 / (bits * 1_000_000_000);
+        if most > MAX_SEGMENTS as u128 {
+            return Err(format!(
+                "a bulk flow from `{}` at {rate} bps for {} s could send {most} segments of {} B, more than the {MAX_SEGMENTS} its 32-bit sequence numbers count; shorten `duration`, use a larger mss or give the flow a `size`",
+                cut(src),
+                self.duration.secs(),
+                tcp.mss
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -922,6 +958,21 @@ dst = "h2"
             "t.toml",
         )
         .unwrap();
+        // a bulk flow that could outrun its 32-bit sequence numbers: h1's
+        // 10 Mbit/s link for 10^6 s is 1.2e9 segments of 1040 B, fine; at
+        // 100 Gbit/s for 1000 s, 1.2e10: refused
+        Scenario::from_toml(
+            &MINI.replace("duration = \"1s\"", "duration = \"1000000s\""),
+            "t.toml",
+        )
+        .unwrap();
+        let e = err(&MINI
+            .replace("duration = \"1s\"", "duration = \"1000s\"")
+            .replace("rate = \"10Mbps\"", "rate = \"100Gbps\""));
+        assert!(
+            e.contains("flows[0].src") && e.contains("32-bit sequence numbers"),
+            "{e}"
+        );
         let e = err(&format!("{MINI}[tcp]\nmss = 4294967295\n"));
         assert!(e.contains("tcp.mss") && e.contains("1..=65495"), "{e}");
         let e = err(&format!("{MINI}[tcp]\nheader_bytes = 4294967295\n"));
