@@ -68,7 +68,14 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
     let err = |what: &str, e: Box<dyn Error>| {
         std::io::Error::other(format!("drawing {}.{what}: {e}", stem.display()))
     };
-    let png = with_ext(stem, "png");
+    // Drawn under a temporary name and renamed into place, so that a plot
+    // file that exists is complete.
+    let tmp = |ext: &str| {
+        let p = with_ext(stem, ext);
+        let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+        p.with_file_name(format!(".tmp-{}", name.unwrap_or_default()))
+    };
+    let png = tmp("png");
     {
         let root = BitMapBackend::new(&png, fig.size()).into_drawing_area();
         let r: DrawResult = (|| {
@@ -79,7 +86,7 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
         })();
         r.map_err(|e| err("png", e))?;
     }
-    let svg = with_ext(stem, "svg");
+    let svg = tmp("svg");
     {
         let root = SVGBackend::new(&svg, fig.size()).into_drawing_area();
         let r: DrawResult = (|| {
@@ -89,6 +96,11 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
             Ok(())
         })();
         r.map_err(|e| err("svg", e))?;
+    }
+    for (t, ext) in [(png, "png"), (svg, "svg")] {
+        let dst = with_ext(stem, ext);
+        std::fs::rename(&t, &dst)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", dst.display())))?;
     }
     Ok(())
 }
@@ -168,14 +180,19 @@ where
     Ok(())
 }
 
-/// Tick labels with as many decimals as the axis range needs.
-fn tick_decimals(max: f64) -> usize {
-    if max >= 8.0 {
-        0
-    } else if max >= 0.8 {
-        1
+/// A tick label without needless decimals: `0.1`, `2`, `0.25`, `1500`
+/// (at most six decimals, trailing zeros dropped).
+pub fn tick(v: f64) -> String {
+    let s = format!("{v:.6}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        2
+        s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
     }
 }
 
@@ -323,10 +340,10 @@ impl Figure for QueueFig<'_> {
                 .x_label_area_size(45)
                 .y_label_area_size(70)
                 .build_cartesian_2d(t0..t1, 0.0..ymax)?;
-            let yd = tick_decimals(ymax);
-            let fy = |v: &f64| format!("{v:.yd$}");
+            let fy = |v: &f64| tick(*v);
             chart
                 .configure_mesh()
+                .x_label_formatter(&|v: &f64| tick(*v))
                 .y_label_formatter(&fy)
                 .x_desc("time (s)")
                 .y_desc("queue length (packets)")
@@ -541,8 +558,7 @@ impl Figure for GroupedBars {
                     String::new()
                 }
             };
-            let yd = tick_decimals(ymax);
-            let fy = |v: &f64| format!("{v:.yd$}");
+            let fy = |v: &f64| tick(*v);
             let mut mesh = chart.configure_mesh();
             mesh.disable_x_mesh()
                 .x_label_formatter(&fmt_x)
@@ -638,8 +654,7 @@ impl Figure for Lines {
         });
         let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
         let ymax = (y1 * 1.1).max(1e-9);
-        let yd = tick_decimals(ymax);
-        let fy = |v: &f64| format!("{v:.yd$}");
+        let fy = |v: &f64| tick(*v);
         if !self.panels {
             let legend: Vec<LegendItem> = self
                 .series
@@ -674,6 +689,7 @@ impl Figure for Lines {
             let mut chart = b.build_cartesian_2d(x0..x1, 0.0..ymax)?;
             chart
                 .configure_mesh()
+                .x_label_formatter(&|v: &f64| tick(*v))
                 .y_label_formatter(&fy)
                 .x_desc(if last { self.x_desc.as_str() } else { "" })
                 .y_desc(self.y_desc.as_str())
@@ -777,8 +793,7 @@ impl Figure for PanelLines {
         });
         let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
         let ymax = self.y_max.unwrap_or(y1 * 1.08).max(1e-9);
-        let yd = tick_decimals(ymax);
-        let fy = |v: &f64| format!("{v:.yd$}");
+        let fy = |v: &f64| tick(*v);
         let areas = body.split_evenly((self.panels.len(), 1));
         for (k, (area, (caption, series))) in areas.iter().zip(&self.panels).enumerate() {
             let last = k + 1 == areas.len();
@@ -791,6 +806,7 @@ impl Figure for PanelLines {
                 .build_cartesian_2d(x0..x1, 0.0..ymax)?;
             chart
                 .configure_mesh()
+                .x_label_formatter(&|v: &f64| tick(*v))
                 .y_label_formatter(&fy)
                 .x_desc(if last { self.x_desc.as_str() } else { "" })
                 .y_desc(self.y_desc.as_str())
@@ -813,6 +829,234 @@ impl Figure for PanelLines {
 /// Draw a [`PanelLines`] figure to `<stem>.png` and `<stem>.svg`.
 pub fn panel_lines(fig: &PanelLines, stem: &Path) -> std::io::Result<()> {
     render(fig, stem)
+}
+
+// ---- mean and band over seeds, error bars (sweeps) -------------------------
+
+/// One series of a [`BandLines`] panel: the mean over seeds and the band
+/// (lowest and highest seed) at each x.
+pub struct Band {
+    pub name: String,
+    /// (x, mean, low, high).
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// Line charts of means with a shaded band, one panel per series, sharing
+/// the axes.
+pub struct BandLines {
+    pub title: String,
+    pub subtitle: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub series: Vec<Band>,
+}
+
+impl Figure for BandLines {
+    fn size(&self) -> (u32, u32) {
+        (1200, HEADER_H + 190 * self.series.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H);
+        draw_titles(&header, &self.title, &self.subtitle)?;
+        let pts = self.series.iter().flat_map(|b| b.points.iter());
+        let (x0, x1, y1) = pts.fold((f64::MAX, f64::MIN, 0.0f64), |(a, b, c), p| {
+            (a.min(p.0), b.max(p.0), c.max(p.3))
+        });
+        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+        let ymax = (y1 * 1.1).max(1e-9);
+        let areas = body.split_evenly((self.series.len().max(1), 1));
+        for (k, (area, b)) in areas.iter().zip(&self.series).enumerate() {
+            let last = k + 1 == areas.len();
+            let color = LINE_COLORS[k % LINE_COLORS.len()];
+            let mut chart = ChartBuilder::on(area)
+                .caption(b.name.clone(), (FAMILY, 16).into_font().color(&BLACK))
+                .margin(6)
+                .margin_right(25)
+                .x_label_area_size(if last { 45 } else { 28 })
+                .y_label_area_size(80)
+                .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+            chart
+                .configure_mesh()
+                .x_label_formatter(&|v: &f64| tick(*v))
+                .y_label_formatter(&|v: &f64| tick(*v))
+                .x_desc(if last { self.x_desc.as_str() } else { "" })
+                .y_desc(self.y_desc.as_str())
+                .y_labels(4)
+                .label_style((FAMILY, 14))
+                .axis_desc_style((FAMILY, 15))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()?;
+            let mut poly: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, p.3)).collect();
+            poly.extend(b.points.iter().rev().map(|p| (p.0, p.2)));
+            if !poly.is_empty() {
+                chart.draw_series(std::iter::once(Polygon::new(
+                    poly,
+                    color.mix(0.25).filled(),
+                )))?;
+            }
+            chart.draw_series(LineSeries::new(
+                b.points.iter().map(|p| (p.0, p.1)),
+                color.stroke_width(1),
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// Draw a [`BandLines`] chart to `<stem>.png` and `<stem>.svg`.
+pub fn band_lines(fig: &BandLines, stem: &Path) -> std::io::Result<()> {
+    render(fig, stem)
+}
+
+/// One panel of [`ErrorBars`]: a metric, its mean per category and the
+/// half-width of its interval.
+pub struct ErrorPanel {
+    pub title: String,
+    /// (mean, half-width of the 95 % interval; 0 = no spread known).
+    pub values: Vec<(f64, f64)>,
+}
+
+/// Means with 95 % intervals as error bars, one panel per metric, the
+/// categories (sweep combinations) along x.
+pub struct ErrorBars {
+    pub title: String,
+    pub subtitle: String,
+    pub categories: Vec<String>,
+    pub panels: Vec<ErrorPanel>,
+}
+
+impl Figure for ErrorBars {
+    fn size(&self) -> (u32, u32) {
+        let w = (160 + 90 * self.categories.len() as u32).clamp(700, 1600);
+        (w, HEADER_H + 260 * self.panels.len().max(1) as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let (header, body) = root.split_vertically(HEADER_H);
+        draw_titles(&header, &self.title, &self.subtitle)?;
+        let n = self.categories.len();
+        let areas = body.split_evenly((self.panels.len().max(1), 1));
+        for (k, (area, p)) in areas.iter().zip(&self.panels).enumerate() {
+            let last = k + 1 == areas.len();
+            let top = p.values.iter().map(|(m, h)| m + h).fold(0.0f64, f64::max);
+            let ymax = (top * 1.15).max(1e-9);
+            let cats = &self.categories;
+            let fmt_x = |x: &f64| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+                    cats[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            };
+            let mut chart = ChartBuilder::on(area)
+                .caption(p.title.clone(), (FAMILY, 16).into_font().color(&BLACK))
+                .margin(8)
+                .margin_right(25)
+                .x_label_area_size(if last { 50 } else { 35 })
+                .y_label_area_size(80)
+                .build_cartesian_2d(Categories(n), 0.0..ymax)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&|v: &f64| tick(*v))
+                .y_labels(5)
+                .label_style((FAMILY, 13))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()?;
+            let color = LINE_COLORS[k % LINE_COLORS.len()];
+            chart.draw_series(p.values.iter().enumerate().map(|(i, &(m, h))| {
+                ErrorBar::new_vertical(
+                    i as f64,
+                    (m - h).max(0.0),
+                    m,
+                    m + h,
+                    color.filled().stroke_width(2),
+                    14,
+                )
+            }))?;
+            chart.draw_series(
+                p.values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(m, _))| Circle::new((i as f64, m), 4, color.filled())),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Draw an [`ErrorBars`] chart to `<stem>.png` and `<stem>.svg`.
+pub fn error_bars(fig: &ErrorBars, stem: &Path) -> std::io::Result<()> {
+    render(fig, stem)
+}
+
+/// cwnd of every traced flow over time (`run --plot` when `cwnd.csv` is
+/// written); false when no flow was traced.
+pub fn cwnd(r: &RunResult, stem: &Path) -> std::io::Result<bool> {
+    if r.cwnd.is_empty() {
+        return Ok(false);
+    }
+    let series = r
+        .cwnd
+        .iter()
+        .map(|t| {
+            (
+                format!("flow {} ({}, {})", t.flow, t.group, t.cc),
+                t.samples.iter().map(|x| (x.time_s, x.cwnd)).collect(),
+            )
+        })
+        .collect();
+    lines(
+        &Lines {
+            title: format!("Congestion window — {}", r.scenario),
+            subtitle: format!("traced flows, seed {}", r.seed),
+            x_desc: "time (s)".into(),
+            y_desc: "cwnd (segments)".into(),
+            series,
+            panels: false,
+        },
+        stem,
+    )?;
+    Ok(true)
+}
+
+/// Throughput of every flow with a series over time (`run --plot` when
+/// `throughput.csv` is written); false when there is none.
+pub fn throughput(r: &RunResult, stem: &Path) -> std::io::Result<bool> {
+    if r.throughput.is_empty() {
+        return Ok(false);
+    }
+    let series = r
+        .throughput
+        .iter()
+        .map(|t| {
+            (
+                format!("flow {} ({})", t.flow, t.group),
+                t.bps().map(|(x, b)| (x, b / 1e6)).collect(),
+            )
+        })
+        .collect();
+    lines(
+        &Lines {
+            title: format!("Throughput — {}", r.scenario),
+            subtitle: format!("per flow, binned; seed {}", r.seed),
+            x_desc: "time (s)".into(),
+            y_desc: "throughput (Mbit/s)".into(),
+            series,
+            panels: false,
+        },
+        stem,
+    )?;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -866,5 +1110,15 @@ mod tests {
         let svg = std::fs::read_to_string(dir.path().join("sub/q.svg")).unwrap();
         assert!(svg.contains("RED average (avg)"));
         assert!(queue_series_window(&r, &stem, 1.0, 1.0).is_err());
+    }
+
+    #[test]
+    fn ticks_have_no_needless_decimals() {
+        assert_eq!(tick(2.0), "2");
+        assert_eq!(tick(0.1 + 0.2), "0.3");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(1500.0), "1500");
+        assert_eq!(tick(-0.0), "0");
+        assert_eq!(tick(2.5e-7), "0");
     }
 }

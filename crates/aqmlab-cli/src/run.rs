@@ -1,11 +1,17 @@
 //! `aqmlab run FILE --out DIR [--seed N] [--duration T] [--set key=value]...`
+//!
+//! The run's files are staged under temporary names and renamed into place
+//! when all are written, `summary.json` last (see `aqmlab::output`). Files
+//! that an earlier run wrote into the same folder and this run does not
+//! write are removed (and listed on stderr).
 
 use crate::progress::Progress;
 use crate::{CliError, CliResult};
+use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::units::parse_duration;
 use aqmlab::{Scenario, Simulation};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -24,14 +30,95 @@ pub struct RunArgs {
     /// --set links.bottleneck.queue_ab.max_p=0.05
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Also draw the queue time series (queues.png/.svg) and the drop and
-    /// mark rates over time (signal.png/.svg).
+    /// Also draw the queue time series (queues.png/.svg), the drop and
+    /// mark rates over time (signal.png/.svg), and, when traced, cwnd
+    /// (cwnd.png/.svg) and throughput (throughput.png/.svg).
     #[arg(long)]
     pub plot: bool,
     /// Run scenarios above the default resource limits (samples, bins,
     /// flows, nodes: see the README's "Errors and limits").
     #[arg(long)]
     pub allow_large: bool,
+}
+
+/// Check that `--out` can be an output folder: not an existing file, and
+/// writable (or creatable). Bad input (exit 2) naming the path otherwise.
+/// Creates nothing.
+pub fn check_out(out: &Path) -> CliResult {
+    let bad = |m: String| CliError::Input(format!("--out `{}`: {m}", out.display()));
+    let mut probe_dir = out.to_path_buf();
+    if out.exists() {
+        if !out.is_dir() {
+            return Err(bad("exists and is not a directory".into()));
+        }
+    } else {
+        // The nearest existing ancestor must be a writable directory.
+        loop {
+            probe_dir = match probe_dir.parent() {
+                Some(p) if p.as_os_str().is_empty() => PathBuf::from("."),
+                Some(p) => p.to_path_buf(),
+                None => return Err(bad("no existing parent directory".into())),
+            };
+            if probe_dir.exists() {
+                if !probe_dir.is_dir() {
+                    return Err(bad(format!("`{}` is not a directory", probe_dir.display())));
+                }
+                break;
+            }
+        }
+    }
+    let probe = probe_dir.join(format!(".tmp-aqmlab-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(bad(format!(
+            "cannot write in `{}`: {e}",
+            probe_dir.display()
+        ))),
+    }
+}
+
+/// An output error: exit 1, naming the path (the error's message does).
+pub fn out_err(e: std::io::Error) -> CliError {
+    CliError::Internal(format!("cannot write output: {e}"))
+}
+
+/// The scenario document of `text` with `overrides` applied (the text
+/// parsed already, so errors here are not expected).
+pub fn scenario_doc(text: &str, file: &str, overrides: &[String]) -> CliResult<toml::Value> {
+    let mut doc: toml::Value =
+        toml::from_str(text).map_err(|e| CliError::Input(format!("{file}: invalid TOML: {e}")))?;
+    for o in overrides {
+        aqmlab::scenario::apply_override(&mut doc, o)
+            .map_err(|m| CliError::Input(format!("{file}: `{o}`: {m}")))?;
+    }
+    Ok(doc)
+}
+
+/// The provenance record of a run of the scenario document `doc` with
+/// `seed`; returns it with the effective scenario's TOML.
+pub fn provenance(
+    doc: &toml::Value,
+    seed: u64,
+    file: Option<&Path>,
+    overrides: &[String],
+) -> CliResult<(String, Provenance)> {
+    let toml = output::effective_scenario_toml(doc, seed)
+        .map_err(|e| CliError::Input(format!("the effective scenario: {e}")))?;
+    let prov = Provenance {
+        aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: env!("AQMLAB_GIT_COMMIT").to_string(),
+        scenario_file: file.map(|f| f.display().to_string()),
+        overrides: overrides.to_vec(),
+        seed,
+        scenario_sha256: output::sha256_hex(&toml),
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().to_string())
+            .collect(),
+    };
+    Ok((toml, prov))
 }
 
 pub fn main(a: RunArgs) -> CliResult {
@@ -45,7 +132,15 @@ pub fn main(a: RunArgs) -> CliResult {
         crate::check_limits(&sc, &a.file.display().to_string())?;
     }
     let seed = a.seed.unwrap_or(sc.seed);
+    check_out(&a.out)?;
+    let file = a.file.display().to_string();
+    let text = aqmlab::scenario::read_file(&a.file)?;
+    let doc = scenario_doc(&text, &file, &overrides)?;
+    let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides)?;
+    crate::interrupt::install(1, &a.out);
+    let mut st = Staging::new(&a.out).map_err(out_err)?;
     let mut sim = Simulation::new(&sc, seed);
+    let cap = output::pcap::attach(&mut sim, &sc, &mut st).map_err(out_err)?;
     let mut bar = Progress::new(format!("{} (seed {seed})", sc.name), 1000);
     let r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));
     bar.finish();
@@ -55,10 +150,28 @@ pub fn main(a: RunArgs) -> CliResult {
             r.conservation
         )));
     }
-    aqmlab::output::write_run(&r, &a.out)?;
+    let traces = cap.finish().map_err(out_err)?;
+    output::stage_provenance(&mut st, &toml, &prov).map_err(out_err)?;
+    output::stage_run(&r, &mut st).map_err(out_err)?;
     if a.plot {
-        crate::plot::queue_series(&r, &a.out.join("queues"))?;
-        crate::plot::signal_rates(&r, &a.out.join("signal"))?;
+        let e = |e: std::io::Error| out_err(e);
+        crate::plot::queue_series(&r, &st.plot_stem("queues")).map_err(e)?;
+        crate::plot::signal_rates(&r, &st.plot_stem("signal")).map_err(e)?;
+        crate::plot::cwnd(&r, &st.plot_stem("cwnd")).map_err(e)?;
+        crate::plot::throughput(&r, &st.plot_stem("throughput")).map_err(e)?;
+    }
+    let removed = st.commit().map_err(out_err)?;
+    crate::interrupt::run_done();
+    if !removed.is_empty() {
+        eprintln!(
+            "{}: removed {} file(s) of an earlier run that this run does not write: {}",
+            a.out.display(),
+            removed.len(),
+            removed.join(", ")
+        );
+    }
+    for (path, n) in &traces {
+        eprintln!("pcap: {n} packets in {path}");
     }
     eprintln!(
         "{}: {:.1} simulated s in {:.3} s wall ({} events, {:.2} M events/s); results in {}",

@@ -1,21 +1,37 @@
-//! `aqmlab sweep FILE --out DIR [--seeds N] [--jobs J] [--set key=value]...`:
-//! run every combination of the scenario's `[sweep]` axes with several seeds,
-//! in parallel, and write per-run results, a table and plots.
+//! `aqmlab sweep FILE --out DIR [--seeds N] [--jobs J] [--set key=value]...
+//! [--shard I/N] [--force]`: run every combination of the scenario's
+//! `[sweep]` axes with several seeds, in parallel, and write per-run
+//! results, a table and plots.
 //!
-//! Output: `DIR/<label>/seed-<n>/` (the files of `aqmlab run`), `DIR/sweep.csv`
-//! (one row per run), `DIR/summary.md` (means over seeds, also printed), and
-//! `DIR/queue_delay.{png,svg}`, `DIR/queue_length.{png,svg}`: the sweep
-//! link's queueing delay and length over time, one line per combination
-//! (first seed).
+//! Output: `DIR/<label>/seed-<n>/` (the files of `aqmlab run`, with the
+//! run's `scenario.toml` and `provenance.json`), each run renamed into place
+//! as soon as it finishes; then `DIR/sweep.csv` (one row per run: one column
+//! per axis, the seed, the reported queue's counters, per-group goodput),
+//! `DIR/summary.md` (mean, sd and 95 % interval over seeds, also printed)
+//! and plots: `queue_delay`, `queue_length` (mean over seeds with the band
+//! from the lowest to the highest seed, one panel per combination) and
+//! `metrics` (means with 95 % intervals).
+//!
+//! Resume: a run whose folder holds a `summary.json` and a `provenance.json`
+//! with the same scenario hash and seed is complete and is not run again;
+//! the tables are always computed from the files on disk, so a resumed
+//! sweep ends with the same files as an uninterrupted one. `--shard i/n`
+//! runs the jobs `k` (in sweep order) with `k mod n = i − 1` and writes no
+//! table; the same command without `--shard` runs what is missing and
+//! assembles the tables. Run folders under `DIR` that are not part of this
+//! sweep are refused (exit 2) unless `--force` deletes them.
 
 use crate::progress::par_map;
+use crate::run::{check_out, out_err, provenance, scenario_doc};
 use crate::{CliError, CliResult};
-use aqmlab::metrics::jain;
+use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::limits::{check_runs, Limits};
-use aqmlab::{RunResult, Scenario, Simulation};
+use aqmlab::{Scenario, Simulation};
 use clap::Args;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -33,85 +49,116 @@ pub struct SweepArgs {
     /// Override a scenario value in every combination (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Run only slice I of N (1 ≤ I ≤ N) of the runs, e.g. one Slurm array
+    /// task; the same command without --shard assembles sweep.csv.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Delete run folders under --out that are not part of this sweep
+    /// (without it, the sweep refuses to mix them in).
+    #[arg(long)]
+    pub force: bool,
     /// Run above the default resource limits (runs, threads, samples, flows:
     /// see the README's "Errors and limits").
     #[arg(long)]
     pub allow_large: bool,
 }
 
-/// The per-run row of `sweep.csv`.
-struct Row {
-    label: String,
+/// One run of the sweep.
+struct Job {
+    point: usize,
     seed: u64,
-    link: String,
-    kind: String,
-    enqueued: u64,
-    dropped: u64,
-    marked: u64,
-    mean_len_pkts: f64,
-    mean_delay_s: f64,
-    p99_delay_s: f64,
-    utilization: f64,
-    goodput_bps: f64,
-    /// Jain's index over the TCP flows' goodputs.
-    jain: f64,
-    /// Mean one-way delay of the CBR flows' packets, if any.
-    cbr_owd_s: Option<f64>,
-    events: u64,
-    wall_s: f64,
+    /// `<label>/seed-<n>`, relative to `--out`.
+    rel: String,
+    toml: String,
+    prov: Provenance,
 }
 
-fn busiest_link(r: &RunResult) -> Option<String> {
-    r.series
-        .iter()
-        .filter_map(|s| r.queue(&s.link))
-        .max_by_key(|q| q.enqueued)
-        .map(|q| q.link.clone())
-}
-
-fn row(label: &str, seed: u64, link: &str, r: &RunResult) -> Result<Row, CliError> {
-    let q = r.queue(link).ok_or_else(|| {
+fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
+    let bad = || {
         CliError::Input(format!(
-            "sweep.link: no link `{link}`; links are named `a->b`"
+            "--shard `{s}`: expected I/N with 1 ≤ I ≤ N, e.g. --shard 2/8"
         ))
-    })?;
-    let l = r.link(link).expect("queue and link share names");
-    let gp: Vec<f64> = r.flows.iter().map(|f| f.goodput_bps).collect();
-    let tcp: Vec<f64> = r
-        .flows
-        .iter()
-        .filter(|f| f.cc != "cbr")
-        .map(|f| f.goodput_bps)
-        .collect();
-    let cbr: Vec<f64> = r
-        .flows
-        .iter()
-        .filter(|f| f.cc == "cbr")
-        .filter_map(|f| f.mean_owd_s)
-        .collect();
-    Ok(Row {
-        label: label.to_string(),
-        seed,
-        link: link.to_string(),
-        kind: q.kind.clone(),
-        enqueued: q.enqueued,
-        dropped: q.dropped,
-        marked: q.marked,
-        mean_len_pkts: q.mean_len_pkts,
-        mean_delay_s: q.mean_delay_s,
-        p99_delay_s: q.p99_delay_s,
-        utilization: l.utilization,
-        goodput_bps: gp.iter().sum(),
-        jain: jain(&tcp),
-        cbr_owd_s: (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
-        events: r.events,
-        wall_s: r.wall_seconds,
-    })
+    };
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let i: u64 = i.trim().parse().map_err(|_| bad())?;
+    let n: u64 = n.trim().parse().map_err(|_| bad())?;
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
+
+/// The label of one axis value, as in the run folders' names.
+fn axis_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
+            Some(k) => k.to_string(),
+            None => v.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Does `dir` hold a complete run of `job`?
+fn complete(dir: &Path, job: &Job) -> bool {
+    if !dir.join("summary.json").is_file() {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(dir.join("provenance.json")) else {
+        return false;
+    };
+    match serde_json::from_str::<Provenance>(&text) {
+        Ok(p) => p.scenario_sha256 == job.prov.scenario_sha256 && p.seed == job.seed,
+        Err(_) => false,
+    }
+}
+
+/// Run folders under `out` (`<x>/<y>/` holding aqmlab's files) that are not
+/// in `keep`.
+fn stale_runs(out: &Path, keep: &BTreeSet<String>) -> Vec<String> {
+    let mut v = Vec::new();
+    let Ok(top) = std::fs::read_dir(out) else {
+        return v;
+    };
+    for d in top.flatten().filter(|e| e.path().is_dir()) {
+        let Ok(sub) = std::fs::read_dir(d.path()) else {
+            continue;
+        };
+        for r in sub.flatten().filter(|e| e.path().is_dir()) {
+            let rel = format!(
+                "{}/{}",
+                d.file_name().to_string_lossy(),
+                r.file_name().to_string_lossy()
+            );
+            let ours = ["summary.json", "provenance.json"]
+                .iter()
+                .any(|f| r.path().join(f).exists())
+                || !output::earlier_files(&r.path()).is_empty();
+            if ours && !keep.contains(&rel) {
+                v.push(rel);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Files the sweep writes at the top of `--out`.
+const TABLES: &[&str] = &[
+    "sweep.csv",
+    "summary.md",
+    "queue_delay.png",
+    "queue_delay.svg",
+    "queue_length.png",
+    "queue_length.svg",
+    "metrics.png",
+    "metrics.svg",
+];
 
 pub fn main(a: SweepArgs) -> CliResult {
-    let text = aqmlab::scenario::read_file(&a.file)?;
     let file = a.file.display().to_string();
+    let text = aqmlab::scenario::read_file(&a.file)?;
     let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
     let spec = points[0].scenario.sweep.clone().expect("sweep present");
     let seeds = a.seeds.unwrap_or(spec.seeds);
@@ -141,6 +188,7 @@ pub fn main(a: SweepArgs) -> CliResult {
             crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
         }
     }
+    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     if let Some(l) = &spec.link {
         let names: Vec<String> = points[0]
             .scenario
@@ -155,164 +203,579 @@ pub fn main(a: SweepArgs) -> CliResult {
             )));
         }
     }
+    check_out(&a.out)?;
+    // Axes: one column each; the value of every point on every axis (the
+    // points are the axes' cartesian product, first axis fastest).
+    let axes: Vec<String> = spec.vary.iter().map(|x| x.key.clone()).collect();
+    let mut axis_values: Vec<Vec<String>> = Vec::new();
+    let mut docs = Vec::new();
+    let base = scenario_doc(&text, &file, &a.set)?;
+    for k0 in 0..points.len() {
+        let (mut k, mut vals, mut doc) = (k0, Vec::new(), base.clone());
+        for ax in &spec.vary {
+            let j = k % ax.values.len();
+            k /= ax.values.len();
+            aqmlab::scenario::set_path(&mut doc, &ax.key, ax.values[j].clone())
+                .map_err(|m| CliError::Input(format!("{file}: `{}`: {m}", ax.key)))?;
+            vals.push(match &ax.labels {
+                Some(l) => l[j].clone(),
+                None => axis_value(&ax.values[j]),
+            });
+        }
+        axis_values.push(vals);
+        docs.push(doc);
+    }
+    let mut jobs = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        for seed in 1..=seeds {
+            let (toml, prov) = provenance(&docs[i], seed, Some(&a.file), &a.set)?;
+            jobs.push(Job {
+                point: i,
+                seed,
+                rel: format!("{}/seed-{seed}", p.label),
+                toml,
+                prov,
+            });
+        }
+    }
+    // Runs of another sweep are never mixed in.
+    let keep: BTreeSet<String> = jobs.iter().map(|j| j.rel.clone()).collect();
+    let stale = stale_runs(&a.out, &keep);
+    if !stale.is_empty() {
+        let list = stale.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        let more = if stale.len() > 5 { ", …" } else { "" };
+        if !a.force {
+            return Err(CliError::Input(format!(
+                "--out `{}` holds {} run folder(s) that are not part of this sweep ({list}{more}); \
+                 they would be mixed with its results: use another --out, remove them, \
+                 or pass --force to delete them",
+                a.out.display(),
+                stale.len()
+            )));
+        }
+        for s in &stale {
+            let d = a.out.join(s);
+            std::fs::remove_dir_all(&d).map_err(|e| out_err(output::path_err(&d, e)))?;
+            if let Some(parent) = d.parent() {
+                let _ = std::fs::remove_dir(parent); // when empty
+            }
+        }
+        eprintln!(
+            "sweep: --force: deleted {} run folder(s) not part of this sweep: {list}{more}",
+            stale.len()
+        );
+    }
+    let done: Vec<bool> = jobs
+        .iter()
+        .map(|j| complete(&a.out.join(&j.rel), j))
+        .collect();
+    let todo: Vec<usize> = (0..jobs.len())
+        .filter(|&k| !done[k])
+        .filter(|&k| match shard {
+            Some((i, n)) => k as u64 % n == i - 1,
+            None => true,
+        })
+        .collect();
+    let n_done = done.iter().filter(|d| **d).count();
+    if !todo.is_empty() {
+        // The tables describe a complete set of runs: remove the earlier
+        // ones before any run changes (they are written again at the end).
+        for t in TABLES {
+            let p = a.out.join(t);
+            if p.is_file() {
+                std::fs::remove_file(&p).map_err(|e| out_err(output::path_err(&p, e)))?;
+            }
+        }
+    }
+    if n_done > 0 {
+        eprintln!(
+            "sweep: {n_done} of {} runs already complete in {} (same scenario and seed); running {}",
+            jobs.len(),
+            a.out.display(),
+            todo.len()
+        );
+    }
+    crate::interrupt::install(jobs.len(), &a.out);
+    for _ in 0..n_done {
+        crate::interrupt::run_done();
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs.unwrap_or(0))
         .build()
         .map_err(|e| CliError::Internal(e.to_string()))?;
-    let jobs: Vec<(usize, u64)> = (0..points.len())
-        .flat_map(|i| (1..=seeds).map(move |s| (i, s)))
-        .collect();
     let wall = std::time::Instant::now();
-    let results: Vec<RunResult> = pool.install(|| {
-        par_map(
-            &format!("sweep {} runs", jobs.len()),
-            &jobs,
-            |&(i, seed)| Simulation::new(&points[i].scenario, seed).run(),
-        )
+    let results: Vec<CliResult> = pool.install(|| {
+        par_map(&format!("sweep {} runs", todo.len()), &todo, |&k| {
+            let j = &jobs[k];
+            run_one(&points[j.point].scenario, j, &a.out.join(&j.rel))
+        })
     });
-    let total_wall = wall.elapsed().as_secs_f64();
-    for r in &results {
-        if !r.conservation.holds() {
-            return Err(CliError::Internal(format!(
-                "packet conservation violated: {:?}",
-                r.conservation
-            )));
+    results.into_iter().collect::<CliResult<Vec<()>>>()?;
+    let run_wall = wall.elapsed().as_secs_f64();
+    if let Some((i, n)) = shard {
+        let missing = jobs.len() - n_done - todo.len();
+        eprintln!(
+            "sweep: shard {i}/{n}: {} runs computed, {n_done} were complete, {missing} belong to other shards \
+             (or are not complete); run the same command without --shard to run what is missing \
+             and assemble sweep.csv",
+            todo.len()
+        );
+        return Ok(());
+    }
+    tables(
+        &a,
+        &points,
+        &jobs,
+        &axes,
+        &axis_values,
+        seeds,
+        spec.link.clone(),
+        run_wall,
+        todo.len(),
+    )
+}
+
+/// Run one job and rename its files into place.
+fn run_one(sc: &Scenario, j: &Job, dir: &Path) -> CliResult {
+    let mut st = Staging::new(dir).map_err(out_err)?;
+    let mut sim = Simulation::new(sc, j.seed);
+    let cap = output::pcap::attach(&mut sim, sc, &mut st).map_err(out_err)?;
+    let r = sim.run();
+    if !r.conservation.holds() {
+        return Err(CliError::Internal(format!(
+            "{}: packet conservation violated: {:?}",
+            j.rel, r.conservation
+        )));
+    }
+    cap.finish().map_err(out_err)?;
+    output::stage_provenance(&mut st, &j.toml, &j.prov).map_err(out_err)?;
+    output::stage_run(&r, &mut st).map_err(out_err)?;
+    st.commit().map_err(out_err)?;
+    crate::interrupt::run_done();
+    Ok(())
+}
+
+/// What the tables use of one run, read back from its files.
+struct RunData {
+    summary: Value,
+    /// (time_s, delay_s, len_pkts) of the reported queue.
+    series: Vec<(f64, f64, f64)>,
+}
+
+fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)> {
+    let p = dir.join("summary.json");
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| CliError::Internal(format!("{}: {e}", p.display())))?;
+    let summary: Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::Internal(format!("{}: {e}", p.display())))?;
+    let q = dir.join("queues.csv");
+    let mut rd = csv::Reader::from_path(&q)
+        .map_err(|e| CliError::Internal(format!("{}: {e}", q.display())))?;
+    let mut series = Vec::new();
+    let mut monitored = Vec::new();
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| CliError::Internal(format!("{}: {e}", q.display())))?;
+        let l = rec.get(1).unwrap_or_default();
+        if !monitored.iter().any(|m| m == l) {
+            monitored.push(l.to_string());
+        }
+        if Some(l) == link {
+            let f = |i: usize| {
+                rec.get(i)
+                    .and_then(|x| x.parse::<f64>().ok())
+                    .unwrap_or(0.0)
+            };
+            series.push((f(0), f(5), f(2)));
         }
     }
-    let link = match &spec.link {
-        Some(l) => l.clone(),
-        None => busiest_link(&results[0]).ok_or_else(|| {
-            CliError::Input("sweep: no monitored queue to report; set sweep.link = \"a->b\"".into())
-        })?,
-    };
-    let rows: Vec<Row> = jobs
+    Ok((RunData { summary, series }, monitored))
+}
+
+fn num(v: &Value, k: &str) -> f64 {
+    v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+/// The quantile t(0.975, df) of Student's t distribution: the table of any
+/// statistics text for df ≤ 30, the Cornish–Fisher expansion
+/// z + (z³ + z)/(4·df) above (error < 0.002).
+fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    if df == 0 {
+        f64::NAN
+    } else if df <= 30 {
+        T[df - 1]
+    } else {
+        let z = 1.959964;
+        z + (z * z * z + z) / (4.0 * df as f64)
+    }
+}
+
+/// Mean, sample sd and half-width of the 95 % t interval of `xs` (sd and
+/// interval NaN for one value).
+fn spread(xs: &[f64]) -> (f64, f64, f64) {
+    let n = xs.len();
+    let m = xs.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (m, f64::NAN, f64::NAN);
+    }
+    let var = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
+    let sd = var.sqrt();
+    (m, sd, t975(n - 1) * sd / (n as f64).sqrt())
+}
+
+/// One row of `sweep.csv`, before the per-group goodput columns.
+struct Row {
+    values: Vec<(&'static str, Option<f64>)>,
+    link: String,
+    kind: String,
+    goodput: BTreeMap<String, f64>,
+}
+
+fn row(s: &Value, link: &str) -> CliResult<Row> {
+    let q = s["queues"]
+        .as_array()
+        .and_then(|v| v.iter().find(|q| q["link"] == link))
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "sweep.link: no link `{link}`; links are named `a->b`"
+            ))
+        })?;
+    let l = s["links"]
+        .as_array()
+        .and_then(|v| v.iter().find(|q| q["link"] == link))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let flows = s["flows"].as_array().cloned().unwrap_or_default();
+    let mut goodput = BTreeMap::new();
+    let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
+    for f in &flows {
+        let g = f["group"].as_str().unwrap_or_default().to_string();
+        *goodput.entry(g).or_insert(0.0) += num(f, "goodput_bps");
+        if f["cc"] == "cbr" {
+            if let Some(o) = f["mean_owd_s"].as_f64() {
+                cbr.push(o);
+            }
+        } else {
+            tcp.push(num(f, "goodput_bps"));
+        }
+    }
+    let arrivals = q["arrivals"].as_u64().unwrap_or(0);
+    let rate = |k: &str| output::per_arrival(q[k].as_u64().unwrap_or(0), arrivals);
+    let values = vec![
+        ("arrivals", Some(arrivals as f64)),
+        ("enqueued", Some(num(q, "enqueued"))),
+        ("dropped", Some(num(q, "dropped"))),
+        ("marked", Some(num(q, "marked"))),
+        ("drop_rate", rate("dropped")),
+        ("mark_rate", rate("marked")),
+        ("mean_len_pkts", Some(num(q, "mean_len_pkts"))),
+        ("mean_delay_s", Some(num(q, "mean_delay_s"))),
+        ("p99_delay_s", Some(num(q, "p99_delay_s"))),
+        ("max_delay_s", Some(num(q, "max_delay_s"))),
+        ("utilization", Some(num(&l, "utilization"))),
+        ("goodput_bps", Some(goodput.values().sum())),
+        ("jain_tcp", Some(aqmlab::metrics::jain(&tcp))),
+        (
+            "cbr_owd_s",
+            (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
+        ),
+        ("events", Some(num(s, "events"))),
+    ];
+    Ok(Row {
+        values,
+        link: link.to_string(),
+        kind: q["kind"].as_str().unwrap_or_default().to_string(),
+        goodput,
+    })
+}
+
+fn fmt_opt(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite())
+        .map(|v| v.to_string())
+        .unwrap_or_default()
+}
+
+/// Summary without what may differ between seeds that changed nothing.
+fn fingerprint(s: &Value) -> Value {
+    let mut s = s.clone();
+    if let Some(o) = s.as_object_mut() {
+        o.remove("wall_seconds");
+        o.remove("seed");
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tables(
+    a: &SweepArgs,
+    points: &[aqmlab::scenario::SweepPoint],
+    jobs: &[Job],
+    axes: &[String],
+    axis_values: &[Vec<String>],
+    seeds: u64,
+    link: Option<String>,
+    run_wall: f64,
+    ran: usize,
+) -> CliResult {
+    let missing: Vec<&str> = jobs
         .iter()
-        .zip(&results)
-        .map(|(&(i, seed), r)| row(&points[i].label, seed, &link, r))
-        .collect::<Result<_, _>>()?;
-    // outputs
-    for ((i, seed), r) in jobs.iter().zip(&results) {
-        aqmlab::output::write_run(
-            r,
-            &a.out.join(&points[*i].label).join(format!("seed-{seed}")),
-        )?;
+        .filter(|j| !complete(&a.out.join(&j.rel), j))
+        .map(|j| j.rel.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(CliError::Internal(format!(
+            "{} runs are not complete after the sweep (e.g. {})",
+            missing.len(),
+            missing[0]
+        )));
     }
-    let mut csv = String::from(
-        "label,seed,link,kind,enqueued,dropped,marked,drop_rate,mark_rate,mean_len_pkts,mean_delay_s,p99_delay_s,utilization,goodput_bps,jain_tcp,cbr_owd_s,events,wall_s,events_per_s\n",
-    );
-    for r in &rows {
-        let enq = r.enqueued.max(1) as f64;
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.label,
-            r.seed,
-            r.link,
-            r.kind,
-            r.enqueued,
-            r.dropped,
-            r.marked,
-            r.dropped as f64 / (r.enqueued + r.dropped).max(1) as f64,
-            r.marked as f64 / enq,
-            r.mean_len_pkts,
-            r.mean_delay_s,
-            r.p99_delay_s,
-            r.utilization,
-            r.goodput_bps,
-            r.jain,
-            r.cbr_owd_s.map(|x| x.to_string()).unwrap_or_default(),
-            r.events,
-            r.wall_s,
-            r.events as f64 / r.wall_s.max(1e-9)
-        );
+    // The reported queue: sweep.link, or the busiest monitored queue of the
+    // first run.
+    let link = match link {
+        Some(l) => l,
+        None => {
+            let (d, monitored) = read_run(&a.out.join(&jobs[0].rel), None)?;
+            let qs = d.summary["queues"].as_array().cloned().unwrap_or_default();
+            qs.iter()
+                .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
+                .max_by_key(|q| q["enqueued"].as_u64().unwrap_or(0))
+                .and_then(|q| q["link"].as_str().map(str::to_string))
+                .ok_or_else(|| {
+                    CliError::Input(
+                        "sweep: no monitored queue to report; set sweep.link = \"a->b\"".into(),
+                    )
+                })?
+        }
+    };
+    let mut data = Vec::new();
+    let mut rows = Vec::new();
+    for j in jobs {
+        let (d, _) = read_run(&a.out.join(&j.rel), Some(&link))?;
+        rows.push(row(&d.summary, &link)?);
+        data.push(d);
     }
-    std::fs::write(a.out.join("sweep.csv"), csv)?;
-    // summary: mean over seeds per label
+    let groups: BTreeSet<String> = rows
+        .iter()
+        .flat_map(|r| r.goodput.keys().cloned())
+        .collect();
+    // sweep.csv
+    let mut st = Staging::new(&a.out).map_err(out_err)?;
+    {
+        let p = st.path("sweep.csv");
+        let e = |e: csv::Error| out_err(output::path_err(&a.out.join("sweep.csv"), e));
+        let mut w = csv::Writer::from_path(&p).map_err(e)?;
+        let mut head: Vec<String> = axes.to_vec();
+        head.extend(["seed", "run_dir", "link", "kind"].map(String::from));
+        head.extend(rows[0].values.iter().map(|(k, _)| k.to_string()));
+        head.extend(groups.iter().map(|g| format!("goodput_bps_{g}")));
+        w.write_record(&head).map_err(e)?;
+        for (j, r) in jobs.iter().zip(&rows) {
+            let mut rec = axis_values[j.point].clone();
+            rec.extend([
+                j.seed.to_string(),
+                j.rel.clone(),
+                r.link.clone(),
+                r.kind.clone(),
+            ]);
+            rec.extend(r.values.iter().map(|(_, v)| fmt_opt(*v)));
+            rec.extend(groups.iter().map(|g| fmt_opt(r.goodput.get(g).copied())));
+            w.write_record(&rec).map_err(e)?;
+        }
+        w.flush()
+            .map_err(|x| out_err(output::path_err(&a.out.join("sweep.csv"), x)))?;
+    }
+    // summary.md
+    let name = &points[0].scenario.name;
     let mut md = format!(
-        "# Sweep: {}\n\n{} combinations × {} seeds = {} runs in {:.1} s wall. Queue reported: `{}` (means over seeds).\n\n",
-        points[0].scenario.name,
+        "# Sweep: {name}\n\n{} combinations × {seeds} seeds = {} runs. \
+         Queue reported: `{link}`. Drop and mark rates are per packet arrival at that queue.\n\n",
         points.len(),
-        seeds,
-        rows.len(),
-        total_wall,
-        link
+        jobs.len(),
     );
-    md.push_str("| combination | kind | mean delay (ms) | p99 delay (ms) | mean queue (pkts) | drop rate | mark rate | utilization | goodput (Mbit/s) | Jain (TCP) | CBR one-way delay (ms) | M events/s |\n");
-    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for p in &points {
-        let rs: Vec<&Row> = rows.iter().filter(|r| r.label == p.label).collect();
-        let n = rs.len() as f64;
-        let m = |f: &dyn Fn(&Row) -> f64| rs.iter().map(|r| f(r)).sum::<f64>() / n;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {:.2} | {:.2} | {:.1} | {:.4} | {:.4} | {:.3} | {:.2} | {:.3} | {} | {:.2} |",
-            p.label,
-            rs[0].kind,
-            m(&|r| r.mean_delay_s * 1e3),
-            m(&|r| r.p99_delay_s * 1e3),
-            m(&|r| r.mean_len_pkts),
-            m(&|r| r.dropped as f64 / (r.enqueued + r.dropped).max(1) as f64),
-            m(&|r| r.marked as f64 / r.enqueued.max(1) as f64),
-            m(&|r| r.utilization),
-            m(&|r| r.goodput_bps / 1e6),
-            m(&|r| r.jain),
-            if rs.iter().all(|r| r.cbr_owd_s.is_some()) {
-                format!("{:.2}", m(&|r| r.cbr_owd_s.unwrap_or(0.0) * 1e3))
-            } else {
-                "—".into()
-            },
-            m(&|r| r.events as f64 / r.wall_s.max(1e-9) / 1e6),
+    eprintln!("sweep: {ran} runs computed now in {run_wall:.1} s wall");
+    let metrics: [(&str, &str, f64); 8] = [
+        ("mean_delay_s", "mean delay (ms)", 1e3),
+        ("p99_delay_s", "p99 delay (ms)", 1e3),
+        ("mean_len_pkts", "mean queue (pkts)", 1.0),
+        ("drop_rate", "drop rate", 1.0),
+        ("mark_rate", "mark rate", 1.0),
+        ("utilization", "utilization", 1.0),
+        ("goodput_bps", "goodput (Mbit/s)", 1e-6),
+        ("jain_tcp", "Jain (TCP)", 1.0),
+    ];
+    let val = |r: &Row, k: &str| {
+        r.values
+            .iter()
+            .find(|(n, _)| *n == k)
+            .and_then(|(_, v)| *v)
+            .unwrap_or(f64::NAN)
+    };
+    let mut stats: Vec<Vec<(f64, f64, f64)>> = Vec::new(); // [point][metric]
+    for (i, _) in points.iter().enumerate() {
+        let rs: Vec<&Row> = jobs
+            .iter()
+            .zip(&rows)
+            .filter(|(j, _)| j.point == i)
+            .map(|(_, r)| r)
+            .collect();
+        stats.push(
+            metrics
+                .iter()
+                .map(|(k, _, scale)| {
+                    let xs: Vec<f64> = rs.iter().map(|r| val(r, k) * scale).collect();
+                    spread(&xs)
+                })
+                .collect(),
         );
+    }
+    let mut head = String::from("| combination |");
+    let mut rule = String::from("|---|");
+    for (_, title, _) in &metrics {
+        let _ = write!(head, " {title} |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(
+        md,
+        "Mean over seeds ± half-width of the 95 % interval (Student's t, n − 1 degrees of freedom):\n\n{head}\n{rule}"
+    );
+    let f = |x: f64| {
+        if !x.is_finite() {
+            "—".to_string()
+        } else if x.abs() >= 100.0 {
+            format!("{x:.1}")
+        } else if x.abs() >= 1.0 {
+            format!("{x:.3}")
+        } else {
+            format!("{x:.4}")
+        }
+    };
+    for (p, s) in points.iter().zip(&stats) {
+        let cells: Vec<String> = s
+            .iter()
+            .map(|(m, _, h)| {
+                if h.is_finite() {
+                    format!("{} ± {}", f(*m), f(*h))
+                } else {
+                    f(*m)
+                }
+            })
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
+    }
+    let _ = writeln!(md, "\nStandard deviation over seeds:\n\n{head}\n{rule}");
+    for (p, s) in points.iter().zip(&stats) {
+        let cells: Vec<String> = s.iter().map(|(_, sd, _)| f(*sd)).collect();
+        let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
+    }
+    // Seeds that change nothing are not replication.
+    let mut warnings = Vec::new();
+    if seeds >= 2 {
+        for (i, p) in points.iter().enumerate() {
+            let fps: Vec<Value> = jobs
+                .iter()
+                .zip(&data)
+                .filter(|(j, _)| j.point == i)
+                .map(|(_, d)| fingerprint(&d.summary))
+                .collect();
+            if fps.windows(2).all(|w| w[0] == w[1]) {
+                warnings.push(format!(
+                    "warning: `{}`: the {seeds} seeds gave identical results (nothing in the scenario is random); \
+                     its spread is zero and its seeds are not replications",
+                    p.label
+                ));
+            }
+        }
+    }
+    if !warnings.is_empty() {
+        md.push('\n');
+        for w in &warnings {
+            let _ = writeln!(md, "**{w}**\n");
+            eprintln!("{w}");
+        }
     }
     print!("{md}");
     std::io::Write::flush(&mut std::io::stdout())?;
-    std::fs::write(a.out.join("summary.md"), &md)?;
-    // plots: first seed of each combination
-    let first: Vec<(&str, &RunResult)> = jobs
-        .iter()
-        .zip(&results)
-        .filter(|((_, s), _)| *s == 1)
-        .map(|((i, _), r)| (points[*i].label.as_str(), r))
-        .collect();
-    let series =
-        |f: &dyn Fn(&aqmlab::metrics::QueueSample) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
-            first
-                .iter()
-                .map(|(label, r)| {
-                    let pts = r
-                        .series
-                        .iter()
-                        .find(|s| s.link == link)
-                        .map(|s| s.samples.iter().map(|x| (x.time_s, f(x))).collect())
-                        .unwrap_or_default();
-                    (label.to_string(), pts)
-                })
-                .collect()
-        };
-    let name = &points[0].scenario.name;
-    crate::plot::lines(
-        &crate::plot::Lines {
+    st.write("summary.md", md.as_bytes()).map_err(out_err)?;
+    // Plots: every seed (mean and band), and the metrics with intervals.
+    let band = |f: &dyn Fn(&(f64, f64, f64)) -> f64| -> Vec<crate::plot::Band> {
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let runs: Vec<&RunData> = jobs
+                    .iter()
+                    .zip(&data)
+                    .filter(|(j, _)| j.point == i)
+                    .map(|(_, d)| d)
+                    .collect();
+                let n = runs.iter().map(|d| d.series.len()).min().unwrap_or(0);
+                let pts = (0..n)
+                    .map(|k| {
+                        let ys: Vec<f64> = runs.iter().map(|d| f(&d.series[k])).collect();
+                        let m = ys.iter().sum::<f64>() / ys.len() as f64;
+                        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+                        let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        (runs[0].series[k].0, m, lo, hi)
+                    })
+                    .collect();
+                crate::plot::Band {
+                    name: p.label.clone(),
+                    points: pts,
+                }
+            })
+            .collect()
+    };
+    let sub =
+        format!("line: mean over {seeds} seed(s); band: lowest to highest seed at each sample");
+    crate::plot::band_lines(
+        &crate::plot::BandLines {
             title: format!("Queueing delay at {link} — {name}"),
-            subtitle: "sojourn time of the last packet dequeued at each sample (0 when empty); seed 1 of each combination".into(),
+            subtitle: format!(
+                "sojourn time of the last packet dequeued at each sample (0 when empty); {sub}"
+            ),
             x_desc: "time (s)".into(),
             y_desc: "queueing delay (ms)".into(),
-            series: series(&|x| x.delay_s * 1e3),
-            panels: true,
+            series: band(&|x| x.1 * 1e3),
         },
-        &a.out.join("queue_delay"),
-    )?;
-    crate::plot::lines(
-        &crate::plot::Lines {
+        &st.plot_stem("queue_delay"),
+    )
+    .map_err(out_err)?;
+    crate::plot::band_lines(
+        &crate::plot::BandLines {
             title: format!("Queue length at {link} — {name}"),
-            subtitle: "instantaneous queue length at each sample; seed 1 of each combination"
-                .into(),
+            subtitle: format!("instantaneous queue length at each sample; {sub}"),
             x_desc: "time (s)".into(),
             y_desc: "queue length (packets)".into(),
-            series: series(&|x| x.len_pkts as f64),
-            panels: true,
+            series: band(&|x| x.2),
         },
-        &a.out.join("queue_length"),
-    )?;
+        &st.plot_stem("queue_length"),
+    )
+    .map_err(out_err)?;
+    let panels = [0usize, 3, 5, 6, 7]
+        .iter()
+        .map(|&m| crate::plot::ErrorPanel {
+            title: metrics[m].1.to_string(),
+            values: stats
+                .iter()
+                .map(|s| (s[m].0, if s[m].2.is_finite() { s[m].2 } else { 0.0 }))
+                .collect(),
+        })
+        .collect();
+    crate::plot::error_bars(
+        &crate::plot::ErrorBars {
+            title: format!("Sweep metrics at {link} — {name}"),
+            subtitle: format!("mean over {seeds} seed(s), bars: 95 % interval (Student's t)"),
+            categories: points.iter().map(|p| p.label.clone()).collect(),
+            panels,
+        },
+        &st.plot_stem("metrics"),
+    )
+    .map_err(out_err)?;
+    st.commit().map_err(out_err)?;
     eprintln!(
         "sweep: results, sweep.csv, summary.md and plots in {}",
         a.out.display()

@@ -1,53 +1,364 @@
 //! Writing a run's results: `summary.json`, `flows.csv`, `queues.csv` (time
-//! series of the monitored queues) and `links.csv`. The schema is documented
+//! series of the monitored queues), `links.csv`, the optional traces
+//! (`cwnd.csv`, `throughput.csv`, `requests.csv`, pcap files) and the run's
+//! provenance (`scenario.toml`, `provenance.json`). The schema is documented
 //! in the README. Every file is a pure function of the scenario and the seed,
-//! except `wall_seconds` in `summary.json`.
+//! except `wall_seconds` in `summary.json` and `command_line` in
+//! `provenance.json`.
+//!
+//! **Complete or absent.** A run's files are written under temporary names
+//! (`.tmp-<name>`) through a [`Staging`] and renamed into place by
+//! [`Staging::commit`], `summary.json` last: a file that exists is complete,
+//! and a folder with a `summary.json` holds a complete run. Commit first
+//! removes the files an earlier run wrote there ([`RUN_FILES`], `*.pcap`)
+//! that this run does not write, so no file of an earlier scenario is left
+//! beside new ones. [`abort_cleanup`] (called on SIGINT/SIGTERM) waits for a
+//! commit in progress, then deletes every temporary file still open.
+//!
+//! Drop rate, everywhere (`links.csv`, `queues.csv`, sweep tables): packets
+//! dropped by the queue ÷ packets that arrived at it (`arrivals`).
+
+pub mod pcap;
 
 use crate::metrics::RunResult;
+use serde::Serialize;
+use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Write all output files of `r` into `dir` (created if missing).
-pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
-    fs::create_dir_all(dir)?;
-    // Buffered: serde_json writes token by token, which unbuffered costs a
-    // system call each (seconds for a run with 10⁵ flows).
-    let mut f = std::io::BufWriter::new(fs::File::create(dir.join("summary.json"))?);
-    serde_json::to_writer_pretty(&mut f, r)?;
-    writeln!(f)?;
-    f.flush()?;
-    write_flows(r, &dir.join("flows.csv"))?;
-    write_queues(r, &dir.join("queues.csv"))?;
-    write_links(r, &dir.join("links.csv"))?;
-    if !r.cwnd.is_empty() {
-        write_cwnd(r, &dir.join("cwnd.csv"))?;
+/// File names a run may write into its folder (besides `<link>.pcap`).
+/// Plots drawn by the CLI (`*.png`, `*.svg` of these stems) count too.
+pub const RUN_FILES: &[&str] = &[
+    "summary.json",
+    "flows.csv",
+    "queues.csv",
+    "links.csv",
+    "cwnd.csv",
+    "throughput.csv",
+    "requests.csv",
+    "scenario.toml",
+    "provenance.json",
+];
+
+/// Plot stems the CLI draws into a run folder (`<stem>.png`, `<stem>.svg`).
+pub const RUN_PLOTS: &[&str] = &["queues", "signal", "cwnd", "throughput"];
+
+const TMP_PREFIX: &str = ".tmp-";
+
+/// Temporary files being written, process-wide (for [`abort_cleanup`]).
+static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// Folders created by stagings not yet committed (for [`abort_cleanup`]).
+static LIVE_DIRS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// Held while a staging renames its files into place.
+static COMMIT: Mutex<()> = Mutex::new(());
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An I/O error that names the path it concerns.
+pub fn path_err(path: &Path, e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(format!("{}: {e}", path.display()))
+}
+
+/// Stop all output for good: wait for a commit in progress to end, keep any
+/// later one from starting, and delete every temporary file still being
+/// written (and the folders of stagings that created them, when empty).
+/// Returns the number of temporary files removed. Meant for a signal
+/// handler that exits the process right after.
+pub fn abort_cleanup() -> usize {
+    let g = lock(&COMMIT);
+    std::mem::forget(g);
+    let live = std::mem::take(&mut *lock(&LIVE));
+    let mut n = 0;
+    for p in &live {
+        if fs::remove_file(p).is_ok() {
+            n += 1;
+        }
     }
-    if !r.throughput.is_empty() {
-        let mut w = csv::Writer::from_path(dir.join("throughput.csv")).map_err(csv_err)?;
-        w.write_record(["time_s", "flow", "group", "throughput_bps"])
-            .map_err(csv_err)?;
-        for t in &r.throughput {
-            for (time, bps) in t.bps() {
-                w.write_record([
-                    format!("{time}"),
-                    t.flow.to_string(),
-                    t.group.clone(),
-                    format!("{bps}"),
-                ])
-                .map_err(csv_err)?;
+    // Folders the interrupted stagings created, when empty, and their
+    // parents when that empties them (a sweep's `<label>/`).
+    let dirs = std::mem::take(&mut *lock(&LIVE_DIRS));
+    for d in live
+        .iter()
+        .filter_map(|p| p.parent())
+        .chain(dirs.iter().map(|d| d.as_path()))
+    {
+        if fs::remove_dir(d).is_ok() {
+            if let Some(up) = d.parent() {
+                let _ = fs::remove_dir(up);
             }
         }
-        w.flush()?;
+    }
+    n
+}
+
+/// The files of one output folder, written under temporary names and
+/// renamed into place together by [`Staging::commit`].
+pub struct Staging {
+    dir: PathBuf,
+    /// Final names, in staging order.
+    names: Vec<String>,
+    committed: bool,
+}
+
+impl Staging {
+    /// Stage files for `dir`, creating it (and its parents) if missing.
+    /// Leftover temporary files of an interrupted earlier run are removed.
+    pub fn new(dir: &Path) -> std::io::Result<Staging> {
+        if !dir.exists() {
+            lock(&LIVE_DIRS).insert(dir.to_path_buf());
+        }
+        fs::create_dir_all(dir).map_err(|e| path_err(dir, e))?;
+        if let Ok(rd) = fs::read_dir(dir) {
+            for e in rd.flatten() {
+                if e.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(Staging {
+            dir: dir.to_path_buf(),
+            names: Vec::new(),
+            committed: false,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The temporary path of file `name`, registered for the commit.
+    pub fn path(&mut self, name: &str) -> PathBuf {
+        let tmp = self.dir.join(format!("{TMP_PREFIX}{name}"));
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_string());
+            lock(&LIVE).insert(tmp.clone());
+        }
+        tmp
+    }
+
+    /// A stem for a plot `<stem>.png` + `<stem>.svg` (both registered).
+    pub fn plot_stem(&mut self, stem: &str) -> PathBuf {
+        self.path(&format!("{stem}.png"));
+        self.path(&format!("{stem}.svg"));
+        self.dir.join(format!("{TMP_PREFIX}{stem}"))
+    }
+
+    /// Create file `name` (under its temporary name), buffered.
+    pub fn create(&mut self, name: &str) -> std::io::Result<BufWriter<fs::File>> {
+        let p = self.path(name);
+        Ok(BufWriter::new(
+            fs::File::create(&p).map_err(|e| path_err(&self.dir.join(name), e))?,
+        ))
+    }
+
+    /// Write `bytes` as file `name`.
+    pub fn write(&mut self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+        let mut f = self.create(name)?;
+        f.write_all(bytes)
+            .and_then(|_| f.flush())
+            .map_err(|e| path_err(&self.dir.join(name), e))
+    }
+
+    /// Rename the staged files into place, `summary.json` last, after
+    /// removing files of an earlier run that this one does not write.
+    /// A staged name whose temporary file was never written is skipped.
+    /// Returns the names of the earlier files removed.
+    pub fn commit(mut self) -> std::io::Result<Vec<String>> {
+        let _g = lock(&COMMIT);
+        let mut removed = Vec::new();
+        let written: Vec<String> = self
+            .names
+            .iter()
+            .filter(|n| self.dir.join(format!("{TMP_PREFIX}{n}")).exists())
+            .cloned()
+            .collect();
+        // Unmark the folder as complete first.
+        let summary = self.dir.join("summary.json");
+        if summary.exists() && fs::remove_file(&summary).is_ok() {
+            removed.push("summary.json".to_string());
+        }
+        for name in earlier_files(&self.dir) {
+            if name != "summary.json" && !written.contains(&name) {
+                fs::remove_file(self.dir.join(&name)).map_err(|e| path_err(&self.dir, e))?;
+                removed.push(name);
+            }
+        }
+        let mut order: Vec<&String> = self.names.iter().filter(|n| *n != "summary.json").collect();
+        order.extend(self.names.iter().filter(|n| *n == "summary.json"));
+        for name in order {
+            let tmp = self.dir.join(format!("{TMP_PREFIX}{name}"));
+            if !tmp.exists() {
+                continue;
+            }
+            let dst = self.dir.join(name);
+            fs::rename(&tmp, &dst).map_err(|e| path_err(&dst, e))?;
+            lock(&LIVE).remove(&tmp);
+        }
+        self.committed = true;
+        lock(&LIVE_DIRS).remove(&self.dir);
+        removed.retain(|n| !written.contains(n));
+        Ok(removed)
+    }
+}
+
+impl Drop for Staging {
+    /// A staging dropped without commit (an error) removes its files.
+    fn drop(&mut self) {
+        if !self.committed {
+            let mut live = lock(&LIVE);
+            for n in &self.names {
+                let tmp = self.dir.join(format!("{TMP_PREFIX}{n}"));
+                let _ = fs::remove_file(&tmp);
+                live.remove(&tmp);
+            }
+        }
+    }
+}
+
+/// The files in `dir` that a run of aqmlab writes (by name).
+pub fn earlier_files(dir: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return v;
+    };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().to_string();
+        if n.starts_with(TMP_PREFIX) {
+            continue;
+        }
+        let plot = RUN_PLOTS
+            .iter()
+            .any(|s| n == format!("{s}.png") || n == format!("{s}.svg"));
+        let ours = RUN_FILES.contains(&n.as_str()) || plot || n.ends_with(".pcap");
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            v.push(n);
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Where a run's results came from, written as `provenance.json`.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
+pub struct Provenance {
+    pub aqmlab_version: String,
+    /// Git commit aqmlab was built from, or `"unknown"`.
+    pub git_commit: String,
+    /// The scenario file as given, if any.
+    pub scenario_file: Option<String>,
+    /// `--set` overrides (and `--duration`), in order.
+    pub overrides: Vec<String>,
+    pub seed: u64,
+    /// SHA-256 of `scenario.toml` (the effective scenario, seed included).
+    pub scenario_sha256: String,
+    /// The command line, argument by argument.
+    pub command_line: Vec<String>,
+}
+
+/// The effective scenario as TOML: the scenario document `doc` (as
+/// parsed, overrides applied) with `seed` set to the run's seed and no
+/// `[sweep]` table, so that `aqmlab run` on it repeats the run.
+pub fn effective_scenario_toml(doc: &toml::Value, seed: u64) -> std::io::Result<String> {
+    let mut d = doc.clone();
+    if let Some(t) = d.as_table_mut() {
+        t.remove("sweep");
+        let seed = i64::try_from(seed).map_err(|_| {
+            std::io::Error::other(format!("seed {seed} does not fit a TOML integer"))
+        })?;
+        t.insert("seed".into(), toml::Value::Integer(seed));
+    }
+    toml::to_string(&d).map_err(std::io::Error::other)
+}
+
+/// SHA-256 of `text`, lower-case hex.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(text.as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write all output files of `r` into `dir` (created if missing), each
+/// under a temporary name renamed into place, `summary.json` last.
+pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
+    let mut st = Staging::new(dir)?;
+    stage_run(r, &mut st)?;
+    st.commit()?;
+    Ok(())
+}
+
+/// Write `scenario.toml` and `provenance.json` into a staging.
+pub fn stage_provenance(
+    st: &mut Staging,
+    scenario_toml: &str,
+    prov: &Provenance,
+) -> std::io::Result<()> {
+    st.write("scenario.toml", scenario_toml.as_bytes())?;
+    let mut j = serde_json::to_vec_pretty(prov).map_err(std::io::Error::other)?;
+    j.push(b'\n');
+    st.write("provenance.json", &j)
+}
+
+/// Write the result files of `r` into a staging (commit separately).
+pub fn stage_run(r: &RunResult, st: &mut Staging) -> std::io::Result<()> {
+    let d = st.dir().to_path_buf();
+    let named = |n: &str| {
+        let p = d.join(n);
+        move |e: std::io::Error| path_err(&p, e)
+    };
+    {
+        // Buffered: serde_json writes token by token, which unbuffered
+        // costs a system call each (seconds for a run with 10⁵ flows).
+        let mut f = st.create("summary.json")?;
+        serde_json::to_writer_pretty(&mut f, r)
+            .map_err(std::io::Error::other)
+            .and_then(|_| writeln!(f))
+            .and_then(|_| f.flush())
+            .map_err(named("summary.json"))?;
+    }
+    write_flows(r, &st.path("flows.csv")).map_err(named("flows.csv"))?;
+    write_queues(r, &st.path("queues.csv")).map_err(named("queues.csv"))?;
+    write_links(r, &st.path("links.csv")).map_err(named("links.csv"))?;
+    if !r.cwnd.is_empty() {
+        write_cwnd(r, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
+    }
+    if !r.throughput.is_empty() {
+        write_throughput(r, &st.path("throughput.csv")).map_err(named("throughput.csv"))?;
     }
     if !r.requests.is_empty() {
-        let mut w = csv::Writer::from_path(dir.join("requests.csv")).map_err(csv_err)?;
+        let mut w = csv::Writer::from_path(st.path("requests.csv"))
+            .map_err(csv_err)
+            .map_err(named("requests.csv"))?;
         for q in &r.requests {
-            w.serialize(q).map_err(csv_err)?;
+            w.serialize(q)
+                .map_err(csv_err)
+                .map_err(named("requests.csv"))?;
         }
-        w.flush()?;
+        w.flush().map_err(named("requests.csv"))?;
     }
     Ok(())
+}
+
+/// `throughput.csv`: `time_s,flow,group,throughput_bps`.
+pub fn write_throughput(r: &RunResult, path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    w.write_record(["time_s", "flow", "group", "throughput_bps"])
+        .map_err(csv_err)?;
+    for t in &r.throughput {
+        for (time, bps) in t.bps() {
+            w.write_record([
+                format!("{time}"),
+                t.flow.to_string(),
+                t.group.clone(),
+                format!("{bps}"),
+            ])
+            .map_err(csv_err)?;
+        }
+    }
+    w.flush()
 }
 
 /// `cwnd.csv`: `time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s` for the
@@ -149,54 +460,79 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
     w.flush()
 }
 
+/// One row of `links.csv`: a link direction and every scalar counter of its
+/// queue that `summary.json` has (the per-class counters stay in JSON).
+#[derive(Serialize)]
+struct LinkRow<'a> {
+    link: &'a str,
+    from: &'a str,
+    to: &'a str,
+    rate_bps: u64,
+    delay_s: f64,
+    tx_packets: u64,
+    tx_bytes: u64,
+    utilization: f64,
+    lost: u64,
+    kind: &'a str,
+    arrivals: u64,
+    enqueued: u64,
+    dequeued: u64,
+    dropped: u64,
+    dropped_early: u64,
+    dropped_forced: u64,
+    dropped_overflow: u64,
+    dropped_aqm: u64,
+    marked: u64,
+    /// dropped / arrivals (empty when nothing arrived).
+    drop_rate: Option<f64>,
+    /// marked / arrivals (empty when nothing arrived).
+    mark_rate: Option<f64>,
+    mean_len_pkts: f64,
+    mean_len_bytes: f64,
+    mean_delay_s: f64,
+    p50_delay_s: f64,
+    p99_delay_s: f64,
+    max_delay_s: f64,
+}
+
+/// Drop rate as used everywhere: drops per packet arrival (`None` when
+/// nothing arrived).
+pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
+    (arrivals > 0).then(|| count as f64 / arrivals as f64)
+}
+
 pub fn write_links(r: &RunResult, path: &Path) -> std::io::Result<()> {
     let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record([
-        "link",
-        "from",
-        "to",
-        "rate_bps",
-        "delay_s",
-        "tx_packets",
-        "tx_bytes",
-        "utilization",
-        "lost",
-        "kind",
-        "enqueued",
-        "dropped",
-        "dropped_early",
-        "dropped_forced",
-        "dropped_overflow",
-        "marked",
-        "mean_len_pkts",
-        "mean_delay_s",
-        "p50_delay_s",
-        "p99_delay_s",
-    ])
-    .map_err(csv_err)?;
     for (l, q) in r.links.iter().zip(&r.queues) {
-        w.write_record([
-            l.link.clone(),
-            l.from.clone(),
-            l.to.clone(),
-            l.rate_bps.to_string(),
-            l.delay_s.to_string(),
-            l.tx_packets.to_string(),
-            l.tx_bytes.to_string(),
-            l.utilization.to_string(),
-            l.lost.to_string(),
-            q.kind.clone(),
-            q.enqueued.to_string(),
-            q.dropped.to_string(),
-            q.dropped_early.to_string(),
-            q.dropped_forced.to_string(),
-            q.dropped_overflow.to_string(),
-            q.marked.to_string(),
-            q.mean_len_pkts.to_string(),
-            q.mean_delay_s.to_string(),
-            q.p50_delay_s.to_string(),
-            q.p99_delay_s.to_string(),
-        ])
+        w.serialize(LinkRow {
+            link: &l.link,
+            from: &l.from,
+            to: &l.to,
+            rate_bps: l.rate_bps,
+            delay_s: l.delay_s,
+            tx_packets: l.tx_packets,
+            tx_bytes: l.tx_bytes,
+            utilization: l.utilization,
+            lost: l.lost,
+            kind: &q.kind,
+            arrivals: q.arrivals,
+            enqueued: q.enqueued,
+            dequeued: q.dequeued,
+            dropped: q.dropped,
+            dropped_early: q.dropped_early,
+            dropped_forced: q.dropped_forced,
+            dropped_overflow: q.dropped_overflow,
+            dropped_aqm: q.dropped_aqm,
+            marked: q.marked,
+            drop_rate: per_arrival(q.dropped, q.arrivals),
+            mark_rate: per_arrival(q.marked, q.arrivals),
+            mean_len_pkts: q.mean_len_pkts,
+            mean_len_bytes: q.mean_len_bytes,
+            mean_delay_s: q.mean_delay_s,
+            p50_delay_s: q.p50_delay_s,
+            p99_delay_s: q.p99_delay_s,
+            max_delay_s: q.max_delay_s,
+        })
         .map_err(csv_err)?;
     }
     w.flush()

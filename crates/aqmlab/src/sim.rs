@@ -96,6 +96,10 @@ impl Flow {
     }
 }
 
+/// A packet tap (see [`Simulation::set_tap`]): (time, packet, flow's MSS
+/// or 0 for a CBR flow).
+pub type PacketTap = Box<dyn FnMut(Time, &Packet, u32) + Send>;
+
 pub struct Simulation {
     name: String,
     seed: u64,
@@ -121,6 +125,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     drops: Vec<Packet>,
+    /// Packet taps (pcap capture) by link index; empty when none is set.
+    taps: Vec<Option<PacketTap>>,
     // conservation ledger
     next_uid: u64,
     delivered: u64,
@@ -299,7 +305,22 @@ impl Simulation {
             next_uid: 0,
             delivered: 0,
             dropped: 0,
+            taps: Vec::new(),
         }
+    }
+
+    /// Call `tap` with every packet transmitted on link direction `link`
+    /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
+    /// counts), stamped with the time its transmission started, with its
+    /// flow's MSS (0 for CBR).
+    /// Returns false when there is no such link direction.
+    pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
+        let Some(i) = self.links.iter().position(|l| l.name == link) else {
+            return false;
+        };
+        self.taps.resize_with(self.links.len(), || None);
+        self.taps[i] = Some(tap);
+        true
     }
 
     /// Override the simulated duration.
@@ -395,6 +416,14 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[li as usize];
         let p = link.tx.take().expect("transmitting");
+        if let Some(Some(tap)) = self.taps.get_mut(li as usize) {
+            let mss = match self.flows.get(p.flow as usize).map(|f| &f.t) {
+                Some(Transport::Tcp { snd, .. }) => snd.p.mss,
+                _ => 0,
+            };
+            // Stamped with the start of its transmission.
+            tap(now - tx_time(p.size, link.rate_bps), &p, mss);
+        }
         link.tx_pkts += 1;
         link.tx_bytes += p.size as u64;
         let at = now + link.delay;

@@ -368,6 +368,17 @@ pub struct OutputSpec {
     /// the flows of `[[flows]]`; absent = no series.
     #[serde(default)]
     pub throughput_bin: Option<Dur>,
+    /// Links (duplex name, or one direction `a->b`) whose packets are
+    /// written to libpcap files (`output::pcap`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<String>,
+    /// Bytes of each packet kept in the pcap files (headers: 128).
+    #[serde(default = "default_snaplen")]
+    pub pcap_snaplen: u32,
+}
+
+fn default_snaplen() -> u32 {
+    128
 }
 
 fn default_sample() -> Dur {
@@ -380,6 +391,8 @@ impl Default for OutputSpec {
             sample_interval: default_sample(),
             cwnd_interval: None,
             throughput_bin: None,
+            pcap: Vec::new(),
+            pcap_snaplen: default_snaplen(),
         }
     }
 }
@@ -675,6 +688,7 @@ impl Scenario {
                 },
             }
         }
+        crate::output::pcap::validate(self)?;
         paths::check_maxnet_paths(self)?;
         Ok(())
     }

@@ -1,0 +1,305 @@
+//! libpcap traces of link directions (`output.pcap = ["bottleneck", …]`).
+//!
+//! Format: the libpcap file format ("tcpdump" format, as documented by the
+//! tcpdump/libpcap project and draft-ietf-opsawg-pcap), with the
+//! nanosecond-resolution magic `0xa1b23c4d`, link type Ethernet. Each
+//! packet transmitted on the link direction (after its queue, as `tcpdump`
+//! on the sending interface sees it) is written as Ethernet II + IPv4 (RFC 791) + TCP (RFC 9293) or UDP
+//! (RFC 768, for CBR flows):
+//!
+//! - addresses: node `n` is `10.x.y.z` with x.y.z = n + 1 (24 bits), MAC
+//!   `02:00:0a:x:y:z`; the flow's sender uses port `1024 + flow % 64000`,
+//!   its receiver port 5001 (CBR: UDP to port 5001);
+//! - sequence numbers count bytes: segment `s` of a flow with MSS `m` is
+//!   sequence number `s·m` (the initial sequence number is 2³²−1, carried
+//!   by the SYN, so data starts at 0); acknowledgement numbers likewise;
+//! - the IP ECN field (RFC 3168 §5) is the packet's codepoint; TCP ECE and
+//!   CWR are its flags; data segments carry ACK and PSH;
+//! - IPv4 total length is, for TCP, the real header length plus the
+//!   payload (the scenario's `tcp.header_bytes` is not used: it models the
+//!   bytes on the wire for timing, the trace shows the headers a real stack
+//!   would send; with the default 40 B both agree), and for CBR the
+//!   packet's size on the wire (UDP payload = size − 28 B);
+//! - a packet is written once transmitted (so a trace holds exactly the
+//!   packets `tx_packets` counts), stamped with the start of its
+//!   transmission;
+//! - checksums are computed (over a zero payload);
+//! - only the first `output.pcap_snaplen` bytes (default 128: every header)
+//!   are stored; the record keeps the original length, so tools report the
+//!   true sizes.
+//!
+//! aqmlab's packets carry no TCP options (no SACK, no timestamps), so none
+//! are written.
+
+use super::{path_err, Staging};
+use crate::engine::Time;
+use crate::net::packet::{flags, Ecn, Packet};
+use crate::{Scenario, Simulation};
+use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, Endianness, TsResolution};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::sync::{Arc, Mutex};
+
+/// Port of every receiver.
+pub const RECEIVER_PORT: u16 = 5001;
+
+/// The smallest and largest `output.pcap_snaplen`.
+pub const SNAPLEN_RANGE: (u32, u32) = (54, 65535);
+
+/// IPv4 address of node `n`.
+pub fn node_ip(n: u32) -> [u8; 4] {
+    let v = n + 1;
+    [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
+}
+
+fn node_mac(n: u32) -> [u8; 6] {
+    let ip = node_ip(n);
+    [2, 0, ip[0], ip[1], ip[2], ip[3]]
+}
+
+/// Sender's port of flow `f`.
+pub fn flow_port(f: u32) -> u16 {
+    1024 + (f % 64000) as u16
+}
+
+/// The link directions (`a->b`) a name in `output.pcap` selects: both
+/// directions of the link with that name, or the one direction `a->b`.
+/// Each with the pcap file's name, `<link>.<from>-<to>.pcap`.
+pub fn directions(sc: &Scenario, name: &str) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for l in &sc.links {
+        let n = l.display_name();
+        for (a, b) in [(&l.a, &l.b), (&l.b, &l.a)] {
+            let dir = format!("{a}->{b}");
+            if name == n || name == dir {
+                v.push((dir, safe(&format!("{n}.{a}-{b}.pcap"))));
+            }
+        }
+    }
+    v
+}
+
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Check `output.pcap` and `output.pcap_snaplen` (key path, message).
+pub fn validate(sc: &Scenario) -> Result<(), (String, String)> {
+    for (i, name) in sc.output.pcap.iter().enumerate() {
+        if directions(sc, name).is_empty() {
+            let mut names: Vec<String> = sc.links.iter().map(|l| l.display_name()).collect();
+            names.sort();
+            return Err((
+                format!("output.pcap[{i}]"),
+                format!(
+                    "no link `{}`; give a link name ({}) or one direction `a->b`",
+                    cut(name),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    let (lo, hi) = SNAPLEN_RANGE;
+    let s = sc.output.pcap_snaplen;
+    if !(lo..=hi).contains(&s) {
+        return Err((
+            "output.pcap_snaplen".into(),
+            format!("must be between {lo} and {hi} bytes, got {s}"),
+        ));
+    }
+    Ok(())
+}
+
+fn cut(s: &str) -> String {
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+struct Trace {
+    w: Option<PcapWriter<BufWriter<File>>>,
+    snaplen: usize,
+    buf: Vec<u8>,
+    zeros: Vec<u8>,
+    packets: u64,
+    err: Option<String>,
+}
+
+impl Trace {
+    fn record(&mut self, t: Time, p: &Packet, mss: u32) {
+        if self.err.is_some() {
+            return;
+        }
+        if let Err(e) = self.try_record(t, p, mss) {
+            self.err = Some(e);
+        }
+    }
+
+    fn try_record(&mut self, t: Time, p: &Packet, mss: u32) -> Result<(), String> {
+        self.buf.clear();
+        let fwd = p.is_forward();
+        let (sport, dport) = if fwd {
+            (flow_port(p.flow), RECEIVER_PORT)
+        } else {
+            (RECEIVER_PORT, flow_port(p.flow))
+        };
+        // CBR sizes are on the wire: IPv4 (20) + UDP (8) headers included.
+        let payload = if mss == 0 {
+            (p.size as usize).saturating_sub(28)
+        } else {
+            p.payload as usize
+        };
+        if self.zeros.len() < payload {
+            self.zeros.resize(payload, 0);
+        }
+        let data = &self.zeros[..payload];
+        let eth = Ethernet2Header {
+            source: node_mac(p.src),
+            destination: node_mac(p.dst),
+            ether_type: EtherType::IPV4,
+        };
+        let (proto, l4): (IpNumber, Vec<u8>) = if mss == 0 {
+            let u = UdpHeader::with_ipv4_checksum(
+                sport,
+                dport,
+                &ipv4(IpNumber::UDP, p, 8 + payload)?,
+                data,
+            )
+            .map_err(|e| e.to_string())?;
+            (IpNumber::UDP, u.to_bytes().to_vec())
+        } else {
+            let isn = u32::MAX;
+            let m = mss;
+            let mut h = TcpHeader::new(sport, dport, 0, 65535);
+            h.syn = p.has(flags::SYN);
+            h.fin = p.has(flags::FIN);
+            h.ece = p.has(flags::ECE);
+            h.cwr = p.has(flags::CWR);
+            if p.is_data() {
+                h.sequence_number = p.seq.wrapping_mul(m);
+                h.psh = true;
+                h.ack = true;
+                h.acknowledgment_number = 0;
+            } else if h.syn && !p.has(flags::ACK) {
+                h.sequence_number = isn;
+            } else {
+                // From the receiver: a SYN-ACK (its own ISN) or an ACK.
+                h.ack = true;
+                h.sequence_number = if h.syn { isn } else { 0 };
+                h.acknowledgment_number = p.ack.wrapping_mul(m);
+            }
+            let ip = ipv4(IpNumber::TCP, p, h.header_len() + payload)?;
+            h.checksum = h.calc_checksum_ipv4(&ip, data).map_err(|e| e.to_string())?;
+            (IpNumber::TCP, h.to_bytes().to_vec())
+        };
+        let ip = ipv4(proto, p, l4.len() + payload)?;
+        eth.write(&mut self.buf).map_err(|e| e.to_string())?;
+        ip.write(&mut self.buf).map_err(|e| e.to_string())?;
+        self.buf.extend_from_slice(&l4);
+        let orig = self.buf.len() + payload;
+        let keep = payload.min(self.snaplen.saturating_sub(self.buf.len()));
+        self.buf.extend_from_slice(&data[..keep]);
+        self.buf.truncate(self.snaplen);
+        let ts = std::time::Duration::from_nanos(t);
+        let w = self.w.as_mut().ok_or("trace closed")?;
+        w.write_packet(&PcapPacket::new(ts, orig as u32, &self.buf))
+            .map_err(|e| e.to_string())?;
+        self.packets += 1;
+        Ok(())
+    }
+}
+
+fn ipv4(proto: IpNumber, p: &Packet, len: usize) -> Result<Ipv4Header, String> {
+    let len = u16::try_from(len).map_err(|_| format!("packet of {len} bytes exceeds IPv4's"))?;
+    let mut ip = Ipv4Header::new(len, 64, proto, node_ip(p.src), node_ip(p.dst))
+        .map_err(|e| e.to_string())?;
+    ip.ecn = match p.ecn {
+        Ecn::NotEct => IpEcn::NotEct,
+        Ecn::Ect1 => IpEcn::Ect1,
+        Ecn::Ect0 => IpEcn::Ect0,
+        Ecn::Ce => IpEcn::CongestionExperienced,
+    };
+    ip.header_checksum = ip.calc_header_checksum();
+    Ok(ip)
+}
+
+/// The pcap traces of one run, open while it runs.
+pub struct Capture {
+    traces: Vec<(String, Arc<Mutex<Trace>>)>,
+}
+
+/// Open a pcap file (under its staging's temporary name) for every link
+/// direction the scenario's `output.pcap` selects and tap the simulation.
+pub fn attach(sim: &mut Simulation, sc: &Scenario, st: &mut Staging) -> std::io::Result<Capture> {
+    let mut traces = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for name in &sc.output.pcap {
+        for (dir, file) in directions(sc, name) {
+            if !seen.insert(dir.clone()) {
+                continue;
+            }
+            let path = st.path(&file);
+            let f = File::create(&path).map_err(|e| path_err(&st.dir().join(&file), e))?;
+            let header = PcapHeader {
+                snaplen: sc.output.pcap_snaplen,
+                datalink: DataLink::ETHERNET,
+                ts_resolution: TsResolution::NanoSecond,
+                endianness: Endianness::Little,
+                ..Default::default()
+            };
+            let w = PcapWriter::with_header(BufWriter::new(f), header)
+                .map_err(|e| path_err(&st.dir().join(&file), e))?;
+            let tr = Arc::new(Mutex::new(Trace {
+                w: Some(w),
+                snaplen: sc.output.pcap_snaplen as usize,
+                buf: Vec::with_capacity(256),
+                zeros: Vec::new(),
+                packets: 0,
+                err: None,
+            }));
+            let t2 = Arc::clone(&tr);
+            sim.set_tap(
+                &dir,
+                Box::new(move |t, p, mss| {
+                    t2.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .record(t, p, mss)
+                }),
+            );
+            traces.push((st.dir().join(&file).display().to_string(), tr));
+        }
+    }
+    Ok(Capture { traces })
+}
+
+impl Capture {
+    /// Flush and close the files; returns (path, packets written) of each.
+    pub fn finish(self) -> std::io::Result<Vec<(String, u64)>> {
+        let mut out = Vec::new();
+        for (path, tr) in self.traces {
+            let mut t = tr.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(e) = t.err.take() {
+                return Err(std::io::Error::other(format!("{path}: {e}")));
+            }
+            if let Some(w) = t.w.take() {
+                w.into_writer()
+                    .flush()
+                    .map_err(|e| std::io::Error::other(format!("{path}: {e}")))?;
+            }
+            out.push((path, t.packets));
+        }
+        Ok(out)
+    }
+}
