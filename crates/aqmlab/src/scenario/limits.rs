@@ -9,8 +9,8 @@
 //!
 //! | estimate | counted as | default limit | about |
 //! |---|---|---|---|
-//! | queue samples | (duration / `output.sample_interval` + 1) × monitored ports | 2×10⁷ | 72 B each |
-//! | cwnd samples | (duration / `output.cwnd_interval` + 1) × traced flows | 2×10⁷ | 56 B each |
+//! | queue samples | (duration / `output.sample_interval` + 1) × monitored ports | 5×10⁶ | 72 B each, twice that while the vector grows |
+//! | cwnd samples | (duration / `output.cwnd_interval` + 1) × traced flows | 5×10⁶ | 56 B each |
 //! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 2×10⁷ | 8 B each, copied once into the results |
 //! | flows | Σ `flows[].count` | 10⁵ | ~2 KB each |
 //! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
@@ -38,8 +38,8 @@ pub struct Limits {
 
 impl Limits {
     pub const DEFAULT: Limits = Limits {
-        queue_samples: 20_000_000,
-        cwnd_samples: 20_000_000,
+        queue_samples: 5_000_000,
+        cwnd_samples: 5_000_000,
         throughput_bins: 20_000_000,
         flows: 100_000,
         workload_flows: 500_000,
