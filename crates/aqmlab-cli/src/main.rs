@@ -15,6 +15,13 @@ pub use aqmlab_cli::{plot, progress, repo_root, reproduce, CliError, CliResult};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Refuse a scenario above the default resource limits (`--allow-large`
+/// skips this).
+pub fn check_limits(sc: &aqmlab::Scenario, file: &str) -> CliResult {
+    sc.check_limits(&aqmlab::scenario::limits::Limits::DEFAULT)
+        .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))
+}
+
 #[derive(Parser)]
 #[command(
     name = "aqmlab",

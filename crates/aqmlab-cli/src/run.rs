@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// (cwnd.png/.svg) and throughput (throughput.png/.svg).
     #[arg(long)]
     pub plot: bool,
+    /// Run scenarios above the default resource limits (samples, bins,
+    /// flows, nodes: see the README's "Errors and limits").
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 /// Check that `--out` can be an output folder: not an existing file, and
@@ -124,11 +128,13 @@ pub fn main(a: RunArgs) -> CliResult {
         overrides.push(format!("duration=\"{d}\""));
     }
     let sc = Scenario::from_file_with(&a.file, &overrides)?;
+    if !a.allow_large {
+        crate::check_limits(&sc, &a.file.display().to_string())?;
+    }
     let seed = a.seed.unwrap_or(sc.seed);
     check_out(&a.out)?;
     let file = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file)
-        .map_err(|e| CliError::Input(format!("{file}: cannot read: {e}")))?;
+    let text = aqmlab::scenario::read_file(&a.file)?;
     let doc = scenario_doc(&text, &file, &overrides)?;
     let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides)?;
     crate::interrupt::install(1, &a.out);

@@ -25,6 +25,7 @@ use crate::progress::par_map;
 use crate::run::{check_out, out_err, provenance, scenario_doc};
 use crate::{CliError, CliResult};
 use aqmlab::output::{self, Provenance, Staging};
+use aqmlab::scenario::limits::{check_runs, Limits};
 use aqmlab::{Scenario, Simulation};
 use clap::Args;
 use serde_json::Value;
@@ -56,6 +57,10 @@ pub struct SweepArgs {
     /// (without it, the sweep refuses to mix them in).
     #[arg(long)]
     pub force: bool,
+    /// Run above the default resource limits (runs, threads, samples, flows:
+    /// see the README's "Errors and limits").
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 /// One run of the sweep.
@@ -153,13 +158,35 @@ const TABLES: &[&str] = &[
 
 pub fn main(a: SweepArgs) -> CliResult {
     let file = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file)
-        .map_err(|e| CliError::Input(format!("{file}: cannot read: {e}")))?;
+    let text = aqmlab::scenario::read_file(&a.file)?;
     let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
     let spec = points[0].scenario.sweep.clone().expect("sweep present");
     let seeds = a.seeds.unwrap_or(spec.seeds);
     if seeds == 0 {
         return Err(CliError::Input("--seeds must be at least 1".into()));
+    }
+    let lim = if a.allow_large {
+        Limits::NONE
+    } else {
+        Limits::DEFAULT
+    };
+    let seeds_key = if a.seeds.is_some() {
+        "--seeds"
+    } else {
+        "sweep.seeds"
+    };
+    check_runs(
+        points.len() as u64,
+        seeds,
+        seeds_key,
+        a.jobs.map(|j| j as u64),
+        &lim,
+    )
+    .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
+    if !a.allow_large {
+        for p in &points {
+            crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
+        }
     }
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     if let Some(l) = &spec.link {

@@ -105,7 +105,15 @@ pub struct ReproduceArgs {
     /// (0, 2] (default 0.9).
     #[arg(long, value_name = "FRACTION")]
     pub load: Option<f64>,
+    /// Allow more than the default limits: 10000 seeds, 1024 worker
+    /// threads, a --duration of 10000 s.
+    #[arg(long)]
+    pub allow_large: bool,
 }
+
+/// Longest `--duration` of a reproduction without `--allow-large`, s (2.5×
+/// the longest paper run, rio-ps's 4000 s).
+const MAX_DURATION_S: f64 = 10_000.0;
 
 /// What every reproduction takes from its caller, checked by [`reproduce`].
 #[derive(Clone, Debug)]
@@ -218,15 +226,30 @@ fn run_paper(p: Paper, o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
 /// `aqmlab reproduce …` from the command line.
 pub fn main(a: ReproduceArgs) -> CliResult {
+    let seeds = a.seeds.unwrap_or(a.paper.default_seeds());
+    let lim = if a.allow_large {
+        aqmlab::scenario::limits::Limits::NONE
+    } else {
+        aqmlab::scenario::limits::Limits::DEFAULT
+    };
+    aqmlab::scenario::limits::check_runs(1, seeds, "--seeds", a.jobs.map(|j| j as u64), &lim)
+        .map_err(|(k, m)| CliError::Input(format!("{k}: {m}")))?;
     if let Some(j) = a.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
             .build_global()
             .map_err(|e| CliError::Internal(e.to_string()))?;
     }
+    let duration_s = a.duration.as_deref().map(parse_duration).transpose()?;
+    if let Some(secs) = duration_s.filter(|&s| s > MAX_DURATION_S && !a.allow_large) {
+        return Err(CliError::Input(format!(
+            "--duration: {secs} s is over the default limit of {MAX_DURATION_S} s (runs keep \
+             time series that grow with their length); pass --allow-large to run longer"
+        )));
+    }
     let o = Opts {
-        seeds: a.seeds.unwrap_or(a.paper.default_seeds()),
-        duration_s: a.duration.as_deref().map(parse_duration).transpose()?,
+        seeds,
+        duration_s,
         load: a.load,
     };
     let name = a

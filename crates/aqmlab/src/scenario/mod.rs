@@ -5,6 +5,7 @@
 //! the file, the key path and what is allowed.
 
 pub mod generate;
+pub mod limits;
 pub mod paths;
 pub mod units;
 
@@ -209,7 +210,27 @@ impl Scenario {
             apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
         }
         let mut points = Vec::new();
-        let n: usize = sw.vary.iter().map(|a| a.values.len()).product();
+        // each combination is a whole scenario in memory: bound them before
+        // expanding (a hard limit; sweep runs are bounded again with seeds)
+        let n: usize = sw
+            .vary
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+            .filter(|&n| n <= MAX_SWEEP_POINTS)
+            .ok_or_else(|| {
+                ScenarioError::invalid(
+                    file,
+                    "sweep.vary",
+                    format!(
+                        "the axes have more than {MAX_SWEEP_POINTS} combinations ({}); use fewer values",
+                        sw.vary
+                            .iter()
+                            .map(|a| a.values.len().to_string())
+                            .collect::<Vec<_>>()
+                            .join(" × ")
+                    ),
+                )
+            })?;
         for mut k in 0..n {
             let mut d = doc.clone();
             let mut label = Vec::new();
@@ -242,6 +263,8 @@ pub struct RoutingSpec {
     #[serde(default)]
     pub ecmp: bool,
 }
+/// Most combinations a `[sweep]` may expand to.
+pub const MAX_SWEEP_POINTS: usize = 100_000;
 
 fn default_seed() -> u64 {
     1
@@ -413,6 +436,54 @@ impl Default for OutputSpec {
     }
 }
 
+/// Largest scenario file read, bytes (the repository's largest is under
+/// 10 KB).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Read a scenario file: a regular file (not a FIFO, device or directory,
+/// which could block or never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
+pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let io = |msg: String| ScenarioError::Io {
+        file: file.clone(),
+        msg,
+    };
+    // metadata first: opening a FIFO for reading blocks until a writer comes
+    let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(io(format!(
+            "not a regular file ({}); give a scenario file (TOML)",
+            if meta.is_dir() {
+                "a directory"
+            } else {
+                "a FIFO, socket or device"
+            }
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "the file has {} bytes; a scenario file may have at most {MAX_FILE_BYTES} bytes",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "the file has more than {MAX_FILE_BYTES} bytes, the most a scenario file may have"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        io(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 impl Scenario {
     /// Load and validate a scenario file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
@@ -426,10 +497,7 @@ impl Scenario {
         overrides: &[String],
     ) -> Result<Scenario, ScenarioError> {
         let file = path.as_ref().display().to_string();
-        let text = std::fs::read_to_string(path.as_ref()).map_err(|e| ScenarioError::Io {
-            file: file.clone(),
-            msg: e.to_string(),
-        })?;
+        let text = read_file(path.as_ref())?;
         Self::from_toml_with(&text, &file, overrides)
     }
 
@@ -611,6 +679,9 @@ impl Scenario {
                 t.apply(&self.tcp);
                 t.apply(o);
                 t.validate().map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+                for (k, bytes) in w.largest_transfers(t.mss) {
+                    check_segments(bytes, t.mss).map_err(|m| (format!("{p}.{k}"), m))?;
+                }
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
@@ -633,12 +704,88 @@ impl Scenario {
             if f.count == 0 {
                 return Err((format!("{p}.count"), "must be at least 1".into()));
             }
-            self.tcp_params(i)
-                .validate()
+            if let Some(j) = self.flows[..i].iter().position(|g| g.group == f.group) {
+                return Err((
+                    format!("{p}.group"),
+                    format!(
+                        "group name `{}` is already used by flows[{j}]; each [[flows]] group needs its own name (it names the group's random stream and its results)",
+                        cut(&f.group)
+                    ),
+                ));
+            }
+            let tcp = self.tcp_params(i);
+            tcp.validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+            match &f.cbr {
+                Some(c) => c.validate().map_err(|(k, m)| (format!("{p}.cbr.{k}"), m))?,
+                None => match f.size {
+                    Some(sz) => {
+                        check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?
+                    }
+                    None => self
+                        .check_bulk_segments(&f.src, &tcp)
+                        .map_err(|m| (format!("{p}.src"), m))?,
+                },
+            }
         }
         crate::output::pcap::validate(self)?;
         paths::check(self)?;
+        Ok(())
+    }
+}
+
+/// A name or value as echoed in a message: at most 100 characters.
+pub(crate) fn cut(s: &str) -> String {
+    match s.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Largest number of segments of a sized transfer: sequence numbers are
+/// `u32` and `u32::MAX` marks a bulk sender.
+pub const MAX_SEGMENTS: u64 = u32::MAX as u64 - 1;
+
+/// A sized transfer of `bytes` must fit the `u32` segment counter.
+fn check_segments(bytes: u64, mss: u32) -> Result<(), String> {
+    let n = bytes.div_ceil(mss as u64);
+    if n > MAX_SEGMENTS {
+        return Err(format!(
+            "{bytes} B is {n} segments of {mss} B; at most {MAX_SEGMENTS} segments per transfer (u32 sequence numbers): use a smaller size or a larger mss"
+        ));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// A bulk flow from `src` must not be able to send more segments than
+    /// its `u32` sequence numbers count within the run: at most `duration`
+    /// × the fastest link leaving `src` / (mss + header) segments.
+    fn check_bulk_segments(&self, src: &str, tcp: &TcpParams) -> Result<(), String> {
+        let rate = self
+            .links
+            .iter()
+            .filter_map(|l| {
+                if l.a == src {
+                    Some(l.rate.0)
+                } else if l.b == src {
+                    Some(l.rate_ba.unwrap_or(l.rate).0)
+                } else {
+                    None
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        let bits = (tcp.mss as u128 + tcp.header_bytes as u128) * 8;
+        let most = self.duration.0 as u128 * rate as u128 / (bits * 1_000_000_000);
+        if most > MAX_SEGMENTS as u128 {
+            return Err(format!(
+                "a bulk flow from `{}` at {rate} bps for {} s could send {most} segments of {} B, more than the {MAX_SEGMENTS} its 32-bit sequence numbers count; shorten `duration`, use a larger mss or give the flow a `size`",
+                cut(src),
+                self.duration.secs(),
+                tcp.mss
+            ));
+        }
         Ok(())
     }
 }
@@ -810,6 +957,92 @@ dst = "h2"
             .unwrap_err()
             .to_string();
         assert!(e.contains("no [sweep] table"), "{e}");
+    }
+
+    #[test]
+    fn values_out_of_range_are_rejected_with_key_and_bound() {
+        // issue 13: each of these ran with a wrong figure or hung
+        let e = err(&MINI.replace("delay = \"5ms\"", "delay = \"1e30s\""));
+        assert!(e.contains("links[1].delay") && e.contains("at most"), "{e}");
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\nstart = \"18446744073709551615ns\"",
+        ));
+        assert!(e.contains("flows[0].start") && e.contains("at most"), "{e}");
+        let e = err(&MINI.replace("dst = \"h2\"", "dst = \"h2\"\nsize = \"4294967296000B\""));
+        assert!(
+            e.contains("flows[0].size") && e.contains("4294967294 segments"),
+            "{e}"
+        );
+        // the same size with a larger MSS fits
+        Scenario::from_toml(
+            &MINI.replace(
+                "dst = \"h2\"",
+                "dst = \"h2\"\nsize = \"4294967296000B\"\ntcp = { mss = 1460 }",
+            ),
+            "t.toml",
+        )
+        .unwrap();
+        // a bulk flow that could outrun its 32-bit sequence numbers: h1's
+        // 10 Mbit/s link for 10^6 s is 1.2e9 segments of 1040 B, fine; at
+        // 100 Gbit/s for 1000 s, 1.2e10: refused
+        Scenario::from_toml(
+            &MINI.replace("duration = \"1s\"", "duration = \"1000000s\""),
+            "t.toml",
+        )
+        .unwrap();
+        let e = err(&MINI
+            .replace("duration = \"1s\"", "duration = \"1000s\"")
+            .replace("rate = \"10Mbps\"", "rate = \"100Gbps\""));
+        assert!(
+            e.contains("flows[0].src") && e.contains("32-bit sequence numbers"),
+            "{e}"
+        );
+        let e = err(&format!("{MINI}[tcp]\nmss = 4294967295\n"));
+        assert!(e.contains("tcp.mss") && e.contains("1..=65495"), "{e}");
+        let e = err(&format!("{MINI}[tcp]\nheader_bytes = 4294967295\n"));
+        assert!(
+            e.contains("tcp.header_bytes") && e.contains("20..=120"),
+            "{e}"
+        );
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\ncbr = { rate = \"1Mbps\", packet_size = 0 }",
+        ));
+        assert!(e.contains("flows[0].cbr.packet_size"), "{e}");
+        let e = err(&MINI.replace(
+            "dst = \"h2\"",
+            "dst = \"h2\"\ncbr = { rate = \"10Tbps\", packet_size = 1 }",
+        ));
+        assert!(
+            e.contains("flows[0].cbr.rate") && e.contains("less than 1 ns apart"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{MINI}[[flows]]\ngroup = \"bulk\"\nsrc = \"h2\"\ndst = \"h1\"\n"
+        ));
+        assert!(
+            e.contains("flows[1].group") && e.contains("already used by flows[0]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn scenario_files_must_be_small_regular_files() {
+        let e = Scenario::from_file("/dev/zero").unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = Scenario::from_file(std::env::temp_dir())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a directory"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, vec![b'#'; MAX_FILE_BYTES as usize + 1]).unwrap();
+        let e = Scenario::from_file(&big).unwrap_err().to_string();
+        assert!(e.contains("at most 4194304 bytes"), "{e}");
+        let ok = dir.path().join("ok.toml");
+        std::fs::write(&ok, MINI).unwrap();
+        Scenario::from_file(&ok).unwrap();
     }
 
     #[test]

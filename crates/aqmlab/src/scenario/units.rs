@@ -3,12 +3,46 @@
 //! integer nanoseconds, sizes bytes. Decimal prefixes are powers of 1000
 //! (`KB` = 1000 B, as in iperf and ns-3); binary prefixes (`KiB`) are powers
 //! of 1024.
+//!
+//! Every value must fit its integer type without wrapping or saturating, and
+//! stay within bounds that leave room for sums in the simulation:
+//! - durations at most [`MAX_TIME`] = 10¹⁸ ns (10⁹ s, about 31.7 years), so
+//!   that a start time plus a spread plus a run length never wraps `u64`;
+//! - rates from 1 bit/s to [`MAX_RATE`] = 10 Tbit/s;
+//! - sizes from 1 B to [`MAX_SIZE`] = 10¹⁵ B (1 PB).
+//!
+//! A value outside these bounds is an error naming the bound, never a
+//! rounded or clamped number.
 
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-fn split_number(s: &str) -> Result<(f64, &str), String> {
+/// Largest duration a scenario may give, in nanoseconds (10⁹ s).
+pub const MAX_TIME: Time = 1_000_000_000_000_000_000;
+/// Largest rate, bit/s (10 Tbit/s).
+pub const MAX_RATE: u64 = 10_000_000_000_000;
+/// Largest size, bytes (10¹⁵ B = 1 PB).
+pub const MAX_SIZE: u64 = 1_000_000_000_000_000;
+
+/// `number × mult`, rounded to an integer: exact (in integer arithmetic) when
+/// the number is written as an integer, else through `f64`. `None` when the
+/// product exceeds `max`; `Some(0)` for zero or a negative number.
+fn scale(num: &str, v: f64, mult: u64, max: u64) -> Option<u64> {
+    if let Ok(n) = num.trim_start_matches('+').parse::<u64>() {
+        return (n as u128 * mult as u128 <= max as u128).then(|| n * mult);
+    }
+    let x = (v * mult as f64).round();
+    if x <= 0.0 {
+        Some(0)
+    } else if x > max as f64 {
+        None
+    } else {
+        Some(x as u64)
+    }
+}
+
+fn split_number_raw(s: &str) -> Result<(f64, &str, &str), String> {
     let s = s.trim();
     let end = s
         .find(|c: char| {
@@ -29,20 +63,20 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     if !v.is_finite() {
         return Err("the number is not finite".into());
     }
-    Ok((v, s[end..].trim()))
+    Ok((v, &s[..end], s[end..].trim()))
 }
 
 /// Parse a rate in bit/s: `bps`, `kbps`/`Kbps`, `Mbps`, `Gbps`, `Tbps`
 /// (also `bit/s`, `kbit/s`, `Mbit/s`, `Gbit/s`).
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     const ALLOWED: &str = "bps, kbps, Mbps, Gbps, Tbps (or bit/s, kbit/s, Mbit/s, Gbit/s)";
-    let (v, unit) = split_number(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
-    let mult = match unit {
-        "bps" | "bit/s" | "b/s" => 1.0,
-        "kbps" | "Kbps" | "kbit/s" | "Kbit/s" => 1e3,
-        "Mbps" | "mbps" | "Mbit/s" => 1e6,
-        "Gbps" | "gbps" | "Gbit/s" => 1e9,
-        "Tbps" | "Tbit/s" => 1e12,
+    let (v, num, unit) = split_number_raw(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
+    let mult: u64 = match unit {
+        "bps" | "bit/s" | "b/s" => 1,
+        "kbps" | "Kbps" | "kbit/s" | "Kbit/s" => 1_000,
+        "Mbps" | "mbps" | "Mbit/s" => 1_000_000,
+        "Gbps" | "gbps" | "Gbit/s" => 1_000_000_000,
+        "Tbps" | "Tbit/s" => 1_000_000_000_000,
         "" => {
             return Err(format!(
                 "missing unit; write e.g. \"{v}Mbps\" (units: {ALLOWED})"
@@ -50,23 +84,26 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         }
         u => return Err(format!("unknown rate unit `{u}`; allowed: {ALLOWED}")),
     };
-    let bps = (v * mult).round();
-    if bps <= 0.0 {
-        return Err("a rate must be positive".into());
+    if v < 0.0 {
+        return Err("a rate must be positive (at least 1bps)".into());
     }
-    Ok(bps as u64)
+    match scale(num, v, mult, MAX_RATE) {
+        None => Err("a rate must be at most 10Tbps".into()),
+        Some(0) => Err("a rate must be positive (at least 1bps)".into()),
+        Some(b) => Ok(b),
+    }
 }
 
 /// Parse a duration: `ns`, `us`, `ms`, `s`, `min`.
 pub fn parse_duration(s: &str) -> Result<Time, String> {
     const ALLOWED: &str = "ns, us, ms, s, min";
-    let (v, unit) = split_number(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
-    let mult = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" | "sec" => 1e9,
-        "min" => 60e9,
+    let (v, num, unit) = split_number_raw(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
+    let mult: u64 = match unit {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "s" | "sec" => 1_000_000_000,
+        "min" => 60_000_000_000,
         "" => {
             return Err(format!(
                 "missing unit; write e.g. \"{v}ms\" (units: {ALLOWED})"
@@ -77,21 +114,22 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
     if v < 0.0 {
         return Err("a duration cannot be negative".into());
     }
-    Ok((v * mult).round() as Time)
+    scale(num, v, mult, MAX_TIME)
+        .ok_or_else(|| "a duration must be at most 1000000000s (10^18 ns)".into())
 }
 
 /// Parse a size in bytes: `B`, `KB`, `MB`, `GB` (×1000), `KiB`, `MiB`, `GiB` (×1024).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     const ALLOWED: &str = "B, KB, MB, GB, KiB, MiB, GiB";
-    let (v, unit) = split_number(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
-    let mult = match unit {
-        "B" | "bytes" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
+    let (v, num, unit) = split_number_raw(s).map_err(|e| format!("{e}; units: {ALLOWED}"))?;
+    let mult: u64 = match unit {
+        "B" | "bytes" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
         "" => {
             return Err(format!(
                 "missing unit; write e.g. \"{v}KB\" (units: {ALLOWED})"
@@ -99,11 +137,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         }
         u => return Err(format!("unknown size unit `{u}`; allowed: {ALLOWED}")),
     };
-    let b = (v * mult).round();
-    if b <= 0.0 {
-        return Err("a size must be positive".into());
+    if v < 0.0 {
+        return Err("a size must be positive (at least 1B)".into());
     }
-    Ok(b as u64)
+    match scale(num, v, mult, MAX_SIZE) {
+        None => Err("a size must be at most 10^15 B (1000000GB)".into()),
+        Some(0) => Err("a size must be positive (at least 1B)".into()),
+        Some(b) => Ok(b),
+    }
 }
 
 macro_rules! unit_type {
@@ -211,6 +252,31 @@ mod tests {
         assert_eq!(parse_size("62B").unwrap(), 62);
         assert_eq!(parse_size("1.5MB").unwrap(), 1_500_000);
         assert!(parse_size("12XB").is_err());
+    }
+
+    #[test]
+    fn values_that_do_not_fit_are_rejected_not_wrapped() {
+        // issue 13: these used to wrap or saturate silently
+        assert!(parse_duration("1e30s").unwrap_err().contains("at most"));
+        assert!(parse_duration("18446744073709551615ns")
+            .unwrap_err()
+            .contains("at most"));
+        assert!(parse_duration("1000000001s").is_err());
+        assert_eq!(parse_duration("1000000000s").unwrap(), MAX_TIME);
+        // integers are exact beyond f64's 2^53
+        assert_eq!(
+            parse_duration("900719925474099393ns").unwrap(),
+            900_719_925_474_099_393
+        );
+        assert!(parse_size("1e16B").unwrap_err().contains("at most"));
+        assert_eq!(parse_size("1000000GB").unwrap(), MAX_SIZE);
+        assert!(parse_rate("1e30Tbps")
+            .unwrap_err()
+            .contains("at most 10Tbps"));
+        assert_eq!(parse_rate("10Tbps").unwrap(), MAX_RATE);
+        assert!(parse_rate("0.0001bps").unwrap_err().contains("positive"));
+        assert!(parse_size("0.2B").unwrap_err().contains("positive"));
+        assert!(parse_duration("-0s").is_ok());
     }
 
     #[test]

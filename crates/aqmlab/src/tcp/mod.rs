@@ -138,6 +138,15 @@ impl TcpOptions {
     }
 }
 
+/// Largest MSS accepted: a 65535-byte IPv4 datagram less 20 B IP and 20 B
+/// TCP headers.
+pub const MAX_MSS: u32 = 65_495;
+/// Smallest per-segment header accepted (an IPv4 header alone).
+pub const MIN_HEADER: u32 = 20;
+/// Largest per-segment header accepted (IPv6 40 B + TCP with options 60 B,
+/// with room for tunnels: 120 B).
+pub const MAX_HEADER: u32 = 120;
+
 /// Resolved TCP parameters of one flow.
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpParams {
@@ -264,8 +273,23 @@ impl TcpParams {
     /// Range checks; the error names the key.
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, m: &str| Err((k.to_string(), m.to_string()));
-        if self.mss == 0 {
-            return e("mss", "must be a positive number of bytes");
+        if !(1..=MAX_MSS).contains(&self.mss) {
+            return Err((
+                "mss".into(),
+                format!(
+                    "must be 1..={MAX_MSS} bytes (an IPv4 datagram of 65535 B less 40 B of headers), got {}",
+                    self.mss
+                ),
+            ));
+        }
+        if !(MIN_HEADER..=MAX_HEADER).contains(&self.header_bytes) {
+            return Err((
+                "header_bytes".into(),
+                format!(
+                    "must be {MIN_HEADER}..={MAX_HEADER} bytes (IPv4 20 B up to IPv6 40 B plus TCP 60 B and options), got {}",
+                    self.header_bytes
+                ),
+            ));
         }
         if !(self.init_cwnd >= 1.0 && self.init_cwnd.is_finite()) {
             return e("init_cwnd", "must be at least 1 segment");

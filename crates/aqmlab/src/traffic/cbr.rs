@@ -31,10 +31,27 @@ fn d_size() -> u32 {
 
 impl CbrSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.packet_size == 0 {
+        if !(1..=65_535).contains(&self.packet_size) {
             return Err((
                 "packet_size".into(),
-                "must be a positive number of bytes".into(),
+                format!(
+                    "must be 1..=65535 bytes (an IP datagram), got {}",
+                    self.packet_size
+                ),
+            ));
+        }
+        // packets at least 1 ns apart: a source of zero spacing would send
+        // without end at one instant
+        let gap_ns = self.packet_size as u128 * 8 * NS_PER_SEC as u128 / self.rate.0 as u128;
+        if gap_ns == 0 {
+            return Err((
+                "rate".into(),
+                format!(
+                    "{} bps sends {}-byte packets less than 1 ns apart; at most {} bps for this packet_size",
+                    self.rate.0,
+                    self.packet_size,
+                    self.packet_size as u64 * 8 * NS_PER_SEC
+                ),
             ));
         }
         Ok(())

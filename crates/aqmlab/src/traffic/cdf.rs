@@ -197,6 +197,16 @@ impl super::registry::WorkloadKind for CdfSpec {
     fn tcp_options(&self) -> Option<&TcpOptions> {
         Some(&self.tcp)
     }
+    fn expected_flows(&self, _duration: u64) -> (u64, &'static str) {
+        (self.flows as u64, "flows")
+    }
+    fn largest_transfers(&self, _mss: u32) -> Vec<(&'static str, u64)> {
+        // the distribution's largest size (validate has loaded it once)
+        match self.load() {
+            Ok(cdf) => vec![("sizes", cdf.quantile(1.0))],
+            Err(_) => Vec::new(),
+        }
+    }
 }
 
 pub struct CdfWorkload {

@@ -63,10 +63,12 @@ impl HttpSpec {
             return Err(("connections".into(), "must be at least 1".into()));
         }
         if let Some(r) = self.rate {
-            if !(r > 0.0 && r.is_finite()) {
+            // at least 10⁻⁶/s keeps the exponential gaps (up to ~37 / rate)
+            // far below u64 nanoseconds
+            if !((1e-6..=1e9).contains(&r) && r.is_finite()) {
                 return Err((
                     "rate".into(),
-                    format!("must be a positive number of connections per second, got {r}"),
+                    format!("must be 0.000001..=1000000000 connections per second, got {r}"),
                 ));
             }
         }
@@ -230,5 +232,15 @@ impl super::registry::WorkloadKind for HttpSpec {
     }
     fn tcp_options(&self) -> Option<&TcpOptions> {
         Some(&self.tcp)
+    }
+    fn expected_flows(&self, _duration: u64) -> (u64, &'static str) {
+        // a request and a response per connection
+        (2 * self.connections as u64, "connections")
+    }
+    fn largest_transfers(&self, _mss: u32) -> Vec<(&'static str, u64)> {
+        vec![
+            ("request_size", self.request_size.0),
+            ("response_size", self.response_size.0),
+        ]
     }
 }

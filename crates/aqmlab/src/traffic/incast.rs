@@ -113,6 +113,17 @@ impl super::registry::WorkloadKind for IncastSpec {
     fn tcp_options(&self) -> Option<&TcpOptions> {
         Some(&self.tcp)
     }
+    fn expected_flows(&self, _duration: u64) -> (u64, &'static str) {
+        // each round: a request to and a response from every server
+        let n = 2 * self.servers.len() as u64;
+        (n.saturating_mul(self.rounds as u64), "rounds")
+    }
+    fn largest_transfers(&self, _mss: u32) -> Vec<(&'static str, u64)> {
+        vec![
+            ("request_size", self.request_size.0),
+            ("response_size", self.response_size.0),
+        ]
+    }
 }
 
 pub struct IncastWorkload {

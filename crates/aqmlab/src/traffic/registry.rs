@@ -20,6 +20,13 @@ pub trait WorkloadKind: Registered {
     fn tcp_options(&self) -> Option<&TcpOptions> {
         None
     }
+    /// Flows it opens over a run of `duration` ns (expected value, for the
+    /// resource limits), and the key that sets their number.
+    fn expected_flows(&self, duration: u64) -> (u64, &'static str);
+    /// The largest transfers it opens, bytes, by the key that sets them
+    /// (`mss` converts sizes counted in segments), for the segment-counter
+    /// check.
+    fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)>;
 }
 
 /// Register workloads: `module::Spec => Variant,` per line. The module is
@@ -53,6 +60,18 @@ macro_rules! workload_kinds {
                 match self {
                     $(WorkloadSpec::$var(c) => c,)*
                 }
+            }
+
+            /// Flows it opens over a run of `duration` ns, and the key
+            /// that sets their number (see [`WorkloadKind::expected_flows`]).
+            pub fn expected_flows(&self, duration: u64) -> (u64, &'static str) {
+                self.as_kind().expected_flows(duration)
+            }
+
+            /// Its largest transfers, bytes, by key (see
+            /// [`WorkloadKind::largest_transfers`]).
+            pub fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)> {
+                self.as_kind().largest_transfers(mss)
             }
 
             pub fn kind(&self) -> &'static str {
@@ -102,6 +121,8 @@ pub trait WorkloadDyn {
     fn hosts(&self) -> Vec<(&'static str, &str)>;
     fn tcp_options(&self) -> Option<&TcpOptions>;
     fn validate(&self) -> Result<(), (String, String)>;
+    fn expected_flows(&self, duration: u64) -> (u64, &'static str);
+    fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)>;
 }
 
 impl<W: WorkloadKind> WorkloadDyn for W {
@@ -119,5 +140,11 @@ impl<W: WorkloadKind> WorkloadDyn for W {
     }
     fn validate(&self) -> Result<(), (String, String)> {
         Registered::validate(self)
+    }
+    fn expected_flows(&self, duration: u64) -> (u64, &'static str) {
+        WorkloadKind::expected_flows(self, duration)
+    }
+    fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)> {
+        WorkloadKind::largest_transfers(self, mss)
     }
 }

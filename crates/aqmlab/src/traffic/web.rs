@@ -177,6 +177,13 @@ fn d_shape() -> f64 {
     1.2
 }
 
+/// Largest `inter_page`, ns (10⁶ s).
+const MAX_INTER_PAGE: u64 = 1_000_000 * 1_000_000_000;
+/// Largest `inter_object`, ns (10⁴ s).
+const MAX_INTER_OBJECT: u64 = 10_000 * 1_000_000_000;
+/// Largest `objects_max`.
+const MAX_OBJECTS: u32 = 1000;
+
 impl WebSpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
         let e = |k: &str, m: String| Err((k.to_string(), m));
@@ -189,8 +196,28 @@ impl WebSpec {
                 "must be at least 1 (or give `probes` for a probe-only workload)".into(),
             );
         }
-        if self.inter_page.0 == 0 {
-            return e("inter_page", "must be positive".into());
+        // bounds keep every arrival time (start + up to ~37 mean gaps per
+        // draw) far below u64 nanoseconds
+        if self.inter_page.0 == 0 || self.inter_page.0 > MAX_INTER_PAGE {
+            return e(
+                "inter_page",
+                format!("must be in (0, 1000000s], got {}ns", self.inter_page.0),
+            );
+        }
+        if self.inter_object.0 > MAX_INTER_OBJECT {
+            return e(
+                "inter_object",
+                format!("must be at most 10000s, got {}ns", self.inter_object.0),
+            );
+        }
+        if self.objects_max > MAX_OBJECTS {
+            return e(
+                "objects_max",
+                format!(
+                    "must be at most {MAX_OBJECTS} objects per page, got {}",
+                    self.objects_max
+                ),
+            );
         }
         if self.objects_min == 0 {
             return e("objects_min", "must be at least 1".into());
@@ -214,6 +241,19 @@ impl WebSpec {
             return e(
                 "size_max",
                 format!("must be greater than size_min ({})", self.size_min),
+            );
+        }
+        let max = match self.size_unit {
+            SizeUnit::Bytes => crate::scenario::units::MAX_SIZE as f64,
+            SizeUnit::Packets => 1e9,
+        };
+        if self.size_max > max {
+            return e(
+                "size_max",
+                format!(
+                    "must be at most {max} (the size_unit), got {}",
+                    self.size_max
+                ),
             );
         }
         if !(self.shape > 0.0 && self.shape.is_finite()) {
@@ -443,6 +483,40 @@ impl super::registry::WorkloadKind for WebSpec {
     }
     fn tcp_options(&self) -> Option<&TcpOptions> {
         Some(&self.tcp)
+    }
+    fn expected_flows(&self, duration: u64) -> (u64, &'static str) {
+        let after = duration.saturating_sub(self.start.0) as f64;
+        let pages = after / self.inter_page.0.max(1) as f64 + 1.0;
+        let objects = (self.objects_min as f64 + self.objects_max as f64) / 2.0;
+        let mut n = self.sessions as f64 * pages * objects;
+        if let Some(p) = &self.probes {
+            for every in [p.short_every.0, p.long_every.0] {
+                n += p.count as f64 * (after / every.max(1) as f64 + 1.0);
+            }
+        }
+        let n = if n >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            n.ceil() as u64
+        };
+        (n, "sessions")
+    }
+    fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)> {
+        let mss = mss as u64;
+        // size_max is bounded by WebSpec::validate, so this cannot wrap
+        let top = self.size_max.ceil() as u64;
+        let mut v = vec![(
+            "size_max",
+            match self.size_unit {
+                SizeUnit::Bytes => top,
+                SizeUnit::Packets => top * mss,
+            },
+        )];
+        if let Some(p) = &self.probes {
+            v.push(("probes.short_pkts", p.short_pkts as u64 * mss));
+            v.push(("probes.long_pkts", p.long_pkts as u64 * mss));
+        }
+        v
     }
 }
 

@@ -1,0 +1,355 @@
+//! Resource estimates: what a scenario will hold in memory, computed from
+//! the validated scenario before anything is allocated, and refused above a
+//! default limit (the CLI's `--allow-large` lifts the limits).
+//!
+//! Each estimate counts the items that grow with the scenario; the limits
+//! keep a run within about 2 GB of memory on default settings (a flow,
+//! sender and receiver included, holds about 2 KB: 65535 web probe flows
+//! peaked at 428 MiB in the fuzzer's counting allocator):
+//!
+//! | estimate | counted as | default limit | about |
+//! |---|---|---|---|
+//! | queue samples | (duration / `output.sample_interval` + 1) × monitored ports | 5×10⁶ | 72 B each, twice that while the vector grows |
+//! | cwnd samples | (duration / `output.cwnd_interval` + 1) × traced flows | 5×10⁶ | 56 B each |
+//! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 2×10⁷ | 8 B each, copied once into the results |
+//! | flows | Σ `flows[].count` | 10⁵ | ~2 KB each |
+//! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
+//! | nodes | hosts + routers (the routing table holds nodes² entries) | 5000 | 4 B × nodes² |
+//! | links | `[[links]]` | 10⁵ | two ports each |
+//! | sweep runs | combinations × seeds (results are kept until the tables are written) | 10⁴ | one run's results each |
+//! | worker threads | `--jobs` | 1024 | a thread stack each |
+
+use super::Scenario;
+
+/// The default limits (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub queue_samples: u64,
+    pub cwnd_samples: u64,
+    pub throughput_bins: u64,
+    pub flows: u64,
+    pub workload_flows: u64,
+    pub nodes: u64,
+    pub links: u64,
+    pub sweep_runs: u64,
+    pub jobs: u64,
+}
+
+impl Limits {
+    pub const DEFAULT: Limits = Limits {
+        queue_samples: 5_000_000,
+        cwnd_samples: 5_000_000,
+        throughput_bins: 20_000_000,
+        flows: 100_000,
+        workload_flows: 500_000,
+        nodes: 5_000,
+        links: 100_000,
+        sweep_runs: 10_000,
+        jobs: 1024,
+    };
+
+    /// No limit at all (`--allow-large`).
+    pub const NONE: Limits = Limits {
+        queue_samples: u64::MAX,
+        cwnd_samples: u64::MAX,
+        throughput_bins: u64::MAX,
+        flows: u64::MAX,
+        workload_flows: u64::MAX,
+        nodes: u64::MAX,
+        links: u64::MAX,
+        sweep_runs: u64::MAX,
+        jobs: u64::MAX,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// The message of an estimate above its limit.
+fn over(what: &str, estimate: u64, limit: u64, how: &str) -> String {
+    format!(
+        "{what}: the scenario would hold about {estimate}, above the default limit of {limit}; {how}, or pass --allow-large to run it anyway"
+    )
+}
+
+fn check(
+    key: String,
+    what: &str,
+    estimate: u64,
+    limit: u64,
+    how: &str,
+) -> Result<(), (String, String)> {
+    if estimate > limit {
+        Err((key, over(what, estimate, limit, how)))
+    } else {
+        Ok(())
+    }
+}
+
+/// What a scenario will hold, estimated from its text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Estimate {
+    pub queue_samples: u64,
+    pub cwnd_samples: u64,
+    pub throughput_bins: u64,
+    pub flows: u64,
+    pub workload_flows: u64,
+    pub nodes: u64,
+    pub links: u64,
+}
+
+/// Samples of a series sampled every `every` over `duration` (both ns).
+fn samples(duration: u64, every: u64) -> u64 {
+    duration.checked_div(every).unwrap_or(0).saturating_add(1)
+}
+
+impl Scenario {
+    /// Estimate what the scenario will hold (see [`Limits`]); the scenario
+    /// must have passed [`Scenario::validate`].
+    pub fn estimate(&self) -> Estimate {
+        let router: std::collections::HashSet<&str> =
+            self.nodes.routers.iter().map(|s| s.as_str()).collect();
+        let monitored: u64 = self
+            .links
+            .iter()
+            .map(|l| match l.monitor {
+                Some(m) => 2 * m as u64,
+                None => router.contains(l.a.as_str()) as u64 + router.contains(l.b.as_str()) as u64,
+            })
+            .sum();
+        let d = self.duration.0;
+        let flows: u64 = self.flows.iter().map(|f| f.count as u64).sum();
+        let traced: u64 = self
+            .flows
+            .iter()
+            .filter(|f| f.trace_cwnd && f.cbr.is_none())
+            .map(|f| f.count as u64)
+            .sum();
+        let cwnd_every = self
+            .output
+            .cwnd_interval
+            .unwrap_or(self.output.sample_interval)
+            .0;
+        Estimate {
+            queue_samples: samples(d, self.output.sample_interval.0).saturating_mul(monitored),
+            cwnd_samples: if traced == 0 {
+                0
+            } else {
+                samples(d, cwnd_every).saturating_mul(traced)
+            },
+            throughput_bins: match self.output.throughput_bin {
+                Some(b) => samples(d, b.0).saturating_mul(flows),
+                None => 0,
+            },
+            flows,
+            workload_flows: self
+                .workloads
+                .iter()
+                .map(|w| w.expected_flows(d).0)
+                .fold(0u64, |a, b| a.saturating_add(b)),
+            nodes: (self.nodes.hosts.len() + self.nodes.routers.len()) as u64,
+            links: self.links.len() as u64,
+        }
+    }
+
+    /// Refuse a scenario whose [`Scenario::estimate`] exceeds `lim`; the
+    /// error names the key to change and the estimate.
+    pub fn check_limits(&self, lim: &Limits) -> Result<(), (String, String)> {
+        let e = self.estimate();
+        check(
+            "nodes".into(),
+            "nodes (routing holds nodes² entries)",
+            e.nodes,
+            lim.nodes,
+            "use fewer nodes",
+        )?;
+        check(
+            "links".into(),
+            "links",
+            e.links,
+            lim.links,
+            "use fewer links",
+        )?;
+        let biggest = self
+            .flows
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, f)| (f.count, std::cmp::Reverse(*i)))
+            .map_or(0, |(i, _)| i);
+        check(
+            format!("flows[{biggest}].count"),
+            "flows",
+            e.flows,
+            lim.flows,
+            "lower the flows' `count`",
+        )?;
+        let wl = self
+            .workloads
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, w)| (w.expected_flows(self.duration.0).0, std::cmp::Reverse(*i)))
+            .map(|(i, w)| format!("workloads[{i}].{}", w.expected_flows(self.duration.0).1))
+            .unwrap_or_else(|| "workloads".into());
+        check(
+            wl,
+            "workload flows over the run",
+            e.workload_flows,
+            lim.workload_flows,
+            "open fewer connections or shorten `duration`",
+        )?;
+        check(
+            "output.sample_interval".into(),
+            "queue samples (duration / sample_interval × monitored ports)",
+            e.queue_samples,
+            lim.queue_samples,
+            "sample less often, shorten `duration` or set `monitor = false` on links",
+        )?;
+        check(
+            if self.output.cwnd_interval.is_some() {
+                "output.cwnd_interval"
+            } else {
+                "output.sample_interval"
+            }
+            .into(),
+            "cwnd samples (duration / cwnd_interval × traced flows)",
+            e.cwnd_samples,
+            lim.cwnd_samples,
+            "sample less often or trace fewer flows",
+        )?;
+        check(
+            "output.throughput_bin".into(),
+            "throughput bins (duration / throughput_bin × flows)",
+            e.throughput_bins,
+            lim.throughput_bins,
+            "use wider bins or fewer flows",
+        )?;
+        Ok(())
+    }
+}
+
+/// Check a sweep's size: `points` combinations × `seeds` seeds, on `jobs`
+/// worker threads. `seeds_key` names where the seeds came from
+/// (`sweep.seeds` or `--seeds`).
+pub fn check_runs(
+    points: u64,
+    seeds: u64,
+    seeds_key: &str,
+    jobs: Option<u64>,
+    lim: &Limits,
+) -> Result<(), (String, String)> {
+    let what = if points == 1 {
+        format!("runs ({seeds} seeds per configuration)")
+    } else {
+        format!("runs ({points} combinations × {seeds} seeds)")
+    };
+    check(
+        seeds_key.into(),
+        &what,
+        points.saturating_mul(seeds),
+        lim.sweep_runs,
+        "use fewer seeds or fewer values",
+    )?;
+    if let Some(j) = jobs {
+        if j == 0 {
+            return Err(("--jobs".into(), "must be at least 1".into()));
+        }
+        check(
+            "--jobs".into(),
+            "worker threads",
+            j,
+            lim.jobs,
+            "use fewer worker threads",
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+name = "l"
+duration = "10s"
+[nodes]
+hosts = ["h1", "h2"]
+routers = ["r"]
+[[links]]
+a = "h1"
+b = "r"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+a = "r"
+b = "h2"
+rate = "1Mbps"
+delay = "5ms"
+[[flows]]
+group = "bulk"
+src = "h1"
+dst = "h2"
+count = 3
+trace_cwnd = true
+"#;
+
+    fn sc(extra: &str) -> Scenario {
+        Scenario::from_toml(&format!("{BASE}{extra}"), "t.toml").unwrap()
+    }
+
+    #[test]
+    fn estimates_count_samples_bins_and_flows() {
+        let s = sc("[output]\nsample_interval = \"1ms\"\ncwnd_interval = \"10ms\"\nthroughput_bin = \"100ms\"\n");
+        let e = s.estimate();
+        // two ports on the router are monitored (r->h1 and r->h2)
+        assert_eq!(e.queue_samples, 10_001 * 2);
+        assert_eq!(e.cwnd_samples, 1_001 * 3);
+        assert_eq!(e.throughput_bins, 101 * 3);
+        assert_eq!(e.flows, 3);
+        assert_eq!(e.nodes, 3);
+        assert_eq!(e.links, 2);
+        assert!(s.check_limits(&Limits::DEFAULT).is_ok());
+    }
+
+    #[test]
+    fn limits_name_the_key_and_the_estimate() {
+        let s = sc("[output]\nthroughput_bin = \"1ns\"\n");
+        let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
+        assert_eq!(k, "output.throughput_bin");
+        assert!(
+            m.contains("30000000003") && m.contains("--allow-large"),
+            "{m}"
+        );
+        assert!(s.check_limits(&Limits::NONE).is_ok());
+
+        let s = sc("[output]\nsample_interval = \"1ns\"\n");
+        let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
+        assert_eq!(k, "output.sample_interval");
+        assert!(m.contains("20000000002"), "{m}");
+
+        let s =
+            Scenario::from_toml(&BASE.replace("count = 3", "count = 1000000"), "t.toml").unwrap();
+        let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
+        assert_eq!(k, "flows[0].count");
+        assert!(m.contains("1000000") && m.contains("100000"), "{m}");
+
+        let s = sc("[[workloads]]\nkind = \"http\"\nname = \"w\"\nclient = \"h1\"\nserver = \"h2\"\nconnections = 4000000000\n");
+        let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
+        assert_eq!(k, "workloads[0].connections");
+        assert!(m.contains("8000000000"), "{m}");
+    }
+
+    #[test]
+    fn sweep_runs_and_jobs_are_bounded() {
+        let l = Limits::DEFAULT;
+        assert!(check_runs(4, 10, "sweep.seeds", Some(8), &l).is_ok());
+        let (k, m) = check_runs(4, 1_000_000_000_000, "--seeds", None, &l).unwrap_err();
+        assert_eq!(k, "--seeds");
+        assert!(m.contains("4000000000000"), "{m}");
+        let (k, _) = check_runs(4, 1, "--seeds", Some(100_000), &l).unwrap_err();
+        assert_eq!(k, "--jobs");
+        assert!(check_runs(4, 1, "--seeds", Some(0), &Limits::NONE).is_err());
+    }
+}
