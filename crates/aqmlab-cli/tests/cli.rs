@@ -349,8 +349,9 @@ fn shipped_scenarios_all_load() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "toml")
                 // a reproduction's data beside its scenarios, not a scenario
-                && !p.ends_with("paper.toml")
-                && !p.ends_with("matrix.toml")
+                && !aqmlab::scenario::REPRODUCTION_DATA_FILES
+                    .iter()
+                    .any(|f| p.ends_with(f))
             {
                 aqmlab::Scenario::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
                 n += 1;

@@ -67,7 +67,11 @@ pub fn corpus(dir: &Path) -> Vec<Seed> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml") {
+            } else if p.extension().is_some_and(|x| x == "toml")
+                && !aqmlab::scenario::REPRODUCTION_DATA_FILES
+                    .iter()
+                    .any(|f| p.ends_with(f))
+            {
                 files.push(p);
             }
         }

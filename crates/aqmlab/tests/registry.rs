@@ -393,7 +393,7 @@ fn cbr_is_validated_naming_the_key() {
     );
     let e = err(&text, &[]);
     assert!(
-        e.contains("`flows[0].cbr.packet_size`: must be a positive"),
+        e.contains("`flows[0].cbr.packet_size`: must be 1..=65535"),
         "{e}"
     );
     let e = err(&text, &["flows.bulk.cbr.packet_size=\"x\""]);

@@ -65,6 +65,11 @@ fn each_queue_kind_runs_its_validation() {
             "links[1].queue_ab.interval",
         ),
         ("markmax", "theta = 0", "links[1].queue_ab.theta"),
+        (
+            "step",
+            "k = 20, k_sojourn = \"1ms\"",
+            "links[1].queue_ab.k_sojourn",
+        ),
         ("maxnet", "mu = 0.0", "links[1].queue_ab.mu"),
         (
             "rio",

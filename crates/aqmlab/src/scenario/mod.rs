@@ -263,6 +263,10 @@ pub struct RoutingSpec {
     #[serde(default)]
     pub ecmp: bool,
 }
+/// File names under `scenarios/` that hold a reproduction's data (the
+/// paper's numbers, its experiment matrix) rather than a scenario.
+pub const REPRODUCTION_DATA_FILES: &[&str] = &["paper.toml", "matrix.toml"];
+
 /// Most combinations a `[sweep]` may expand to.
 pub const MAX_SWEEP_POINTS: usize = 100_000;
 
@@ -536,10 +540,30 @@ impl Scenario {
                 msg,
             )
         })?;
+        sc.check_unique_groups()
+            .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         Ok(sc)
+    }
+
+    /// Each `[[flows]]` entry as written names its own group (the group
+    /// names its random stream and its results). Checked before `prefix*`
+    /// host patterns expand one entry into several of the same group.
+    pub fn check_unique_groups(&self) -> Result<(), (String, String)> {
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(j) = self.flows[..i].iter().position(|g| g.group == f.group) {
+                return Err((
+                    format!("flows[{i}].group"),
+                    format!(
+                        "group name `{}` is already used by flows[{j}]; each [[flows]] group needs its own name (it names the group's random stream and its results)",
+                        cut(&f.group)
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Resolved TCP parameters of flow group `i`.
@@ -703,15 +727,6 @@ impl Scenario {
             }
             if f.count == 0 {
                 return Err((format!("{p}.count"), "must be at least 1".into()));
-            }
-            if let Some(j) = self.flows[..i].iter().position(|g| g.group == f.group) {
-                return Err((
-                    format!("{p}.group"),
-                    format!(
-                        "group name `{}` is already used by flows[{j}]; each [[flows]] group needs its own name (it names the group's random stream and its results)",
-                        cut(&f.group)
-                    ),
-                ));
             }
             let tcp = self.tcp_params(i);
             tcp.validate()
