@@ -63,6 +63,21 @@ pub fn path_err(path: &Path, e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::other(format!("{}: {e}", path.display()))
 }
 
+/// Write one file whole or not at all: the bytes go to `.tmp-<name>` beside
+/// it, which is then renamed into place, so a file that exists is complete.
+/// Errors name the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| path_err(path, "not a file name"))?;
+    let tmp = path.with_file_name(format!(".tmp-{}", name.to_string_lossy()));
+    fs::write(&tmp, bytes).map_err(|e| path_err(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        path_err(path, e)
+    })
+}
+
 /// Stop all output for good: wait for a commit in progress to end, keep any
 /// later one from starting, and delete every temporary file still being
 /// written (and the folders of stagings that created them, when empty).
@@ -536,4 +551,28 @@ pub fn write_links(r: &RunResult, path: &Path) -> std::io::Result<()> {
         .map_err(csv_err)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_leaves_the_whole_file_and_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("report.md");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second, longer").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "second, longer");
+        let names: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["report.md".to_string()]);
+        // a folder that does not exist: an error naming the path, no file
+        let bad = d.path().join("missing").join("tables.csv");
+        let e = write_atomic(&bad, b"x").unwrap_err().to_string();
+        assert!(e.contains("missing"), "{e}");
+        assert!(!bad.exists());
+    }
 }

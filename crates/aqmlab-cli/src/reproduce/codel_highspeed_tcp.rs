@@ -202,7 +202,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     write_csv(&rows, &out.join("tables.csv"))?;
     let figs = plots(&oc, out)?;
     let rep = report(&oc, &md, &figs, dur, changed, results.len(), wall)?;
-    std::fs::write(out.join("report.md"), rep)?;
+    aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
     Ok(rows)
 }
 

@@ -503,7 +503,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let rows = table_rows(&ctx);
     write_csv(&rows, &out.join("tables.csv"))?;
     let rep = report(&ctx, &tables);
-    std::fs::write(out.join("report.md"), rep)?;
+    aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
 
     let events: u64 = results.iter().map(|r| r.events).sum();
     println!(

@@ -1019,7 +1019,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         mean(g(System::MaxNet, Testbed::Slow, 200), |m| m.link_drops as f64),
         mean(g(System::RenoRed, Testbed::Slow, 200), |m| m.link_drops as f64),
     );
-    std::fs::write(out.join("report.md"), rep)?;
+    aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
     println!(
         "\nWrote {}/report.md, tables.csv and {} plots (PNG + SVG): {}. {} runs in {total_wall:.1} s.",
         out.display(),

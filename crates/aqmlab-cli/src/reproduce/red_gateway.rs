@@ -447,7 +447,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
         &r1,
         same_as_table,
     );
-    std::fs::write(out.join("report.md"), report)?;
+    aqmlab::output::write_atomic(&out.join("report.md"), report.as_bytes())?;
 
     let wall = wall.elapsed().as_secs_f64();
     println!(

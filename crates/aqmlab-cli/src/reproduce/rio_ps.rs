@@ -751,7 +751,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         }
         panels.push((label.to_string(), ser));
     }
-    std::fs::write(out.join("signal_over_time.csv"), ot_csv)?;
+    aqmlab::output::write_atomic(&out.join("signal_over_time.csv"), ot_csv.as_bytes())?;
     crate::plot::panel_lines(
         &crate::plot::PanelLines {
             title: "Drop + mark rate at the bottleneck over time".into(),
@@ -784,7 +784,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     );
     let _ = writeln!(txt, "wall time {wall:.1} s");
     print!("{txt}");
-    std::fs::write(out.join("report.md"), md)?;
+    aqmlab::output::write_atomic(&out.join("report.md"), md.as_bytes())?;
     write_csv(&table, &out.join("tables.csv"))?;
     for (stem, scheme, ser) in [
         ("rt_relative_to_red", "RIO-PS", series),

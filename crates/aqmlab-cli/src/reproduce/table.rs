@@ -102,7 +102,7 @@ pub fn read_csv(path: &Path) -> CliResult<Vec<TableRow>> {
 
 /// Write `rows` to `path` as CSV.
 pub fn write_csv(rows: &[TableRow], path: &Path) -> CliResult {
-    std::fs::write(path, to_csv(rows)?)?;
+    aqmlab::output::write_atomic(path, to_csv(rows)?.as_bytes())?;
     Ok(())
 }
 
