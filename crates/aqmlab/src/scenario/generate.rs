@@ -166,12 +166,25 @@ fn named(mut l: LinkSpec, name: &str) -> LinkSpec {
     l
 }
 
+/// Most hosts (or hops) a `[topology]` generator takes: three times the
+/// 10⁵-host star the scale benchmark runs.
+pub const MAX_GENERATED_HOSTS: u32 = 300_000;
+/// Largest fat-tree arity: k³/4 = 281 216 hosts.
+pub const MAX_FAT_TREE_K: u32 = 104;
+
 impl TopologySpec {
     /// Check parameters. Returns (key inside `topology`, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        // bounded before anything is expanded: a generated node list is
+        // built in full at load time, before the resource limits are known
         let positive = |k: &str, v: u32| {
             if v == 0 {
                 Err((k.to_string(), "must be at least 1".to_string()))
+            } else if v > MAX_GENERATED_HOSTS {
+                Err((
+                    k.to_string(),
+                    format!("at most {MAX_GENERATED_HOSTS} in a generated topology, got {v}"),
+                ))
             } else {
                 Ok(())
             }
@@ -190,10 +203,13 @@ impl TopologySpec {
                 vec![("access_queue", &p.access_queue), ("queue", &p.queue)]
             }
             TopologySpec::FatTree(f) => {
-                if f.k < 2 || f.k % 2 == 1 || f.k > 256 {
+                if f.k < 2 || f.k % 2 == 1 || f.k > MAX_FAT_TREE_K {
                     return Err((
                         "k".into(),
-                        format!("must be an even number from 2 to 256, got {}", f.k),
+                        format!(
+                            "must be an even number from 2 to {MAX_FAT_TREE_K} (k³/4 hosts), got {}",
+                            f.k
+                        ),
                     ));
                 }
                 vec![

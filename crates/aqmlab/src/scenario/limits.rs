@@ -14,7 +14,7 @@
 //! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 2×10⁷ | 8 B each, copied once into the results |
 //! | flows | Σ `flows[].count` | 10⁵ | ~2 KB each |
 //! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
-//! | nodes | hosts + routers (the routing table holds nodes² entries) | 5000 | 4 B × nodes² |
+//! | nodes | hosts + routers (routing holds a row per forwarding node, a column per attachment point) | 250 000 | about 1 KB × nodes with their links |
 //! | links | `[[links]]` | 10⁵ | two ports each |
 //! | sweep runs | combinations × seeds (results are kept until the tables are written) | 10⁴ | one run's results each |
 //! | worker threads | `--jobs` | 1024 | a thread stack each |
@@ -42,8 +42,8 @@ impl Limits {
         throughput_bins: 20_000_000,
         flows: 100_000,
         workload_flows: 500_000,
-        nodes: 5_000,
-        links: 100_000,
+        nodes: 250_000,
+        links: 1_000_000,
         sweep_runs: 10_000,
         jobs: 1024,
     };
@@ -161,7 +161,7 @@ impl Scenario {
         let e = self.estimate();
         check(
             "nodes".into(),
-            "nodes (routing holds nodes² entries)",
+            "nodes (hosts + routers)",
             e.nodes,
             lim.nodes,
             "use fewer nodes",
