@@ -245,10 +245,6 @@ pub struct MarkMax {
 impl MarkMax {
     pub fn new(c: &MarkMaxConfig) -> Self {
         let (lo, th, hi) = c.thresholds();
-        let cap = match c.limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-        };
         MarkMax {
             limit: c.limit,
             theta_low: lo,
@@ -256,7 +252,7 @@ impl MarkMax {
             theta_high: hi,
             by_bytes: c.backlog == BacklogUnit::Bytes,
             ecn: c.ecn,
-            fifo: VecDeque::with_capacity(cap + 1),
+            fifo: VecDeque::new(),
             head_seq: 0,
             pkts: 0,
             bytes: 0,

@@ -144,17 +144,13 @@ pub struct MaxNet {
 impl MaxNet {
     /// A MaxNet port on a link of `rate_bps`.
     pub fn new(c: &MaxNetConfig, rate_bps: u64) -> Self {
-        let cap = match c.limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-        };
         let cap_bps = rate_bps as f64;
         MaxNet {
             limit: c.limit,
             mu: c.mu,
             c: cap_bps,
             period: c.update_period.0,
-            q: VecDeque::with_capacity(cap + 1),
+            q: VecDeque::new(),
             bytes: 0,
             price: 0.0,
             spare: c.mu * cap_bps,

@@ -236,15 +236,11 @@ impl Red {
             (true, Limit::Packets(n)) => Limit::Bytes(n as u64 * c.mean_pktsize as u64),
             (_, l) => l,
         };
-        let cap = match limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
-        };
         Red {
             c: c.clone(),
             p: c.resolve(rate_bps, delay),
             limit,
-            q: VecDeque::with_capacity(cap + 1),
+            q: VecDeque::new(),
             bytes: 0,
             avg: 0.0,
             count: -1,

@@ -213,7 +213,7 @@ impl Rio {
         };
         Rio {
             c: c.clone(),
-            q: VecDeque::with_capacity((c.buffer_pkts() as usize).min(1 << 16) + 1),
+            q: VecDeque::new(),
             bytes: 0,
             in_len: 0,
             avg_in: 0.0,
