@@ -143,11 +143,11 @@ fn resources_above_the_limits_need_allow_large() {
         &[],
     );
     rejected(c, &e, &["flows[0].count", "4000000000", "100000"]);
-    // a generated star of 300 000 hosts: refused by default (250 000
+    // a generated star of 200 000 hosts: refused by default (150 000
     // nodes), run with --allow-large
-    let many = "name = \"big\"\nduration = \"1s\"\n[topology]\nkind = \"star\"\nhosts = 300000\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"100Mbps\"\nbottleneck_delay = \"10ms\"\n[[flows]]\ngroup = \"g\"\nsrc = \"h0\"\ndst = \"sink\"\n";
+    let many = "name = \"big\"\nduration = \"1s\"\n[topology]\nkind = \"star\"\nhosts = 200000\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"100Mbps\"\nbottleneck_delay = \"10ms\"\n[[flows]]\ngroup = \"g\"\nsrc = \"h0\"\ndst = \"sink\"\n";
     let (c, e) = run(p, many, &[]);
-    rejected(c, &e, &["`nodes`", "250000", "--allow-large"]);
+    rejected(c, &e, &["`nodes`", "150000", "--allow-large"]);
     let (c, e) = run(p, many, &["--duration", "10ms", "--allow-large"]);
     assert_eq!(c, 0, "{e}");
 }

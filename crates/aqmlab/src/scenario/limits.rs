@@ -14,7 +14,7 @@
 //! | throughput bins | (duration / `output.throughput_bin` + 1) × flows of `[[flows]]` | 2×10⁷ | 8 B each, copied once into the results |
 //! | flows | Σ `flows[].count` | 10⁵ | ~2 KB each |
 //! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
-//! | nodes | hosts + routers (routing holds a row per forwarding node, a column per attachment point) | 250 000 | about 1 KB × nodes with their links |
+//! | nodes | hosts + routers (routing holds a row per forwarding node, a column per attachment point) | 150 000 | about 1 KB × nodes with their links |
 //! | links | `[[links]]` | 10⁵ | two ports each |
 //! | sweep runs | combinations × seeds (results are kept until the tables are written) | 10⁴ | one run's results each |
 //! | worker threads | `--jobs` | 1024 | a thread stack each |
@@ -31,6 +31,9 @@ pub struct Limits {
     pub workload_flows: u64,
     pub nodes: u64,
     pub links: u64,
+    /// Segments the flows' first windows put in flight at once: Σ count ×
+    /// min(init_cwnd, max_window); each is tracked by its sender.
+    pub initial_window_segments: u64,
     pub sweep_runs: u64,
     pub jobs: u64,
 }
@@ -42,8 +45,9 @@ impl Limits {
         throughput_bins: 20_000_000,
         flows: 100_000,
         workload_flows: 500_000,
-        nodes: 250_000,
+        nodes: 150_000,
         links: 1_000_000,
+        initial_window_segments: 10_000_000,
         sweep_runs: 10_000,
         jobs: 1024,
     };
@@ -57,6 +61,7 @@ impl Limits {
         workload_flows: u64::MAX,
         nodes: u64::MAX,
         links: u64::MAX,
+        initial_window_segments: u64::MAX,
         sweep_runs: u64::MAX,
         jobs: u64::MAX,
     };
@@ -99,6 +104,7 @@ pub struct Estimate {
     pub workload_flows: u64,
     pub nodes: u64,
     pub links: u64,
+    pub initial_window_segments: u64,
 }
 
 /// Samples of a series sampled every `every` over `duration` (both ns).
@@ -152,7 +158,21 @@ impl Scenario {
                 .fold(0u64, |a, b| a.saturating_add(b)),
             nodes: (self.nodes.hosts.len() + self.nodes.routers.len()) as u64,
             links: self.links.len() as u64,
+            initial_window_segments: (0..self.flows.len())
+                .map(|i| self.initial_window(i))
+                .fold(0u64, |a, b| a.saturating_add(b)),
         }
+    }
+
+    /// Segments flow group `i`'s first windows put in flight (0 for CBR).
+    fn initial_window(&self, i: usize) -> u64 {
+        let f = &self.flows[i];
+        if f.cbr.is_some() {
+            return 0;
+        }
+        let p = self.tcp_params(i);
+        let w = p.init_cwnd.ceil().min(p.max_window as f64).max(1.0) as u64;
+        w.saturating_mul(f.count as u64)
     }
 
     /// Refuse a scenario whose [`Scenario::estimate`] exceeds `lim`; the
@@ -185,6 +205,16 @@ impl Scenario {
             e.flows,
             lim.flows,
             "lower the flows' `count`",
+        )?;
+        let widest = (0..self.flows.len())
+            .max_by_key(|&i| (self.initial_window(i), std::cmp::Reverse(i)))
+            .unwrap_or(0);
+        check(
+            format!("flows[{widest}]"),
+            "segments in the flows' first windows (Σ count × min(init_cwnd, max_window))",
+            e.initial_window_segments,
+            lim.initial_window_segments,
+            "lower the flows' `count`, `tcp.init_cwnd` or `tcp.max_window`",
         )?;
         let wl = self
             .workloads
@@ -339,6 +369,17 @@ trace_cwnd = true
         let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
         assert_eq!(k, "workloads[0].connections");
         assert!(m.contains("8000000000"), "{m}");
+
+        // first windows: 65 535 flows × min(10⁶, max_window 10 000) segments
+        let s = Scenario::from_toml(
+            &BASE.replace("count = 3", "count = 65535\ntcp = { init_cwnd = 1000000 }"),
+            "t.toml",
+        )
+        .unwrap();
+        let (k, m) = s.check_limits(&Limits::DEFAULT).unwrap_err();
+        assert_eq!(k, "flows[0]");
+        assert!(m.contains("655350000") && m.contains("10000000"), "{m}");
+        assert!(s.check_limits(&Limits::NONE).is_ok());
     }
 
     #[test]
