@@ -123,10 +123,16 @@ impl Staging {
     /// Stage files for `dir`, creating it (and its parents) if missing.
     /// Leftover temporary files of an interrupted earlier run are removed.
     pub fn new(dir: &Path) -> std::io::Result<Staging> {
-        if !dir.exists() {
-            lock(&LIVE_DIRS).insert(dir.to_path_buf());
+        {
+            // Under the commit lock, which `abort_cleanup` takes for good:
+            // once it has cleaned up, no staging creates another folder
+            // (a worker thread would otherwise leave an empty run folder).
+            let _g = lock(&COMMIT);
+            if !dir.exists() {
+                lock(&LIVE_DIRS).insert(dir.to_path_buf());
+            }
+            fs::create_dir_all(dir).map_err(|e| path_err(dir, e))?;
         }
-        fs::create_dir_all(dir).map_err(|e| path_err(dir, e))?;
         if let Ok(rd) = fs::read_dir(dir) {
             for e in rd.flatten() {
                 if e.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
@@ -164,6 +170,8 @@ impl Staging {
 
     /// Create file `name` (under its temporary name), buffered.
     pub fn create(&mut self, name: &str) -> std::io::Result<BufWriter<fs::File>> {
+        // registered and created under the commit lock, as in `new`
+        let _g = lock(&COMMIT);
         let p = self.path(name);
         Ok(BufWriter::new(
             fs::File::create(&p).map_err(|e| path_err(&self.dir.join(name), e))?,
