@@ -291,6 +291,7 @@ impl Simulation {
             links,
             conservation: self.conservation(),
             series: self.collect_series(),
+            parallel: self.parallel_report(),
         }
     }
 }
