@@ -52,11 +52,16 @@ pub fn main(threads: &[usize], runs: u32, duration: &str) -> CliResult {
         "wait"
     );
     let mut base: Option<(f64, String)> = None;
+    let mut seq_cpu = None;
     for &t in threads {
         let mut walls = Vec::new();
         let mut last = None;
+        let mut cpu = 0.0;
         for _ in 0..runs {
-            let r = Simulation::with_threads(&sc, sc.seed, t).run();
+            let mut sim = Simulation::with_threads(&sc, sc.seed, t);
+            let c0 = aqmlab::sim::thread_cpu_seconds();
+            let r = sim.run();
+            cpu = aqmlab::sim::thread_cpu_seconds() - c0;
             walls.push(r.wall_seconds);
             last = Some(r);
         }
@@ -83,15 +88,26 @@ pub fn main(threads: &[usize], runs: u32, duration: &str) -> CliResult {
             p.map_or(0.0, |p| p.windows_per_sim_s),
             p.map_or(0.0, |p| p.wait_fraction * 100.0),
         );
-        if let Some(p) = p {
-            if let Some(n) = &p.note {
-                println!("        sequential: {n}");
-            }
-            for (i, x) in p.parts.iter().enumerate() {
-                println!(
-                    "        LP {i}: {} nodes, expected work {:.0}, {} events, busy {:.2} s, waiting {:.2} s, {} packets in / {} out over cut links",
-                    x.nodes, x.expected_work, x.events, x.busy_s, x.wait_s, x.cut_in, x.cut_out
-                );
+        let seq_cpu = *seq_cpu.get_or_insert(cpu);
+        match p {
+            None => println!("        CPU {cpu:.2} s (the calling thread)"),
+            Some(p) => {
+                if let Some(n) = &p.note {
+                    println!("        sequential: {n}");
+                }
+                for (i, x) in p.parts.iter().enumerate() {
+                    println!(
+                        "        LP {i}: {} nodes, expected work {:.0}, {} events, CPU {:.2} s, busy {:.2} s, waiting {:.2} s, {} packets in / {} out over cut links",
+                        x.nodes, x.expected_work, x.events, x.cpu_s, x.busy_s, x.wait_s, x.cut_in, x.cut_out
+                    );
+                }
+                let crit = p.parts.iter().map(|x| x.cpu_s).fold(0.0, f64::max);
+                if crit > 0.0 {
+                    println!(
+                        "        one-thread CPU / busiest process's CPU: {:.2} (the speed-up with a free core per process)",
+                        seq_cpu / crit
+                    );
+                }
             }
         }
     }

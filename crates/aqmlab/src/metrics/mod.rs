@@ -290,7 +290,7 @@ pub struct WorkloadResult {
 
 /// How a run used threads (`summary.json` key `parallel`, present when a
 /// run asked for more than one thread). The timings in it (`busy_s`,
-/// `wait_s`, `wait_fraction`) are wall-clock measurements; everything else
+/// `wait_s`, `cpu_s`, `wait_fraction`) are measurements; everything else
 /// in `summary.json` is the same whatever the thread count.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ParallelReport {
@@ -321,6 +321,8 @@ pub struct PartReport {
     pub events: u64,
     pub busy_s: f64,
     pub wait_s: f64,
+    /// CPU seconds of its thread (on a shared machine less than busy_s).
+    pub cpu_s: f64,
     /// This process's packet ledger: sent + cut_in = delivered + dropped +
     /// in_flight + cut_out.
     pub sent: u64,

@@ -173,7 +173,8 @@ impl Simulation {
             plan = Some(super::partition::Plan {
                 node_lp: node_lp.clone(),
                 parts,
-                lookahead: la.unwrap_or(0),
+                // no cut link: nothing to wait for
+                lookahead: la.unwrap_or(Time::MAX),
                 weights: vec![0.0; parts],
                 cut_links,
             });

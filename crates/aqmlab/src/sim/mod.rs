@@ -33,6 +33,7 @@ use lp::Lp;
 use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
+pub use parallel::thread_cpu_seconds;
 
 /// What every logical process reads and none writes while running.
 pub(crate) struct Shared {
@@ -145,6 +146,7 @@ impl Simulation {
                     events: lp.events.popped(),
                     busy_s: st.busy_s,
                     wait_s: st.wait_s,
+                    cpu_s: st.cpu_s,
                     sent: lp.ledger.sent,
                     delivered: lp.ledger.delivered,
                     dropped: lp.ledger.dropped,
@@ -191,6 +193,7 @@ impl Simulation {
                 for (a, b) in self.stats.iter_mut().zip(st) {
                     a.wait_s += b.wait_s;
                     a.busy_s += b.busy_s;
+                    a.cpu_s += b.cpu_s;
                 }
             }
             _ => {

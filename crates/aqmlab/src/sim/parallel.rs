@@ -33,6 +33,17 @@ pub struct LpStats {
     pub wait_s: f64,
     /// Wall seconds spent running events.
     pub busy_s: f64,
+    /// CPU seconds of the process's thread.
+    pub cpu_s: f64,
+}
+
+/// CPU time of the calling thread in seconds (Linux schedstat; 0 where it
+/// is not available).
+pub fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
 }
 
 /// The shared state of one parallel run.
@@ -65,6 +76,7 @@ impl Sync {
 fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -> (u64, LpStats) {
     let me = lp.id.ix();
     let mut st = LpStats::default();
+    let cpu0 = thread_cpu_seconds();
     sy.next[0][me].store(lp.events.peek_time().unwrap_or(u64::MAX), Ordering::SeqCst);
     let t0 = Instant::now();
     sy.barrier.wait();
@@ -103,6 +115,7 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
         st.wait_s += w.elapsed().as_secs_f64();
         r += 1;
     }
+    st.cpu_s = thread_cpu_seconds() - cpu0;
     (r as u64, st)
 }
 
