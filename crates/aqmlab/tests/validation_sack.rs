@@ -546,3 +546,82 @@ fn rack_recovers_a_lost_retransmission_without_timeout() {
     assert_eq!(n_rack, 2, "the lost retransmission is resent once more");
     assert_eq!(to_plain, 1, "RFC 6675 alone needs the RTO");
 }
+
+fn rto(s: &mut Sender, now: Time) -> Vec<u32> {
+    let mut out = vec![];
+    let mut timers = vec![];
+    s.on_rto(&mut TcpCtx {
+        now,
+        out: &mut out,
+        timers: &mut timers,
+    });
+    out.iter().map(|p| p.seq).collect()
+}
+
+fn cubic_ns3() -> CcKind {
+    CcKind::from_value(toml::Value::Table(toml::toml! {
+        kind = "cubic"
+        variant = "ns3"
+    }))
+    .expect("cubic ns3")
+}
+
+/// After a timeout with SACK the window grows by what an ACK newly
+/// delivers, not by how far the cumulative ACK moves (ns-3 `TcpRateOps`
+/// `currentDelivered`, Linux `tcp_cong_avoid(sk, ack, delivered)`): when
+/// the retransmission of the only hole arrives, the cumulative ACK jumps
+/// over 99 segments the receiver already held and SACKed; slow start adds
+/// one segment for the one newly delivered, so two segments leave, not a
+/// burst of a hundred.
+#[test]
+fn after_a_timeout_growth_counts_newly_delivered_segments() {
+    let mut p = params(true);
+    p.init_cwnd = 100.0;
+    p.init_ssthresh = 1e9;
+    p.dupack_threshold = 1000; // only the timer repairs
+    let mut out = vec![];
+    let mut timers = vec![];
+    let mut s = Sender::new(p, cubic_ns3().build(), 0, 0, 1, Some(1000 * 1000));
+    s.start(&mut TcpCtx {
+        now: 0,
+        out: &mut out,
+        timers: &mut timers,
+    });
+    assert_eq!(out.len(), 100);
+    // segment 0 lost, 1..99 SACKed
+    assert!(sack_ack(&mut s, 0, &[(1, 100)]).is_empty());
+    assert_eq!(rto(&mut s, 1000 * MS), vec![0], "the hole, under cwnd 1");
+    assert_eq!(s.st.cwnd, 1.0);
+    let sent = sack_ack(&mut s, 100, &[]);
+    assert_eq!(s.snd_una, 100);
+    assert_eq!(s.st.cwnd, 2.0, "one newly delivered segment: cwnd 1 -> 2");
+    assert_eq!(sent, vec![100, 101], "two new segments, not a burst");
+}
+
+/// RFC 5681 §3.1: a second timeout before the first one's recovery ends
+/// (the retransmitted segment is lost again) keeps ssthresh — as Linux
+/// `tcp_enter_loss` and ns-3 `ReTxTimeout` do — and doubles the RTO
+/// (RFC 6298 §5.5). Without the rule ssthresh would fall to 2 (half the
+/// one segment in flight).
+#[test]
+fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
+    let mut p = params(true);
+    p.init_cwnd = 100.0;
+    p.init_ssthresh = 1e9;
+    p.dupack_threshold = 1000;
+    let (mut s, first) = started(p, 1000);
+    assert_eq!(first.len(), 100);
+    // 0..50 lost, 50..100 SACKed: pipe 50 at the first timeout
+    assert!(sack_ack(&mut s, 0, &[(50, 100)]).is_empty());
+    let rto0 = s.rto();
+    assert_eq!(rto(&mut s, 1000 * MS), vec![0]);
+    assert_eq!(s.st.ssthresh, 25.0, "NewReno: half of pipe 50");
+    assert_eq!(s.rto(), 2 * rto0);
+    // the retransmission of 0 is lost too: the timer fires again
+    assert_eq!(rto(&mut s, 3000 * MS), vec![0]);
+    assert_eq!(s.st.ssthresh, 25.0, "held on the repeated timeout");
+    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.rto(), 4 * rto0, "backed off twice");
+    assert_eq!(s.counters.timeouts, 2);
+    assert_eq!(s.counters.retransmits, 2);
+}

@@ -19,6 +19,16 @@
 //! - RFC 5681 §3.1: after a timeout `cwnd = 1` (loss window) and go-back-N
 //!   from the first unacknowledged segment (Reno, NewReno); with SACK
 //!   recovery only segments not SACKed are resent (RFC 6675 §5.1).
+//!   With SACK recovery a timeout while the previous timeout's recovery is
+//!   still under way keeps ssthresh (RFC 5681 §3.1, Linux `tcp_enter_loss`,
+//!   ns-3 `TcpSocketBase::ReTxTimeout`); Reno/NewReno keep ns-2's rule
+//!   (ssthresh from the flight on every timeout).
+//! - Window growth outside recovery is by the segments an ACK newly
+//!   delivers (`LossRecovery::newly_delivered`: with SACK the cumulative
+//!   advance less what was SACKed before, plus what it newly SACKs — ns-3
+//!   `currentDelivered`, Linux `tcp_cong_avoid(sk, ack, delivered)`), so an
+//!   ACK that fills the only hole after a timeout does not open the window
+//!   by everything the receiver held.
 //! - RFC 3168 §6.1.2: on an ACK with ECE, reduce the window as for a loss,
 //!   at most once per window of data (losses and ECE together: neither a
 //!   loss nor an ECE from a window already reduced reduces it again), and
@@ -564,7 +574,10 @@ impl Sender {
         let restart_timer = r.restart_timer;
         if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
-            self.cc.on_ack(&mut self.st, acked);
+            let grow = self.rec.newly_delivered(acked);
+            if grow > 0 {
+                self.cc.on_ack(&mut self.st, grow);
+            }
         } else if !self.in_recovery {
             self.dupacks = 0;
         }
@@ -610,7 +623,9 @@ impl Sender {
             }
             SenderState::Established if self.snd_una < self.snd_max => {
                 self.counters.timeouts += 1;
-                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                if !self.rec.holds_ssthresh_on_timeout() {
+                    self.st.ssthresh = self.cc.ssthresh(&self.st);
+                }
                 self.cc.on_timeout(&self.st);
                 self.st.cwnd = 1.0;
                 let go_back_n = self.with_rec(|r, io| r.on_rto(io));
