@@ -625,3 +625,62 @@ fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
     assert_eq!(s.counters.timeouts, 2);
     assert_eq!(s.counters.retransmits, 2);
 }
+
+/// RFC 3042 §2 (Limited Transmit, without SACK): on each of the first two
+/// duplicate ACKs one new segment goes if outstanding data stays at most
+/// cwnd + 2 segments; cwnd is not changed; the third duplicate ACK is the
+/// fast retransmit. Without the option the first two send nothing.
+#[test]
+fn limited_transmit_rfc3042_first_two_dupacks() {
+    let run = |lt: bool| {
+        let mut p = params(false);
+        p.init_cwnd = 10.0;
+        p.limited_transmit = lt;
+        let (mut s, first) = started(p, 100);
+        assert_eq!(first, (0..10).collect::<Vec<_>>());
+        // segment 0 is lost: 1, 2, 3 arrive and each gives a duplicate ACK
+        let d1 = sack_ack(&mut s, 0, &[]);
+        let cw1 = s.st.cwnd;
+        let d2 = sack_ack(&mut s, 0, &[]);
+        let cw2 = s.st.cwnd;
+        let d3 = sack_ack(&mut s, 0, &[]);
+        (d1, d2, d3, cw1, cw2, s.in_recovery)
+    };
+    let (d1, d2, d3, cw1, cw2, rec) = run(true);
+    assert_eq!((d1, d2), (vec![10], vec![11]), "one new segment per dupack");
+    assert_eq!((cw1, cw2), (10.0, 10.0), "cwnd MUST NOT be changed");
+    assert!(rec);
+    assert_eq!(d3, vec![0], "third dupack: fast retransmit only");
+    let (d1, d2, d3, _, _, _) = run(false);
+    assert!(d1.is_empty() && d2.is_empty());
+    assert_eq!(d3, vec![0]);
+}
+
+/// RFC 6675 §5 step (3) (Limited Transmit with SACK): before DupThresh,
+/// new data goes while cwnd − pipe ≥ 1 — one new segment for every segment
+/// the receiver SACKs, however many duplicate ACKs that takes (here
+/// DupThresh 5 and an ACK that SACKs two segments at once).
+#[test]
+fn limited_transmit_with_sack_follows_pipe() {
+    let mut p = params(true);
+    p.init_cwnd = 10.0;
+    p.dupack_threshold = 5;
+    p.limited_transmit = true;
+    let (mut s, _) = started(p, 100);
+    assert_eq!(sack_ack(&mut s, 0, &[(1, 2)]), vec![10]);
+    assert_eq!(
+        sack_ack(&mut s, 0, &[(1, 4)]),
+        vec![11, 12],
+        "two SACKed: two new"
+    );
+    assert_eq!(sack_ack(&mut s, 0, &[(1, 5)]), vec![13]);
+    assert!(!s.in_recovery, "IsLost(0) needs 5 SACKed above");
+    assert_eq!(s.st.cwnd, 10.0);
+    assert_eq!(s.snd_max - s.snd_una - s.counters.retransmits as u32, 14);
+    // without the option nothing new goes before recovery
+    let mut p = params(true);
+    p.init_cwnd = 10.0;
+    p.dupack_threshold = 5;
+    let (mut s, _) = started(p, 100);
+    assert!(sack_ack(&mut s, 0, &[(1, 4)]).is_empty());
+}

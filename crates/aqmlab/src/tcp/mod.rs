@@ -103,6 +103,9 @@ pub struct TcpOptions {
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
+    /// Limited Transmit (RFC 3042; RFC 6675 §5 step 3 with SACK): new data
+    /// on the duplicate ACKs before DupThresh.
+    pub limited_transmit: Option<bool>,
 }
 
 impl TcpOptions {
@@ -133,7 +136,8 @@ impl TcpOptions {
             recovery,
             prr,
             rack,
-            pacing
+            pacing,
+            limited_transmit
         );
     }
 }
@@ -173,6 +177,7 @@ pub struct TcpParams {
     pub prr: bool,
     pub rack: bool,
     pub pacing: bool,
+    pub limited_transmit: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -206,6 +211,7 @@ impl Default for TcpParams {
             prr: false,
             rack: false,
             pacing: false,
+            limited_transmit: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -265,6 +271,7 @@ impl TcpParams {
         set!(prr);
         set!(rack);
         set!(pacing);
+        set!(limited_transmit);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }

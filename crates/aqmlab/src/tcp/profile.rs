@@ -107,6 +107,8 @@ impl Profile {
                 p.timestamps = true;
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
+                // TcpSocketBase "LimitedTransmit", default true
+                p.limited_transmit = true;
             }
             Profile::Linux => {
                 p.init_cwnd = 10.0;
@@ -122,6 +124,9 @@ impl Profile {
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
                 p.rack = true;
+                // tcp_cwnd_test counts tcp_packets_in_flight (SACKed and
+                // lost segments out): new data goes on every SACKed dupack
+                p.limited_transmit = true;
             }
         }
         p

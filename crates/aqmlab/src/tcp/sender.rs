@@ -34,6 +34,12 @@
 //!   loss nor an ECE from a window already reduced reduces it again), and
 //!   set CWR on the first new segment after any reduction (ECE, fast
 //!   retransmit or timeout).
+//! - Limited Transmit (`limited_transmit = true`): RFC 3042 §2 without
+//!   SACK (one new segment on each of the first two duplicate ACKs,
+//!   outstanding data at most cwnd + 2, cwnd unchanged); with SACK recovery
+//!   RFC 6675 §5 step (3): outside recovery new data goes while
+//!   pipe < cwnd, which ns-3 (`AvailableWindow` over `BytesInFlight`) and
+//!   Linux (`tcp_cwnd_test` over `tcp_packets_in_flight`) do on every ACK.
 //! - Pacing (`pacing = true`): Linux `tcp_update_pacing_rate` — rate =
 //!   `mss·max(cwnd, in_flight)/srtt`, × 200 % while `cwnd < ssthresh/2`
 //!   (`tcp_pacing_ss_ratio`), × 120 % otherwise (`tcp_pacing_ca_ratio`);
@@ -412,7 +418,9 @@ impl Sender {
             }
             return;
         }
-        let wnd = self.window();
+        let wnd = self
+            .window()
+            .saturating_add(self.limited_transmit_allowance());
         while self.snd_nxt < self.total_segs
             && self.snd_nxt < self.snd_una.saturating_add(wnd)
             && !self.paced_out(ctx)
@@ -420,6 +428,26 @@ impl Sender {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
+        }
+    }
+
+    /// Segments Limited Transmit lets go beyond `snd_una + cwnd` outside
+    /// recovery (`tcp.limited_transmit`). With a SACK scoreboard, what the
+    /// receiver holds or is presumed lost no longer counts, so new data goes
+    /// while pipe < cwnd (RFC 6675 §5 step 3; ns-3 `AvailableWindow` over
+    /// `BytesInFlight`, Linux `tcp_packets_in_flight`). Without SACK, one
+    /// more segment on each of the first two duplicate ACKs below DupThresh
+    /// (RFC 3042 §2: outstanding data at most cwnd + 2 segments, cwnd
+    /// unchanged).
+    fn limited_transmit_allowance(&self) -> u32 {
+        if !self.p.limited_transmit || self.in_recovery {
+            0
+        } else if self.rec.counts_pipe() {
+            self.rec.not_in_flight()
+        } else if self.dupacks < self.p.dupack_threshold {
+            self.dupacks.min(2)
+        } else {
+            0
         }
     }
 
@@ -606,7 +634,7 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        if send {
+        if send || (self.p.limited_transmit && !self.in_recovery) {
             self.send_available(ctx);
         }
     }

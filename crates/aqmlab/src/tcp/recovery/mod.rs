@@ -153,6 +153,13 @@ pub trait LossRecovery: Send {
         0
     }
 
+    /// The scheme keeps a scoreboard, so [`LossRecovery::not_in_flight`]
+    /// gives the RFC 6675 pipe (SACK); Reno and NewReno know nothing of
+    /// what the receiver holds.
+    fn counts_pipe(&self) -> bool {
+        false
+    }
+
     /// The highest segment a duplicate ACK must cover to start recovery
     /// (`recover`, RFC 6582 step 2).
     fn recover(&self) -> i64;

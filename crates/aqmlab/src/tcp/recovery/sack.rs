@@ -172,6 +172,10 @@ impl LossRecovery for SackRecovery {
         self.delivered
     }
 
+    fn counts_pipe(&self) -> bool {
+        true
+    }
+
     fn holds_ssthresh_on_timeout(&self) -> bool {
         self.in_loss
     }
