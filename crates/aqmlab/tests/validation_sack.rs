@@ -684,3 +684,122 @@ fn limited_transmit_with_sack_follows_pipe() {
     let (mut s, _) = started(p, 100);
     assert!(sack_ack(&mut s, 0, &[(1, 4)]).is_empty());
 }
+
+fn tlp_params(tlp: bool) -> TcpParams {
+    let mut p = params(true);
+    p.rack = true;
+    p.tlp = tlp;
+    p
+}
+
+/// RFC 8985 §7 (Tail Loss Probe): the last three segments of a transfer
+/// are lost, so no ACK can start recovery. Without TLP only the RTO
+/// (200 ms here) repairs them. With TLP a probe — the highest segment,
+/// since no new data is left (§7.3) — leaves 2·SRTT after the last ACK;
+/// its SACK lets RACK mark the other two lost and fast recovery repairs
+/// them, with no timeout. The window is reduced once (§7.4.2: without
+/// D-SACK a retransmitted probe counts as a loss; here recovery reduces).
+#[test]
+fn tail_loss_probe_repairs_a_tail_loss_without_timeout() {
+    let run = |tlp: bool| {
+        let mut p = tlp_params(tlp);
+        p.init_cwnd = 20.0;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            10 * MS,
+            &[17, 18, 19],
+            Some(20_000),
+        );
+        path.run_until(10_000 * MS, |s| s.completion_time.is_some());
+        let done = path.s.completion_time.expect("transfer completes");
+        let probe = path.log.iter().find(|e| e.2).map(|e| (e.0, e.1));
+        (
+            path.s.counters.timeouts,
+            path.s.counters.loss_probes,
+            done,
+            probe,
+            path.s.srtt(),
+        )
+    };
+    let (to, probes, done, probe, srtt) = run(true);
+    let (probe_t, probe_seq) = probe.expect("a retransmission");
+    let srtt = srtt.expect("an RTT sample");
+    println!("TLP: {to} timeouts, {probes} probes, probe of {probe_seq} at {probe_t} ns (SRTT {srtt}), done at {done}");
+    assert_eq!(to, 0, "the probe repairs the tail");
+    assert_eq!(probes, 1);
+    assert_eq!(probe_seq, 19, "§7.3: the highest segment sent");
+    // the last ACK (for 16) arrives about one RTT (~20.2 ms) after the
+    // window left; the probe 2·SRTT later
+    assert!(
+        probe_t >= 20 * MS + 2 * (srtt - MS) && probe_t <= 22 * MS + 2 * (srtt + MS),
+        "probe at {probe_t}, SRTT {srtt}"
+    );
+    let (to_n, probes_n, done_n, _, _) = run(false);
+    println!("no TLP: {to_n} timeouts, done at {done_n}");
+    assert_eq!((to_n, probes_n), (1, 0), "without TLP the RTO repairs");
+    assert!(done < done_n, "TLP finishes earlier: {done} vs {done_n}");
+    assert!(done < 200 * MS, "before the 200 ms minimum RTO would fire");
+}
+
+/// RFC 8985 §7.2: PTO = 2·SRTT, plus WCDelAckT (200 ms) when one segment
+/// is outstanding; the earlier of PTO and RTO is armed; no probe while
+/// anything is SACKed.
+#[test]
+fn pto_follows_rfc8985_section_7_2() {
+    let mut p = tlp_params(true);
+    p.init_cwnd = 1.0;
+    p.min_rto = 1000 * MS;
+    let (mut s, first) = started(p.clone(), 10);
+    assert_eq!(first, vec![0]);
+    // the first ACK at 10 ms: SRTT 10 ms; cwnd 2: segments 1 and 2 leave
+    assert_eq!(sack_ack(&mut s, 1, &[]), vec![1, 2]);
+    assert_eq!(s.srtt(), Some(10 * MS));
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 20 * MS), "2·SRTT");
+    // a SACK (segment 2 arrived, 1 not): no probe, the RTO guards
+    sack_ack(&mut s, 1, &[(2, 3)]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 1000 * MS));
+    // one segment outstanding: 2·SRTT + 200 ms
+    let (mut s, _) = started(p.clone(), 2);
+    assert_eq!(sack_ack(&mut s, 1, &[]), vec![1]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 220 * MS));
+    // the RTO is earlier than the PTO: the RTO is armed
+    let mut q = p;
+    q.min_rto = 200 * MS;
+    let (mut s, _) = started(q, 2);
+    sack_ack(&mut s, 1, &[]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 200 * MS));
+    // the probe fires: new data if there is any (beyond cwnd), else the
+    // highest segment
+    let mut p = tlp_params(true);
+    p.init_cwnd = 1.0;
+    p.min_rto = 1000 * MS;
+    let (mut s, _) = started(p, 10);
+    sack_ack(&mut s, 1, &[]);
+    assert_eq!(
+        rto(&mut s, 30 * MS),
+        vec![3],
+        "new data, cwnd 2 notwithstanding"
+    );
+    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters.loss_probes, 1);
+    assert_eq!(
+        s.rto_timer.deadline(),
+        Some(30 * MS + 1000 * MS),
+        "one probe per episode: then the RTO"
+    );
+}
+
+/// `tlp` without `rack` makes no sense (RFC 8985 §7 relies on RACK to mark
+/// what the probe reveals): an error that names the key.
+#[test]
+fn tlp_needs_rack() {
+    let mut p = params(true);
+    p.tlp = true;
+    let (key, msg) = p.validate().expect_err("tlp without rack");
+    assert_eq!(key, "tlp");
+    assert!(msg.contains("rack = true"), "{msg}");
+    p.rack = true;
+    assert!(p.validate().is_ok());
+}

@@ -98,7 +98,7 @@ pub struct TcpOptions {
     /// Proportional Rate Reduction (RFC 6937) in SACK recovery.
     pub prr: Option<bool>,
     /// RACK loss detection (RFC 8985 §6) in SACK recovery; needs
-    /// `recovery = "sack"`. Tail loss probes (§7) are not modelled.
+    /// `recovery = "sack"`. Tail loss probes (§7) are `tlp`.
     pub rack: Option<bool>,
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
@@ -106,6 +106,8 @@ pub struct TcpOptions {
     /// Limited Transmit (RFC 3042; RFC 6675 §5 step 3 with SACK): new data
     /// on the duplicate ACKs before DupThresh.
     pub limited_transmit: Option<bool>,
+    /// Tail Loss Probe (RFC 8985 §7); needs `rack = true`.
+    pub tlp: Option<bool>,
 }
 
 impl TcpOptions {
@@ -137,7 +139,8 @@ impl TcpOptions {
             prr,
             rack,
             pacing,
-            limited_transmit
+            limited_transmit,
+            tlp
         );
     }
 }
@@ -178,6 +181,7 @@ pub struct TcpParams {
     pub rack: bool,
     pub pacing: bool,
     pub limited_transmit: bool,
+    pub tlp: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -212,6 +216,7 @@ impl Default for TcpParams {
             rack: false,
             pacing: false,
             limited_transmit: false,
+            tlp: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -272,6 +277,7 @@ impl TcpParams {
         set!(rack);
         set!(pacing);
         set!(limited_transmit);
+        set!(tlp);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }
@@ -337,6 +343,12 @@ impl TcpParams {
         if self.rack && self.recovery != Some(RecoveryKind::Sack) {
             return e("rack", "RACK needs recovery = \"sack\"");
         }
+        if self.tlp && !self.rack {
+            return e(
+                "tlp",
+                "the tail loss probe needs rack = true (RFC 8985 §7: RACK detects the losses the probe reveals)",
+            );
+        }
         Ok(())
     }
 }
@@ -350,6 +362,8 @@ pub struct FlowCounters {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Tail loss probes sent (RFC 8985 §7, `tcp.tlp`).
+    pub loss_probes: u64,
     /// Congestion-window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
 }
