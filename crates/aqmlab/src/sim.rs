@@ -196,7 +196,14 @@ impl Simulation {
                 let t = match &g.cbr {
                     Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0))),
                     None => Transport::Tcp {
-                        snd: Sender::new(p.clone(), g.cc.build(), fid, s, d, g.size.map(|x| x.0)),
+                        snd: Sender::new(
+                            p.clone(),
+                            g.cc.build_for(p.profile),
+                            fid,
+                            s,
+                            d,
+                            g.size.map(|x| x.0),
+                        ),
                         rcv: Receiver::new(&p, fid, d, s).with_echo(g.cc.ecn_echo()),
                     },
                 };
@@ -502,7 +509,14 @@ impl Simulation {
         let (s, d) = (self.node_ids[&sp.src], self.node_ids[&sp.dst]);
         let total = segments(sp.bytes, sp.params.mss);
         let t = Transport::Tcp {
-            snd: Sender::new(sp.params.clone(), sp.cc.build(), fid, s, d, Some(sp.bytes)),
+            snd: Sender::new(
+                sp.params.clone(),
+                sp.cc.build_for(sp.params.profile),
+                fid,
+                s,
+                d,
+                Some(sp.bytes),
+            ),
             rcv: Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo()),
         };
         let mut f = Flow::new(sp.group, sp.cc.name(), t, self.now, Some(total));
