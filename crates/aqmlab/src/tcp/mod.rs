@@ -241,6 +241,12 @@ impl TcpParams {
         } else {
             self.apply_keys(o);
         }
+        // A profile's TLP follows RACK: `rack = false` beside `linux-6.1`
+        // turns its probe off too; `tlp = true` written without RACK stays
+        // an error (`validate`).
+        if self.explicit.tlp.is_none() && !self.rack {
+            self.tlp = false;
+        }
     }
 
     fn apply_keys(&mut self, o: &TcpOptions) {
