@@ -116,8 +116,7 @@ fn explicit_keys_override_a_profile_at_any_level() {
         "profile = \"linux-6.1\"",
         "tcp = { rack = false, tlp = true }",
     )
-    .err()
-    .expect("tlp without rack");
+    .expect_err("tlp without rack");
     assert!(e.contains("tlp") && e.contains("rack = true"), "{e}");
 }
 
