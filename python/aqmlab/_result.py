@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from functools import cached_property
 from typing import Any
 
@@ -24,7 +25,8 @@ def run(scenario: Scenario | PathLike, seed: int | None = None) -> Result:
     sc = as_scenario(scenario)
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return Result(sc._native.run(seed), sc)
+    call = f"aqmlab.run({sc._call()}, seed={seed if seed is not None else sc.seed})"
+    return Result(sc._native.run(seed, list(sys.orig_argv), call), sc)
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
@@ -65,7 +67,11 @@ class Result:
 
     @cached_property
     def files(self) -> dict[str, bytes]:
-        """Every file ``aqmlab run`` writes for this run, name -> content."""
+        """Every file ``aqmlab run`` writes for this run, name -> content.
+
+        pcap traces (``output.pcap``) are recorded while a run goes: ask for
+        them with ``aqmlab.sweep(..., out=DIR)`` or the command line.
+        """
         return self._native.files()
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -123,7 +129,15 @@ class Result:
         return pd.DataFrame.from_records(rows)
 
     def write(self, out: PathLike) -> None:
-        """Write the files of ``aqmlab run --out DIR`` into ``out``."""
+        """Write the files of ``aqmlab run --out DIR`` into ``out``.
+
+        With them ``scenario.toml`` (the effective scenario, the run's seed
+        included) and ``provenance.json`` (aqmlab's version and git commit,
+        the scenario file, the changes made with :meth:`Scenario.set` as
+        ``path=value``, the seed, the scenario's SHA-256, the interpreter's
+        ``command_line`` and the Python ``call``). Files land complete or not
+        at all (temporary names renamed into place).
+        """
         self._native.write(os.fspath(out))
 
     def __repr__(self) -> str:
