@@ -43,6 +43,13 @@ class NativeScenario:
         command_line: list[str] = ...,
         call: str | None = None,
     ) -> RunOutput: ...
+    def run_into(
+        self,
+        dir: _Path,
+        seed: int | None = None,
+        command_line: list[str] = ...,
+        call: str | None = None,
+    ) -> RunOutput: ...
 
 class RunOutput:
     @property

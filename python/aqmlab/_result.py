@@ -15,18 +15,27 @@ from . import _native
 from ._scenario import PathLike, Scenario, as_scenario
 
 
-def run(scenario: Scenario | PathLike, seed: int | None = None) -> Result:
+def run(
+    scenario: Scenario | PathLike, seed: int | None = None, out: PathLike | None = None
+) -> Result:
     """Run a scenario (a :class:`Scenario` or a path to a TOML file).
 
     ``seed`` defaults to the scenario's ``seed``. The simulation runs without
-    the GIL, so threads can run several at once. Raises
-    :class:`aqmlab.ScenarioError` for a bad scenario.
+    the GIL, so threads can run several at once. With ``out``, the run's
+    files are also written there as ``aqmlab run --out DIR`` writes them,
+    pcap traces (``output.pcap``) included (see :meth:`Result.write`).
+    Raises :class:`aqmlab.ScenarioError` for a bad scenario.
     """
     sc = as_scenario(scenario)
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    call = f"aqmlab.run({sc._call()}, seed={seed if seed is not None else sc.seed})"
-    return Result(sc._native.run(seed, list(sys.orig_argv), call), sc)
+    shown = seed if seed is not None else sc.seed
+    argv = list(sys.orig_argv)
+    if out is None:
+        call = f"aqmlab.run({sc._call()}, seed={shown})"
+        return Result(sc._native.run(seed, argv, call), sc)
+    call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r})"
+    return Result(sc._native.run_into(os.fspath(out), seed, argv, call), sc)
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
@@ -70,7 +79,7 @@ class Result:
         """Every file ``aqmlab run`` writes for this run, name -> content.
 
         pcap traces (``output.pcap``) are recorded while a run goes: ask for
-        them with ``aqmlab.sweep(..., out=DIR)`` or the command line.
+        them with ``aqmlab.run(..., out=DIR)`` or ``aqmlab.sweep(..., out=DIR)``.
         """
         return self._native.files()
 

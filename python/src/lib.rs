@@ -438,6 +438,33 @@ impl NativeScenario {
         })
     }
 
+    /// Run with `seed` (default: the scenario's) and write every file
+    /// `aqmlab run --out dir` writes into `dir` (pcap traces included, which
+    /// are recorded while the run goes), renamed into place together; GIL
+    /// released.
+    #[pyo3(signature = (dir, seed=None, command_line=Vec::new(), call=None))]
+    fn run_into(
+        &self,
+        py: Python<'_>,
+        dir: std::path::PathBuf,
+        seed: Option<u64>,
+        command_line: Vec<String>,
+        call: Option<String>,
+    ) -> PyResult<RunOutput> {
+        let seed = seed.unwrap_or(self.sc.seed);
+        let (toml, prov) = self.provenance_for(seed, command_line, call)?;
+        let sc = &self.sc;
+        let (r, _) = py
+            .detach(|| output::run_into(sc, seed, &dir, &sc.name, &toml, &prov))
+            .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))?;
+        Ok(RunOutput {
+            r,
+            seed,
+            toml,
+            prov,
+        })
+    }
+
     /// Pickle as (TOML text, file name).
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,

@@ -96,9 +96,9 @@ impl Flow {
     }
 }
 
-/// A packet tap (see [`Simulation::set_tap`]): (time, packet, flow's MSS
-/// or 0 for a CBR flow).
-pub type PacketTap = Box<dyn FnMut(Time, &Packet, u32) + Send>;
+/// A packet tap (see [`Simulation::set_tap`]): (time, packet, the flow's
+/// TCP parameters or `None` for a CBR flow).
+pub type PacketTap = Box<dyn FnMut(Time, &Packet, Option<&crate::tcp::TcpParams>) + Send>;
 
 pub struct Simulation {
     name: String,
@@ -282,7 +282,7 @@ impl Simulation {
     /// Call `tap` with every packet transmitted on link direction `link`
     /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
     /// counts), stamped with the time its transmission started, with its
-    /// flow's MSS (0 for CBR).
+    /// flow's TCP parameters (`None` for CBR).
     /// Returns false when there is no such link direction.
     pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
         let Some(i) = self.links.iter().position(|l| l.name == link) else {
@@ -398,12 +398,12 @@ impl Simulation {
         let link = &mut self.links[li as usize];
         let p = link.tx.take().expect("transmitting");
         if let Some(Some(tap)) = self.taps.get_mut(li as usize) {
-            let mss = match self.flows.get(p.flow as usize).map(|f| &f.t) {
-                Some(Transport::Tcp { snd, .. }) => snd.p.mss,
-                _ => 0,
+            let tcp = match self.flows.get(p.flow as usize).map(|f| &f.t) {
+                Some(Transport::Tcp { snd, .. }) => Some(&*snd.p),
+                _ => None,
             };
             // Stamped with the start of its transmission.
-            tap(now - tx_time(p.size, link.rate_bps), &p, mss);
+            tap(now - tx_time(p.size, link.rate_bps), &p, tcp);
         }
         link.tx_pkts += 1;
         link.tx_bytes += p.size as u64;
