@@ -5,6 +5,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::tcp::cc::cubic::CubicVariant;
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Profile, RecoveryKind, Sender, TcpCtx, TcpParams};
 use aqmlab::Scenario;
@@ -74,7 +75,7 @@ fn profiles_set_their_stacks_defaults() {
     assert_eq!(linux.granularity, 200 * MS, "rttvar floored at tcp_rto_min");
     assert_eq!(linux.delack_timeout, 40 * MS);
     assert!(linux.rack && !ns3.rack);
-    assert_eq!(Profile::Linux.cubic_variant(), "linux");
+    assert_eq!(Profile::Linux.cubic_variant(), CubicVariant::Linux);
     let ns2 = scenario("profile = \"ns2-2.35\"", "")
         .unwrap()
         .tcp_params(0);
@@ -109,6 +110,14 @@ fn explicit_keys_override_a_profile_at_any_level() {
     .tcp_params(0);
     assert!(!p.sack && p.timestamps);
     assert_eq!(p.recovery, Some(RecoveryKind::NewReno));
+    // the profile's TLP follows RACK off; written explicitly it is an error
+    assert!(!p.tlp);
+    let e = scenario(
+        "profile = \"linux-6.1\"",
+        "tcp = { rack = false, tlp = true }",
+    )
+    .expect_err("tlp without rack");
+    assert!(e.contains("tlp") && e.contains("rack = true"), "{e}");
 }
 
 #[test]

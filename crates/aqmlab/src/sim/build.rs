@@ -102,7 +102,14 @@ fn build_flow(
     let t = match &g.cbr {
         Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0))),
         None => Transport::Tcp(TcpPair {
-            snd: Sender::new(p.clone(), g.cc.build(), fid, s, d, g.size.map(|x| x.0)),
+            snd: Sender::new(
+                p.clone(),
+                g.cc.build_for(p.profile),
+                fid,
+                s,
+                d,
+                g.size.map(|x| x.0),
+            ),
             rcv: Receiver::new(p, fid, d, s).with_echo(g.cc.ecn_echo()),
         }),
     };

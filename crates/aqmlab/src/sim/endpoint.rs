@@ -343,7 +343,14 @@ impl Lp {
         let (s, d) = (sh.node_ids[&sp.src], sh.node_ids[&sp.dst]);
         let total = segments(sp.bytes, sp.params.mss);
         let t = Transport::Tcp(TcpPair {
-            snd: Sender::new(sp.params.clone(), sp.cc.build(), fid, s, d, Some(sp.bytes)),
+            snd: Sender::new(
+                sp.params.clone(),
+                sp.cc.build_for(sp.params.profile),
+                fid,
+                s,
+                d,
+                Some(sp.bytes),
+            ),
             rcv: Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo()),
         });
         let mut f = Flow::new(fid, sp.group, sp.cc.name(), t, self.now, Some(total));
