@@ -224,6 +224,31 @@ fn lp_names_place_nodes_and_unknown_names_are_refused() {
     assert!(e.contains("lp.zz"), "{e}");
 }
 
+/// A workload (fat-tree-k8's web-search arrivals, spawning connections at
+/// run time) in a partition: hosts in one process, switches in another,
+/// cut on the 5 us links.
+#[test]
+fn workloads_run_in_one_process_of_a_partition() {
+    let f =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/fat-tree-k8.toml");
+    let sc = Scenario::from_file(f).unwrap();
+    assert!(!sc.workloads.is_empty());
+    let d = aqmlab::engine::secs(0.05);
+    let mut seq = Simulation::new(&sc, 1);
+    seq.set_duration(d);
+    let want = seq.run();
+    assert!(!want.requests.is_empty(), "the workload opened connections");
+    let host = |n: &str| n.starts_with('h');
+    let mut sim = Simulation::with_partition(&sc, 1, |n| if host(n) { 0 } else { 1 }).unwrap();
+    sim.set_duration(d);
+    let r = sim.run();
+    check_parts(&r);
+    assert_eq!(fingerprint(&r), fingerprint(&want));
+    // workload hosts split over two processes are refused
+    let e = Simulation::with_partition(&sc, 1, |n| if n.starts_with("h0") { 0 } else { 1 });
+    assert!(e.is_err());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 

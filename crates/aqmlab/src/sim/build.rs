@@ -166,7 +166,8 @@ impl Simulation {
     }
 
     /// Build with node `n` in logical process `part(n)` (for tests of
-    /// arbitrary partitions). Fails when a cut link has no delay.
+    /// arbitrary partitions). Fails when a cut link has no delay, or when
+    /// the hosts of the workloads are not all in one process.
     pub fn with_partition(
         sc: &Scenario,
         seed: u64,
@@ -188,6 +189,13 @@ impl Simulation {
             (node_lp, parts)
         });
         let mut sim = sim;
+        let wl_lps: std::collections::BTreeSet<u16> = (sc.workloads.iter())
+            .flat_map(|w| w.hosts())
+            .map(|(_, h)| part(h))
+            .collect();
+        if wl_lps.len() > 1 {
+            return Err("the workloads' hosts must share one process".into());
+        }
         match plan {
             Some(p) if p.cut_links > 0 && p.lookahead == 0 => {
                 Err("a cut link has no delay: no lookahead".into())
