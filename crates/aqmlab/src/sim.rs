@@ -764,6 +764,7 @@ impl Simulation {
                     to_secs(h.max())
                 },
                 classes: class_results(&l.port.by_class),
+                stats: crate::metrics::queue_stats(&*l.port.qd, l.port.classifier.as_deref()),
             });
             let last = queues.last_mut().expect("pushed");
             last.mean_len_pkts = l.port.mean_len_pkts(end);
@@ -864,7 +865,12 @@ impl Simulation {
                 })
             })
             .collect();
+        let cc_stats = crate::metrics::cc_stats(self.flows.iter().map(|f| match &f.t {
+            Transport::Tcp { snd, .. } => Some(snd.cc.as_ref()),
+            _ => None,
+        }));
         RunResult {
+            cc_stats,
             throughput,
             requests,
             workloads,

@@ -323,6 +323,22 @@ impl QueueDisc for Rio {
     fn avg_len(&self) -> Option<f64> {
         Some(self.avg_total)
     }
+    /// Each class's arrivals and signals (`short.*` = In, `long.*` = Out).
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let (s, l) = (self.short.stats, self.long.stats);
+        vec![
+            ("short.arrivals", s.arrivals as f64),
+            ("short.early", s.early as f64),
+            ("short.marked", s.marked as f64),
+            ("short.forced", s.forced as f64),
+            ("short.overflow", s.overflow as f64),
+            ("long.arrivals", l.arrivals as f64),
+            ("long.early", l.early as f64),
+            ("long.marked", l.marked as f64),
+            ("long.forced", l.forced as f64),
+            ("long.overflow", l.overflow as f64),
+        ]
+    }
 }
 
 impl super::registry::Registered for RioConfig {

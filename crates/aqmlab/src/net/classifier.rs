@@ -239,6 +239,18 @@ impl Classifier {
         self.table.len()
     }
 
+    /// Its counters and final threshold, for the queue's `stats` in
+    /// `summary.json`.
+    pub fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("tagged_in", self.counters.tagged_in as f64),
+            ("tagged_out", self.counters.tagged_out as f64),
+            ("expired", self.counters.expired as f64),
+            ("adjustments", self.history.len() as f64),
+            ("threshold", self.threshold),
+        ]
+    }
+
     /// Classify and tag `pkt` arriving at `now`.
     pub fn tag(&mut self, pkt: &mut Packet, now: Time) {
         self.tick(now);
