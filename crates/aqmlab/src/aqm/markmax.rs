@@ -2,8 +2,8 @@
 //! backlog, signalled by ECN.
 //!
 //! Source: N. Osipova, A. Blanc, K. Avrachenkov, "Improving TCP Fairness with
-//! MarkMax Policy" (slides `papers/markmax.txt`, "MarkMax algorithm"). No
-//! public code exists (`reference/anchors.md` §2.9); this file implements the
+//! MarkMax Policy" (slides, "MarkMax algorithm"). No
+//! public code of it exists; this file implements the
 //! slides' algorithm, run on every packet arrival:
 //!
 //! ```text

@@ -1,7 +1,7 @@
 //! The MarkMax fluid model and its threshold conditions.
 //!
 //! Source: N. Osipova, A. Blanc, K. Avrachenkov, "Improving TCP Fairness with
-//! MarkMax Policy" (slides `papers/markmax.txt`, "Fluid model" and
+//! MarkMax Policy" (slides, "Fluid model" and
 //! "Mathematical results: threshold selection").
 //!
 //! The model, as on the slides:

@@ -2,7 +2,7 @@
 //! (`Class::Out`) by how many packets their flow has sent.
 //!
 //! Source: L. Guo and I. Matta, "The War Between Mice and Elephants",
-//! ICNP 2001 (slides `mice-elephants-rio-ps.txt`, "Edge Router – Packet
+//! ICNP 2001 (slides, "Edge Router – Packet
 //! classification"): a counter per flow; a packet is short while its flow's
 //! count is ≤ `L_t`, long afterwards; entries idle for `T_u` are removed;
 //! every `T_c`, `L_t` is adjusted to keep the ratio of active short to long
