@@ -265,15 +265,17 @@ fn check_sweep(
     Ok(())
 }
 
+/// Per sweep point, its value on every axis.
+type AxisValues = Vec<Vec<String>>;
+
 /// Per sweep point: its value on every axis (a label where the axis gives
 /// them) and its scenario document (`base` with the axes' values set).
-#[allow(clippy::type_complexity)]
 fn axis_docs(
     spec: &aqmlab::scenario::SweepSpec,
     n_points: usize,
     base: &toml::Value,
     file: &str,
-) -> CliResult<(Vec<Vec<String>>, Vec<toml::Value>)> {
+) -> CliResult<(AxisValues, Vec<toml::Value>)> {
     let mut axis_values: Vec<Vec<String>> = Vec::new();
     let mut docs = Vec::new();
     for k0 in 0..n_points {

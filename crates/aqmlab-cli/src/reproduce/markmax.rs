@@ -1061,10 +1061,11 @@ fn sensitivity_tables(cx: &Ctx) -> (String, String) {
     (summary, md_rows(&head, &rows))
 }
 
-/// The fluid model beside the packet runs: (table, per configuration
-/// (scheme, δ2/δ1, fluid J, packet J)).
-#[allow(clippy::type_complexity)]
-fn fluid_table(cx: &Ctx) -> (String, Vec<(usize, f64, f64, f64)>) {
+/// Per MarkMax configuration: (scheme, δ2/δ1, fluid J, packet J).
+type FluidJ = Vec<(usize, f64, f64, f64)>;
+
+/// The fluid model beside the packet runs: (table, [`FluidJ`]).
+fn fluid_table(cx: &Ctx) -> (String, FluidJ) {
     let span = cx.dur - cx.warm;
     let head = strings(&[
         "scheme",
