@@ -22,8 +22,10 @@ use std::collections::{BTreeMap, VecDeque};
 pub enum Ev {
     /// The transmitter of link `0` finished serialising its packet.
     TxDone(u32),
-    /// The packet at the head of link `0`'s pipe reaches the far node.
-    Arrive(u32),
+    /// The packet at the head of link `0`'s pipe reaches the far node; `1`
+    /// is the flow it is delivered to there, or `u32::MAX` when the node
+    /// forwards it (only used to prefetch that flow's record).
+    Arrive(u32, u32),
     /// A flow timer.
     Timer(u32, TimerKind),
     /// Sample the monitored queues.
@@ -340,9 +342,10 @@ impl Simulation {
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
+            self.prefetch_next();
             match ev {
                 Ev::TxDone(l) => self.on_tx_done(l),
-                Ev::Arrive(l) => self.on_arrive(l),
+                Ev::Arrive(l, _) => self.on_arrive(l),
                 Ev::Timer(f, k) => self.on_timer(f, k),
                 Ev::Sample => self.on_sample(),
                 Ev::Cbr(f) => self.on_cbr(f),
@@ -356,6 +359,34 @@ impl Simulation {
         self.now = self.end;
         progress(1.0);
         self.collect(wall.elapsed().as_secs_f64())
+    }
+
+    /// Prefetch the link or flow record the next event will touch (no
+    /// effect on results; see [`crate::engine::prefetch`]).
+    #[inline]
+    fn prefetch_next(&mut self) {
+        use crate::engine::prefetch;
+        match self.events.peek() {
+            Some(&Ev::TxDone(l)) | Some(&Ev::Arrive(l, u32::MAX)) => {
+                if let Some(x) = self.links.get(l as usize) {
+                    prefetch(x, 16);
+                }
+            }
+            Some(&Ev::Arrive(l, f)) => {
+                if let Some(x) = self.links.get(l as usize) {
+                    prefetch(x, 16);
+                }
+                if let Some(x) = self.flows.get(f as usize) {
+                    prefetch(x, 16);
+                }
+            }
+            Some(&Ev::Timer(f, _)) => {
+                if let Some(x) = self.flows.get(f as usize) {
+                    prefetch(x, 16);
+                }
+            }
+            _ => {}
+        }
     }
 
     // ---- packet movement -------------------------------------------------
@@ -409,7 +440,8 @@ impl Simulation {
         link.tx_bytes += p.size as u64;
         let at = now + link.delay;
         if link.pipe.is_empty() {
-            self.events.schedule(at, Ev::Arrive(li));
+            let f = if p.dst == link.to { p.flow } else { u32::MAX };
+            self.events.schedule(at, Ev::Arrive(li, f));
         }
         link.pipe.push_back((at, p));
         self.start_tx(li);
@@ -419,8 +451,9 @@ impl Simulation {
     fn on_arrive(&mut self, li: u32) {
         let link = &mut self.links[li as usize];
         let (_, p) = link.pipe.pop_front().expect("pipe");
-        if let Some(&(t, _)) = link.pipe.front() {
-            self.events.schedule(t, Ev::Arrive(li));
+        if let Some((t, q)) = link.pipe.front() {
+            let f = if q.dst == link.to { q.flow } else { u32::MAX };
+            self.events.schedule(*t, Ev::Arrive(li, f));
         }
         if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
             link.lost += 1;
