@@ -97,7 +97,7 @@ def main() -> None:
         n = {
             k: float(v)
             for k, v in ns3[s.name].items()
-            if k not in ("scenario", "flow_goodput_mbps")
+            if k not in ("scenario", "flow_goodput_mbps") and v != ""
         }
         a = run_aqmlab(args.aqmlab, s, out, args.cubic)
         du = a["utilisation"] - n["utilisation"]

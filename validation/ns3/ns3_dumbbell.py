@@ -4,7 +4,9 @@ one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
 Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR]
 
 With TRACE_DIR, each flow's cwnd and ssthresh (segments, every 10 ms) are
-written there as SCENARIO-flowI.csv.
+written there as SCENARIO-flowI.csv, the bottleneck queue disc's length
+(packets, every 10 ms) as SCENARIO-queue.csv and the time of each drop as
+SCENARIO-drops.csv.
 
 ns-3 defaults are kept (TcpSocketBase: SACK, timestamps, MinRto 1 s,
 DelAckCount 2, 200 ms delayed-ACK timer, InitialCwnd 10, limited transmit;
@@ -53,8 +55,14 @@ struct Monitor {
     double len_sum = 0;
     uint64_t len_n = 0;
     ns3::Ptr<ns3::QueueDisc> qd;
+    std::vector<double> qtrace;  // time, packets in the queue disc, every 10 ms
+    std::vector<double> drop_times;
     void Sample() {
         len_sum += qd->GetNPackets();
+        if (len_n % 10 == 0) {
+            qtrace.push_back(ns3::Simulator::Now().GetSeconds());
+            qtrace.push_back(qd->GetNPackets());
+        }
         len_n++;
         ns3::Simulator::Schedule(ns3::MilliSeconds(1), &Monitor::Sample, this);
     }
@@ -69,6 +77,7 @@ struct Monitor {
     void Drop(ns3::Ptr<const ns3::QueueDiscItem> item) {
         enq.erase(ns3::PeekPointer(item->GetPacket()));
         drops++;
+        drop_times.push_back(ns3::Simulator::Now().GetSeconds());
     }
     void Mark(ns3::Ptr<const ns3::QueueDiscItem> item, const char*) { marks++; }
     void Tx(ns3::Ptr<const ns3::Packet> p) {
@@ -279,6 +288,13 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
                 f"{v[k]:.3f},{v[k + 1]:.1f},{v[k + 2]:.1f}" for k in range(0, len(v), 3)
             ]
             (trace_dir / f"{s.name}-flow{i}.csv").write_text("\n".join(rows) + "\n")
+        q = list(mon.qtrace)
+        rows = ["time_s,qlen_pkts"] + [
+            f"{q[k]:.3f},{q[k + 1]:.0f}" for k in range(0, len(q), 2)
+        ]
+        (trace_dir / f"{s.name}-queue.csv").write_text("\n".join(rows) + "\n")
+        drops = ["time_s"] + [f"{t:.6f}" for t in mon.drop_times]
+        (trace_dir / f"{s.name}-drops.csv").write_text("\n".join(drops) + "\n")
     ns.Simulator.Destroy()
     return out
 

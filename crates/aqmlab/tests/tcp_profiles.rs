@@ -5,6 +5,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::tcp::cc::cubic::CubicVariant;
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Profile, RecoveryKind, Sender, TcpCtx, TcpParams};
 use aqmlab::Scenario;
@@ -74,7 +75,7 @@ fn profiles_set_their_stacks_defaults() {
     assert_eq!(linux.granularity, 200 * MS, "rttvar floored at tcp_rto_min");
     assert_eq!(linux.delack_timeout, 40 * MS);
     assert!(linux.rack && !ns3.rack);
-    assert_eq!(Profile::Linux.cubic_variant(), "linux");
+    assert_eq!(Profile::Linux.cubic_variant(), CubicVariant::Linux);
     let ns2 = scenario("profile = \"ns2-2.35\"", "")
         .unwrap()
         .tcp_params(0);

@@ -740,6 +740,10 @@ impl Scenario {
             let tcp = self.tcp_params(i);
             tcp.validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
+            // the controller as the profile completes it (CUBIC's variant)
+            crate::tcp::profile::resolve_cc(&f.cc, tcp.profile)
+                .validate()
+                .map_err(|(k, m)| (format!("{p}.cc.{k}"), m))?;
             match &f.cbr {
                 Some(c) => c.validate().map_err(|(k, m)| (format!("{p}.cbr.{k}"), m))?,
                 None => match f.size {

@@ -18,23 +18,30 @@
 //! | `rack` | off | off (absent in 3.44) | on (`tcp_recovery = 1`, RACK only: no TLP) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
-//! | CUBIC `variant` | `linux-2.6.22` | `rfc9438` | `linux` (‡) |
+//! | CUBIC `variant` (‡) | `linux-2.6.22` | `ns3` (`TcpCubic`) | `linux` (`tcp_cubic.c`) |
 //!
 //! (*) Linux `tcp_rtt_estimator`/`tcp_set_rto`: RTO = srtt + rttvar where
 //! rttvar never falls below `tcp_rto_min` (200 ms): the RFC 6298 formula
 //! with G = 200 ms. (†) Linux adapts the delayed-ACK timeout (`ato`)
 //! between 40 ms and 200 ms and starts in quick-ACK mode; the profile takes
 //! the 40 ms floor and no quick-ACK mode. (‡) The CUBIC variant is not a
-//! `tcp` key; the profile records it for the `cc` table (see README).
+//! `tcp` key: a flow with `cc = "cubic"` and no `variant` runs its
+//! profile's CUBIC ([`resolve_cc`]); a `variant` written in the flow's `cc`
+//! wins. `ns2-2.35` takes `linux-2.6.22`, the tcp-linux CUBIC v2.1 that the
+//! ns-2.35 runs of the codel-highspeed-tcp paper load; `ns3-3.44` takes
+//! `ns3`, ns-3 3.44's own `TcpCubic` (Linux-derived, not RFC 9438).
 //! Linux 6.1 runs RACK-TLP (`tcp_recovery = 1`); aqmlab models RACK's loss
 //! detection (RFC 8985 §6) but not the tail loss probe (§7). Linux paces CUBIC
 //! only under the `fq` qdisc (internal pacing serves algorithms that request
 //! it), so `pacing` stays off here as in ns-3 (`EnablePacing` false).
 
+use super::cc::cubic::{CubicConfig, CubicVariant};
+use super::cc::{CcConfig, CongestionControl};
 use super::recovery::RecoveryKind;
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 const MS: Time = 1_000_000;
 
@@ -63,12 +70,12 @@ impl Profile {
         }
     }
 
-    /// The CUBIC variant this stack runs (for the `cc` table).
-    pub fn cubic_variant(self) -> &'static str {
+    /// The CUBIC variant this stack runs.
+    pub fn cubic_variant(self) -> CubicVariant {
         match self {
-            Profile::Ns2 => "linux-2.6.22",
-            Profile::Ns3 => "rfc9438",
-            Profile::Linux => "linux",
+            Profile::Ns2 => CubicVariant::Linux2622,
+            Profile::Ns3 => CubicVariant::Ns3,
+            Profile::Linux => CubicVariant::Linux,
         }
     }
 
@@ -125,5 +132,91 @@ impl Profile {
             }
         }
         p
+    }
+}
+
+/// The congestion control a flow runs under `profile`: what the flow's `cc`
+/// leaves unset and the profile decides is filled in (CUBIC's `variant`);
+/// everything written in `cc` is kept.
+pub fn resolve_cc(cc: &CcConfig, profile: Option<Profile>) -> Cow<'_, CcConfig> {
+    match (cc, profile) {
+        (CcConfig::Cubic(c), Some(p)) if c.variant.is_none() => {
+            Cow::Owned(CcConfig::Cubic(CubicConfig {
+                variant: Some(p.cubic_variant()),
+                ..c.clone()
+            }))
+        }
+        _ => Cow::Borrowed(cc),
+    }
+}
+
+impl CcConfig {
+    /// Build the controller a flow with this `cc` runs under `profile`
+    /// (see [`resolve_cc`]).
+    pub fn build_for(&self, profile: Option<Profile>) -> Box<dyn CongestionControl> {
+        resolve_cc(self, profile).build()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cubic(variant: Option<CubicVariant>) -> CcConfig {
+        CcConfig::Cubic(CubicConfig {
+            variant,
+            ..CubicConfig::default()
+        })
+    }
+
+    fn variant_of(cc: &CcConfig) -> Option<CubicVariant> {
+        match cc {
+            CcConfig::Cubic(c) => c.variant,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn profile_picks_cubic_variant_when_unset() {
+        for (p, v) in [
+            (Profile::Ns2, CubicVariant::Linux2622),
+            (Profile::Ns3, CubicVariant::Ns3),
+            (Profile::Linux, CubicVariant::Linux),
+        ] {
+            let cc = cubic(None);
+            let r = resolve_cc(&cc, Some(p));
+            assert_eq!(variant_of(&r), Some(v), "{}", p.name());
+        }
+        // no profile: the config's own default (RFC 9438)
+        let cc = cubic(None);
+        let r = resolve_cc(&cc, None);
+        assert_eq!(variant_of(&r), None);
+        let CcConfig::Cubic(c) = r.as_ref() else {
+            panic!("cubic expected")
+        };
+        assert_eq!(c.variant(), CubicVariant::Rfc9438);
+    }
+
+    #[test]
+    fn explicit_cubic_variant_wins_over_profile() {
+        for p in [Profile::Ns2, Profile::Ns3, Profile::Linux] {
+            let cc = cubic(Some(CubicVariant::Rfc9438));
+            let r = resolve_cc(&cc, Some(p));
+            assert_eq!(variant_of(&r), Some(CubicVariant::Rfc9438));
+        }
+        // other controllers are untouched
+        let nr = CcConfig::NewReno(Default::default());
+        assert_eq!(resolve_cc(&nr, Some(Profile::Ns3)).as_ref(), &nr);
+    }
+
+    #[test]
+    fn profile_variant_changes_the_controller_built() {
+        use crate::tcp::cc::CcState;
+        // β differs: ns-3 0.7 (a double), Linux 717/1024 (7001 of 10000)
+        let s = CcState::with_window(10_000.0, 1e9, 1448);
+        let mut ns3 = cubic(None).build_for(Some(Profile::Ns3));
+        let mut linux = cubic(None).build_for(Some(Profile::Linux));
+        assert_eq!(ns3.ssthresh(&s), 7000.0);
+        assert_eq!(linux.ssthresh(&s), (10_000 * 717 / 1024) as f64);
     }
 }

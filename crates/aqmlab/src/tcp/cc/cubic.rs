@@ -148,8 +148,11 @@ pub enum HystartDetect {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct CubicConfig {
-    /// `"rfc9438"` (default), `"linux-2.6.22"`, `"linux"` or `"ns3"`.
-    pub variant: CubicVariant,
+    /// `"rfc9438"`, `"linux-2.6.22"`, `"linux"` or `"ns3"`. Unset: the
+    /// variant of the flow's `tcp.profile` (`ns2-2.35`: `linux-2.6.22`,
+    /// `ns3-3.44`: `ns3`, `linux-6.1`: `linux`), `rfc9438` without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<CubicVariant>,
     /// Multiplicative decrease factor β (window kept after a loss).
     /// Default 0.7 (rfc9438), 819/1024 (linux-2.6.22) or 717/1024 (linux);
     /// the Linux variants round it to /1024.
@@ -182,7 +185,7 @@ pub struct CubicConfig {
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            variant: CubicVariant::Rfc9438,
+            variant: None,
             beta: None,
             c: None,
             fast_convergence: true,
@@ -215,9 +218,16 @@ pub const HYSTART_LOW_WINDOW: u32 = 16;
 pub const HYSTART_ACK_DELTA_US: u32 = 2000;
 
 impl CubicConfig {
+    /// The variant in effect: the one named, else `rfc9438` (a profile
+    /// fills an unset variant in before the sender is built, see
+    /// `tcp::profile`).
+    pub fn variant(&self) -> CubicVariant {
+        self.variant.unwrap_or_default()
+    }
+
     /// β in effect.
     pub fn beta(&self) -> f64 {
-        self.beta.unwrap_or(match self.variant {
+        self.beta.unwrap_or(match self.variant() {
             CubicVariant::Rfc9438 => BETA_RFC9438,
             CubicVariant::Linux2622 => BETA_LINUX_2622 as f64 / 1024.0,
             CubicVariant::Linux => BETA_LINUX as f64 / 1024.0,
@@ -227,7 +237,7 @@ impl CubicConfig {
 
     /// C in effect (segments/s³).
     pub fn c(&self) -> f64 {
-        self.c.unwrap_or(match self.variant {
+        self.c.unwrap_or(match self.variant() {
             CubicVariant::Rfc9438 => C_RFC9438,
             CubicVariant::Linux2622 => BIC_SCALE_LINUX_2622 as f64 * 10.0 / 1024.0,
             CubicVariant::Linux => BIC_SCALE_LINUX as f64 * 10.0 / 1024.0,
@@ -238,7 +248,7 @@ impl CubicConfig {
     /// Whether the variant's slow-start exit (HyStart++ or HyStart) runs.
     pub fn hystart(&self) -> bool {
         self.hystart.unwrap_or(matches!(
-            self.variant,
+            self.variant(),
             CubicVariant::Linux | CubicVariant::Ns3
         ))
     }
@@ -257,13 +267,16 @@ impl CubicConfig {
         if self.max_increment == 0 {
             return Err(("max_increment".into(), "must be at least 1".into()));
         }
-        if self.hystart == Some(true) && self.variant == CubicVariant::Linux2622 {
+        if self.hystart == Some(true) && self.variant == Some(CubicVariant::Linux2622) {
             return Err((
                 "hystart".into(),
                 "the linux-2.6.22 CUBIC (ns-2.35 tcp-linux) has no HyStart; use variant = \"rfc9438\" for HyStart++ or \"linux\" for Linux's HyStart".into(),
             ));
         }
-        if !matches!(self.variant, CubicVariant::Linux | CubicVariant::Ns3) {
+        if !matches!(
+            self.variant,
+            Some(CubicVariant::Linux | CubicVariant::Ns3)
+        ) {
             for (key, set) in [
                 ("hystart_detect", self.hystart_detect.is_some()),
                 ("hystart_low_window", self.hystart_low_window.is_some()),
@@ -272,7 +285,7 @@ impl CubicConfig {
                 if set {
                     return Err((
                         key.into(),
-                        "applies to variant = \"linux\" or \"ns3\" only (HyStart)".into(),
+                        "applies to variant = \"linux\" or \"ns3\" only (HyStart); name the variant beside it".into(),
                     ));
                 }
             }
@@ -299,7 +312,7 @@ pub struct Cubic;
 
 impl Cubic {
     pub fn build(cfg: &CubicConfig) -> Box<dyn CongestionControl> {
-        match cfg.variant {
+        match cfg.variant() {
             CubicVariant::Rfc9438 => Box::new(CubicRfc9438::new(cfg)),
             CubicVariant::Linux2622 => Box::new(CubicLinux2622::new(cfg)),
             CubicVariant::Linux => Box::new(CubicLinux::new(cfg)),
@@ -1702,7 +1715,7 @@ mod tests {
     #[test]
     fn linux_constants_and_beta() {
         let cfg = CubicConfig {
-            variant: CubicVariant::Linux2622,
+            variant: Some(CubicVariant::Linux2622),
             ..Default::default()
         };
         let mut cc = CubicLinux2622::new(&cfg);
@@ -1724,7 +1737,7 @@ mod tests {
     #[test]
     fn linux_cnt_is_50_before_first_loss_and_cubic_after() {
         let cfg = CubicConfig {
-            variant: CubicVariant::Linux2622,
+            variant: Some(CubicVariant::Linux2622),
             timestamps: false,
             ..Default::default()
         };
@@ -1752,7 +1765,7 @@ mod tests {
     #[test]
     fn validation_messages() {
         let c = CubicConfig {
-            variant: CubicVariant::Linux2622,
+            variant: Some(CubicVariant::Linux2622),
             hystart: Some(true),
             ..Default::default()
         };
@@ -1769,7 +1782,7 @@ mod tests {
 
     fn linux() -> CubicLinux {
         CubicLinux::new(&CubicConfig {
-            variant: CubicVariant::Linux,
+            variant: Some(CubicVariant::Linux),
             ..Default::default()
         })
     }
@@ -1844,7 +1857,7 @@ mod tests {
         assert_eq!(cc.ssthresh(&s), 630.0);
         assert_eq!(cc.last_max_cwnd(), 765);
         let mut cc = CubicLinux::new(&CubicConfig {
-            variant: CubicVariant::Linux,
+            variant: Some(CubicVariant::Linux),
             fast_convergence: false,
             ..Default::default()
         });
@@ -1902,7 +1915,7 @@ mod tests {
     #[test]
     fn linux_slow_start_counts_acked_segments() {
         let mut cc = CubicLinux::new(&CubicConfig {
-            variant: CubicVariant::Linux,
+            variant: Some(CubicVariant::Linux),
             hystart: Some(false),
             ..Default::default()
         });
@@ -2011,13 +2024,13 @@ mod tests {
         };
         assert_eq!(c.validate().unwrap_err().0, "hystart_low_window");
         let c = CubicConfig {
-            variant: CubicVariant::Linux,
+            variant: Some(CubicVariant::Linux),
             hystart_low_window: Some(0),
             ..Default::default()
         };
         assert_eq!(c.validate().unwrap_err().0, "hystart_low_window");
         assert!(CubicConfig {
-            variant: CubicVariant::Linux,
+            variant: Some(CubicVariant::Linux),
             ..Default::default()
         }
         .hystart());
@@ -2027,7 +2040,7 @@ mod tests {
 
     fn ns3() -> CubicNs3 {
         CubicNs3::new(&CubicConfig {
-            variant: CubicVariant::Ns3,
+            variant: Some(CubicVariant::Ns3),
             ..Default::default()
         })
     }
