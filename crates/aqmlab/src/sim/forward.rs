@@ -79,11 +79,12 @@ impl Lp {
         }
     }
 
-    /// The flow's MSS as a packet tap reports it (0: CBR or not held here).
-    fn tap_mss(&self, p: &Packet) -> u32 {
+    /// The flow's TCP parameters as a packet tap gets them (`None`: CBR or
+    /// not held here).
+    fn tap_params(&self, p: &Packet) -> Option<std::sync::Arc<crate::tcp::TcpParams>> {
         match self.flow_ix.get(p.flow as usize) {
-            Some(&i) if i != ABSENT => self.flows[i as usize].t.sender().map_or(0, |s| s.p.mss),
-            _ => 0,
+            Some(&i) if i != ABSENT => self.flows[i as usize].t.sender().map(|s| s.p.clone()),
+            _ => None,
         }
     }
 
@@ -91,11 +92,11 @@ impl Lp {
         let now = self.now;
         let p = self.links[li.ix()].l.tx.take().expect("transmitting");
         if let Some(Some(_)) = self.taps.get(li.ix()) {
-            let mss = self.tap_mss(&p);
+            let tcp = self.tap_params(&p);
             let rate = self.links[li.ix()].l.rate_bps;
             if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
                 // Stamped with the start of its transmission.
-                tap(now - tx_time(p.size, rate), &p, mss);
+                tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
             }
         }
         let sl = &mut self.links[li.ix()];

@@ -15,9 +15,9 @@ use crate::net::packet::{FlowId, Packet};
 use crate::tcp::TimerKind;
 use crate::traffic::Workload;
 
-/// A packet tap (see [`super::Simulation::set_tap`]): (time, packet, flow's
-/// MSS or 0 for a CBR flow).
-pub type PacketTap = Box<dyn FnMut(Time, &Packet, u32) + Send>;
+/// A packet tap (see [`super::Simulation::set_tap`]): (time, packet, the
+/// flow's TCP parameters or `None` for a CBR flow).
+pub type PacketTap = Box<dyn FnMut(Time, &Packet, Option<&crate::tcp::TcpParams>) + Send>;
 
 /// One process's packet ledger. Summed over the processes it is the run's
 /// [`crate::metrics::Conservation`]; for one process

@@ -62,7 +62,7 @@ impl Simulation {
     /// Call `tap` with every packet transmitted on link direction `link`
     /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
     /// counts), stamped with the time its transmission started, with its
-    /// flow's MSS (0 for CBR).
+    /// flow's TCP parameters (`None` for CBR).
     /// Returns false when there is no such link direction.
     pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
         for lp in self.lps.iter_mut() {
