@@ -729,6 +729,15 @@ impl Scenario {
     /// Flow groups: hosts that exist and differ, a count, TCP options, and a
     /// CBR source or a transfer size the segment counters can hold.
     fn validate_flows(&self, names: &Nodes) -> Result<(), (String, String)> {
+        // fastest link leaving each node, for the bulk-flow segment bound
+        // (one pass over the links, not one per flow: 10⁵ star flows)
+        let mut out_rate: HashMap<&str, u64> = HashMap::new();
+        for l in &self.links {
+            for (n, r) in [(&l.a, l.rate.0), (&l.b, l.rate_ba.unwrap_or(l.rate).0)] {
+                let e = out_rate.entry(n.as_str()).or_insert(0);
+                *e = (*e).max(r);
+            }
+        }
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             for (k, n) in [("src", &f.src), ("dst", &f.dst)] {
@@ -754,7 +763,7 @@ impl Scenario {
                         check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?
                     }
                     None => self
-                        .check_bulk_segments(&f.src, &tcp)
+                        .check_bulk_segments(&f.src, &tcp, &out_rate)
                         .map_err(|m| (format!("{p}.src"), m))?,
                 },
             }
@@ -809,21 +818,13 @@ impl Scenario {
     /// A bulk flow from `src` must not be able to send more segments than
     /// its `u32` sequence numbers count within the run: at most `duration`
     /// × the fastest link leaving `src` / (mss + header) segments.
-    fn check_bulk_segments(&self, src: &str, tcp: &TcpParams) -> Result<(), String> {
-        let rate = self
-            .links
-            .iter()
-            .filter_map(|l| {
-                if l.a == src {
-                    Some(l.rate.0)
-                } else if l.b == src {
-                    Some(l.rate_ba.unwrap_or(l.rate).0)
-                } else {
-                    None
-                }
-            })
-            .max()
-            .unwrap_or(0);
+    fn check_bulk_segments(
+        &self,
+        src: &str,
+        tcp: &TcpParams,
+        out_rate: &HashMap<&str, u64>,
+    ) -> Result<(), String> {
+        let rate = out_rate.get(src).copied().unwrap_or(0);
         let bits = (tcp.mss as u128 + tcp.header_bytes as u128) * 8;
         let most = self.duration.0 as u128 * rate as u128 / (bits * 1_000_000_000);
         if most > MAX_SEGMENTS as u128 {

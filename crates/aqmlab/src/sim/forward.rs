@@ -7,7 +7,7 @@
 //! delay (the lookahead) before it is due.
 
 use super::event::Ev;
-use super::ids::{LinkId, LocalLink, LpId, ABSENT};
+use super::ids::{LinkId, LocalFlow, LocalLink, LpId, ABSENT};
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{tx_time, Time};
@@ -123,7 +123,8 @@ impl Lp {
     pub(super) fn push_pipe(&mut self, li: LocalLink, at: Time, p: Packet) {
         let link = &mut self.links[li.ix()].l;
         if link.pipe.is_empty() {
-            self.events.schedule(at, Ev::Arrive(li));
+            let f = delivered_to(&self.flow_ix, link, &p);
+            self.events.schedule(at, Ev::Arrive(li, f));
         }
         link.pipe.push_back((at, p));
     }
@@ -139,8 +140,9 @@ impl Lp {
     pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
         let link = &mut self.links[li.ix()].l;
         let (_, p) = link.pipe.pop_front().expect("pipe");
-        if let Some(&(t, _)) = link.pipe.front() {
-            self.events.schedule(t, Ev::Arrive(li));
+        if let Some((t, q)) = link.pipe.front() {
+            let f = delivered_to(&self.flow_ix, link, q);
+            self.events.schedule(*t, Ev::Arrive(li, f));
         }
         if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
             link.lost += 1;
@@ -161,5 +163,16 @@ impl Lp {
             debug_assert_ne!(li, NO_ROUTE, "validated routes");
             self.send_on_link(LinkId(li), p);
         }
+    }
+}
+
+/// The local flow a packet on `link` is delivered to at the link's far end,
+/// or `ABSENT` when that node forwards it (for prefetching only).
+#[inline]
+fn delivered_to(flow_ix: &[u32], link: &Link, p: &Packet) -> LocalFlow {
+    if p.dst == link.to {
+        LocalFlow(flow_ix.get(p.flow as usize).copied().unwrap_or(ABSENT))
+    } else {
+        LocalFlow(ABSENT)
     }
 }
