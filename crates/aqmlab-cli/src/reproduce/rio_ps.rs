@@ -328,6 +328,14 @@ struct Out {
     seeds: u64,
 }
 
+impl Out {
+    /// A `tables.csv` row of a value pooled over the seeds (no sd).
+    fn pooled(&mut self, table: String, row: impl Into<String>, column: &str, unit: &str, v: f64) {
+        let r = TableRow::new(table, row, column, unit, None, v, 0.0, self.seeds);
+        self.table.push(r.pooled());
+    }
+}
+
 /// The web experiment's settings, from the options.
 struct WebSetup {
     secs: f64,
@@ -628,18 +636,12 @@ fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Po
         }
         for (s, v) in [(0, dt), (2, rio)] {
             if let Some(v) = v {
-                w.table.push(
-                    TableRow::new(
-                        format!("web {label}: response time relative to RED"),
-                        format!("size {}+ packets", 1u64 << b),
-                        SCHEMES[s],
-                        "ratio",
-                        None,
-                        v,
-                        0.0,
-                        w.seeds,
-                    )
-                    .pooled(),
+                w.pooled(
+                    format!("web {label}: response time relative to RED"),
+                    format!("size {}+ packets", 1u64 << b),
+                    SCHEMES[s],
+                    "ratio",
+                    v,
                 );
             }
         }
@@ -819,19 +821,7 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
             .iter()
             .zip(v)
             {
-                w.table.push(
-                    TableRow::new(
-                        format!("web {label}: per class"),
-                        *scheme,
-                        *k,
-                        "%",
-                        None,
-                        x,
-                        0.0,
-                        w.seeds,
-                    )
-                    .pooled(),
-                );
+                w.pooled(format!("web {label}: per class"), *scheme, k, "%", x);
             }
         }
     }
