@@ -124,6 +124,12 @@ pub trait QueueDisc: Send {
     fn avg_len(&self) -> Option<f64> {
         None
     }
+    /// Named statistics beyond the counters every port keeps (e.g. RIO's
+    /// per-class signals), reported in `summary.json` under the queue's
+    /// `stats`. Read once, when the run's results are collected.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// A queue size limit, in packets or in bytes.

@@ -98,11 +98,16 @@ pub struct TcpOptions {
     /// Proportional Rate Reduction (RFC 6937) in SACK recovery.
     pub prr: Option<bool>,
     /// RACK loss detection (RFC 8985 §6) in SACK recovery; needs
-    /// `recovery = "sack"`. Tail loss probes (§7) are not modelled.
+    /// `recovery = "sack"`. Tail loss probes (§7) are `tlp`.
     pub rack: Option<bool>,
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
+    /// Limited Transmit (RFC 3042; RFC 6675 §5 step 3 with SACK): new data
+    /// on the duplicate ACKs before DupThresh.
+    pub limited_transmit: Option<bool>,
+    /// Tail Loss Probe (RFC 8985 §7); needs `rack = true`.
+    pub tlp: Option<bool>,
 }
 
 impl TcpOptions {
@@ -133,7 +138,9 @@ impl TcpOptions {
             recovery,
             prr,
             rack,
-            pacing
+            pacing,
+            limited_transmit,
+            tlp
         );
     }
 }
@@ -173,6 +180,8 @@ pub struct TcpParams {
     pub prr: bool,
     pub rack: bool,
     pub pacing: bool,
+    pub limited_transmit: bool,
+    pub tlp: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -206,6 +215,8 @@ impl Default for TcpParams {
             prr: false,
             rack: false,
             pacing: false,
+            limited_transmit: false,
+            tlp: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -229,6 +240,12 @@ impl TcpParams {
             self.explicit = explicit;
         } else {
             self.apply_keys(o);
+        }
+        // A profile's TLP follows RACK: `rack = false` beside `linux-6.1`
+        // turns its probe off too; `tlp = true` written without RACK stays
+        // an error (`validate`).
+        if self.explicit.tlp.is_none() && !self.rack {
+            self.tlp = false;
         }
     }
 
@@ -265,6 +282,8 @@ impl TcpParams {
         set!(prr);
         set!(rack);
         set!(pacing);
+        set!(limited_transmit);
+        set!(tlp);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }
@@ -330,6 +349,12 @@ impl TcpParams {
         if self.rack && self.recovery != Some(RecoveryKind::Sack) {
             return e("rack", "RACK needs recovery = \"sack\"");
         }
+        if self.tlp && !self.rack {
+            return e(
+                "tlp",
+                "the tail loss probe needs rack = true (RFC 8985 §7: RACK detects the losses the probe reveals)",
+            );
+        }
         Ok(())
     }
 }
@@ -343,6 +368,8 @@ pub struct FlowCounters {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Tail loss probes sent (RFC 8985 §7, `tcp.tlp`).
+    pub loss_probes: u64,
     /// Congestion-window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
 }

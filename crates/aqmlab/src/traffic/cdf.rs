@@ -207,6 +207,12 @@ impl super::registry::WorkloadKind for CdfSpec {
             Err(_) => Vec::new(),
         }
     }
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+        vec![
+            ("senders", &mut self.senders),
+            ("receivers", &mut self.receivers),
+        ]
+    }
 }
 
 pub struct CdfWorkload {
