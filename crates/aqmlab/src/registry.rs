@@ -639,6 +639,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "",
         "pace at Linux's rate: cwnd/srtt x 200 % in slow start, 120 % after"
     ),
+    param!(
+        "ack_first_segment",
+        "",
+        "true/false",
+        "",
+        "ACK the first data segment after the handshake at once (ns-3)"
+    ),
 ];
 
 /// One family of the catalogue: its name, where it is written, its kinds.

@@ -103,6 +103,10 @@ pub struct TcpOptions {
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
+    /// The receiver acknowledges the first data segment after the
+    /// handshake at once, then every `delack_count` (ns-3 `TcpSocketBase`:
+    /// "always respond to first data packet to speed up the connection").
+    pub ack_first_segment: Option<bool>,
 }
 
 impl TcpOptions {
@@ -133,7 +137,8 @@ impl TcpOptions {
             recovery,
             prr,
             rack,
-            pacing
+            pacing,
+            ack_first_segment
         );
     }
 }
@@ -173,6 +178,7 @@ pub struct TcpParams {
     pub prr: bool,
     pub rack: bool,
     pub pacing: bool,
+    pub ack_first_segment: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -206,6 +212,7 @@ impl Default for TcpParams {
             prr: false,
             rack: false,
             pacing: false,
+            ack_first_segment: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -265,6 +272,7 @@ impl TcpParams {
         set!(prr);
         set!(rack);
         set!(pacing);
+        set!(ack_first_segment);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }
