@@ -554,6 +554,7 @@ impl Sender {
             self.cc.on_rtt(&self.st, r, acked);
         }
         let was_in_recovery = self.in_recovery;
+        let sacked_before = self.rec.sacked();
         let blocks = ack.sack_blocks();
         let r = self.with_rec(|r, io| {
             r.on_sack(io, blocks);
@@ -564,7 +565,10 @@ impl Sender {
         let restart_timer = r.restart_timer;
         if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
-            self.cc.on_ack(&mut self.st, acked);
+            // newly delivered: segments SACKed before this ACK were counted
+            // as delivered then (ns-3 `currentDelivered`, Linux `delivered`)
+            let delivered = (acked + self.rec.sacked()).saturating_sub(sacked_before);
+            self.cc.on_ack(&mut self.st, delivered);
         } else if !self.in_recovery {
             self.dupacks = 0;
         }

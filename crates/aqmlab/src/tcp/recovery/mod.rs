@@ -153,6 +153,11 @@ pub trait LossRecovery: Send {
         0
     }
 
+    /// Outstanding segments SACKed (SACK schemes; 0 otherwise).
+    fn sacked(&self) -> u32 {
+        0
+    }
+
     /// The highest segment a duplicate ACK must cover to start recovery
     /// (`recover`, RFC 6582 step 2).
     fn recover(&self) -> i64;

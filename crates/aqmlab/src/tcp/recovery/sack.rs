@@ -173,6 +173,10 @@ impl LossRecovery for SackRecovery {
         (self.sb.sacked() + self.sb.lost()).saturating_sub(self.sb.retransmitted())
     }
 
+    fn sacked(&self) -> u32 {
+        self.sb.sacked()
+    }
+
     fn on_sack(&mut self, io: &mut RecIo, blocks: &[(u32, u32)]) {
         let una0 = self.sb.una();
         let sacked0 = self.sb.sacked();
