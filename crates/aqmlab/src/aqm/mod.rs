@@ -9,6 +9,7 @@
 //! implements [`registry::QueueKind`]) and its `QueueDisc` impl, then add one
 //! line to the `queue_kinds!` list below.
 
+pub mod flow_queues;
 pub mod registry;
 
 // The registry: one line per discipline (module, config type, enum
