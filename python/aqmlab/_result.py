@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from functools import cached_property
 from typing import Any
 
@@ -14,17 +15,27 @@ from . import _native
 from ._scenario import PathLike, Scenario, as_scenario
 
 
-def run(scenario: Scenario | PathLike, seed: int | None = None) -> Result:
+def run(
+    scenario: Scenario | PathLike, seed: int | None = None, out: PathLike | None = None
+) -> Result:
     """Run a scenario (a :class:`Scenario` or a path to a TOML file).
 
     ``seed`` defaults to the scenario's ``seed``. The simulation runs without
-    the GIL, so threads can run several at once. Raises
-    :class:`aqmlab.ScenarioError` for a bad scenario.
+    the GIL, so threads can run several at once. With ``out``, the run's
+    files are also written there as ``aqmlab run --out DIR`` writes them,
+    pcap traces (``output.pcap``) included (see :meth:`Result.write`).
+    Raises :class:`aqmlab.ScenarioError` for a bad scenario.
     """
     sc = as_scenario(scenario)
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return Result(sc._native.run(seed), sc)
+    shown = seed if seed is not None else sc.seed
+    argv = list(sys.orig_argv)
+    if out is None:
+        call = f"aqmlab.run({sc._call()}, seed={shown})"
+        return Result(sc._native.run(seed, argv, call), sc)
+    call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r})"
+    return Result(sc._native.run_into(os.fspath(out), seed, argv, call), sc)
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
@@ -65,7 +76,11 @@ class Result:
 
     @cached_property
     def files(self) -> dict[str, bytes]:
-        """Every file ``aqmlab run`` writes for this run, name -> content."""
+        """Every file ``aqmlab run`` writes for this run, name -> content.
+
+        pcap traces (``output.pcap``) are recorded while a run goes: ask for
+        them with ``aqmlab.run(..., out=DIR)`` or ``aqmlab.sweep(..., out=DIR)``.
+        """
         return self._native.files()
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -123,7 +138,15 @@ class Result:
         return pd.DataFrame.from_records(rows)
 
     def write(self, out: PathLike) -> None:
-        """Write the files of ``aqmlab run --out DIR`` into ``out``."""
+        """Write the files of ``aqmlab run --out DIR`` into ``out``.
+
+        With them ``scenario.toml`` (the effective scenario, the run's seed
+        included) and ``provenance.json`` (aqmlab's version and git commit,
+        the scenario file, the changes made with :meth:`Scenario.set` as
+        ``path=value``, the seed, the scenario's SHA-256, the interpreter's
+        ``command_line`` and the Python ``call``). Files land complete or not
+        at all (temporary names renamed into place).
+        """
         self._native.write(os.fspath(out))
 
     def __repr__(self) -> str:

@@ -106,6 +106,16 @@ class Scenario:
     def duration_s(self) -> float:
         return self._native.duration_s
 
+    def _call(self) -> str:
+        """Python code that rebuilds this scenario (for ``provenance.json``)."""
+        n = self._native
+        if n.loaded_from_file:
+            head = f"aqmlab.Scenario.from_file({n.file!r})"
+        else:
+            head = f"aqmlab.Scenario.from_toml(<{len(n.to_toml())} characters>, {n.file!r})"
+        sets = "".join(f".set({o.split('=', 1)[0]!r}, {o.split('=', 1)[1]})" for o in n.overrides)
+        return head + sets
+
     def run(self, seed: int | None = None) -> Result:
         """Run the scenario; same as :func:`aqmlab.run`."""
         from ._result import run

@@ -15,6 +15,8 @@ import itertools
 import json
 import math
 import os
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -25,8 +27,9 @@ from . import _native
 from ._errors import ScenarioError
 from ._scenario import PathLike, Scenario, as_scenario
 
-Task = tuple[str, str, int]
-"""(effective scenario as TOML text, its name for errors, seed)."""
+Task = tuple[str, str, int, str | None, str, str]
+"""(scenario as TOML text, its name for errors, seed, run folder or None,
+point label, provenance.json text)."""
 
 
 def _label(v: Any) -> str:
@@ -44,10 +47,21 @@ def _cell(v: Any, label: str) -> Any:
 
 
 def _run_task(task: Task) -> dict[str, Any]:
-    """Run one sweep point (in a worker) and reduce it to what a row needs."""
-    text, name, seed = task
-    out = _native.NativeScenario.from_toml(text, name).run(seed)
-    s = json.loads(out.summary_json())
+    """Run one sweep point (in a worker) and reduce it to what a row needs.
+
+    With a run folder: skip the run when the folder holds it complete (same
+    scenario hash and seed), else run it into the folder; either way the row
+    comes from the files on disk (``aqmlab._native.run_job``).
+    """
+    text, name, seed, folder, label, prov = task
+    if folder is None:
+        out = _native.NativeScenario.from_toml(text, name).run(seed)
+        s = json.loads(out.summary_json())
+        monitored = out.monitored_links()
+        ran = True
+    else:
+        summary, monitored, ran = _native.run_job(text, name, seed, folder, label, prov)
+        s = json.loads(summary)
     flows = s["flows"]
     groups: dict[str, float] = {}
     for f in flows:
@@ -55,7 +69,8 @@ def _run_task(task: Task) -> dict[str, Any]:
     tcp = [f["goodput_bps"] for f in flows if f["cc"] != "cbr"]
     cbr = [f["mean_owd_s"] for f in flows if f["cc"] == "cbr" and f["mean_owd_s"] is not None]
     return {
-        "monitored": out.monitored_links(),
+        "ran": ran,
+        "monitored": monitored,
         "queues": [{k: v for k, v in q.items() if k != "classes"} for q in s["queues"]],
         "links": s["links"],
         "goodput_bps": sum(f["goodput_bps"] for f in flows),
@@ -150,6 +165,25 @@ def _seeds(sc: Scenario, seeds: int | Iterable[int] | None) -> list[int]:
     return out
 
 
+def _check_stale(out: str, run_dirs: list[str], force: bool) -> None:
+    """Refuse (or, with ``force``, delete) run folders of another sweep in ``out``."""
+    stale = _native.stale_runs(out, run_dirs)
+    if not stale:
+        return
+    shown = ", ".join(stale[:5]) + (", …" if len(stale) > 5 else "")
+    if not force:
+        raise ValueError(
+            f"out={out!r} holds {len(stale)} run folder(s) that are not part of this sweep "
+            f"({shown}); they would be mixed with its results: use another out, remove them, "
+            "or pass force=True to delete them"
+        )
+    _native.remove_stale_runs(out, stale)
+    warnings.warn(
+        f"sweep: force=True: deleted {len(stale)} run folder(s) not part of this sweep: {shown}",
+        stacklevel=3,
+    )
+
+
 def sweep(
     scenario: Scenario | PathLike,
     vary: Mapping[str, Any] | None = None,
@@ -158,6 +192,8 @@ def sweep(
     *,
     link: str | None = None,
     jobs: int | None = None,
+    out: PathLike | None = None,
+    force: bool = False,
 ) -> pd.DataFrame:
     """Run every combination of ``vary``'s values with every seed; one row per run.
 
@@ -181,6 +217,17 @@ def sweep(
     ``jain_tcp`` (Jain's index over the TCP flows), ``cbr_owd_s`` (CBR flows'
     mean one-way delay), ``events`` and ``wall_s``.
 
+    With ``out``, every run is written to ``out/<label>/seed-<n>/`` as
+    ``aqmlab sweep`` writes it (the files of ``aqmlab run``, pcap traces,
+    ``scenario.toml``, ``provenance.json``), renamed into place as soon as it
+    finishes, and the table gains a ``run_dir`` column. Calling the same
+    sweep again (after an interruption, or with more seeds) skips the runs
+    whose folder holds a complete run of the same effective scenario and
+    seed and runs the rest; the rows come from the files on disk, so the
+    table equals an uninterrupted sweep's (but ``wall_s`` of the runs computed again). Run folders
+    under ``out`` that are not part of this sweep raise :class:`ValueError`
+    listing them, unless ``force=True``, which deletes them (with a warning).
+
     Every combination is validated before any run: a bad value raises
     :class:`aqmlab.ScenarioError` naming the key.
     """
@@ -190,14 +237,14 @@ def sweep(
     if link is None:
         spec = sc._native.sweep_spec()
         link = spec[1] if spec is not None else None
-    # One point per combination: (axis cells, effective scenario TOML, name).
-    points: list[tuple[dict[str, Any], str, str]] = []
+    # One point per combination: (axis cells, scenario, TOML, name, label).
+    points: list[tuple[dict[str, Any], Scenario, str, str, str]] = []
     for combo in itertools.product(*[range(len(values)) for _, _, values in axes]):
         chosen = [(key, labels[j], values[j]) for (key, labels, values), j in zip(axes, combo)]
         p = sc.copy().set_many({key: value for key, _, value in chosen})
         cells = {key: _cell(value, label) for key, label, value in chosen}
         label = "_".join(label for _, label, _ in chosen)
-        points.append((cells, p.to_toml(), f"{sc.file} [sweep point {label}]"))
+        points.append((cells, p, p.to_toml(), f"{sc.file} [sweep point {label}]", label))
     if link is not None:
         directions = [
             f"{x}->{y}"
@@ -212,7 +259,24 @@ def sweep(
                 sc.file,
                 f"no link direction `{link}`",
             )
-    tasks: list[Task] = [(text, name, s) for _, text, name in points for s in seed_list]
+    tasks: list[Task] = []
+    run_dirs: list[str] = []
+    call = (
+        f"aqmlab.sweep({sc._call()}, vary={vary!r}, seeds={seeds!r}, link={link!r}, "
+        f"out={os.fspath(out) if out is not None else None!r})"
+    )
+    for _, p, text, name, label in points:
+        for s in seed_list:
+            rel = f"{label}/seed-{s}"
+            run_dirs.append(rel)
+            if out is None:
+                tasks.append((text, name, s, None, label, ""))
+            else:
+                _, prov = p._native.provenance(s, list(sys.orig_argv), call)
+                folder = os.path.abspath(os.path.join(os.fspath(out), rel))
+                tasks.append((text, name, s, folder, label, prov))
+    if out is not None:
+        _check_stale(os.fspath(out), run_dirs, force)
     results = _execute(tasks, client, jobs)
     first = results[0]
     if link is None:
@@ -231,14 +295,16 @@ def sweep(
             if g not in groups:
                 groups.append(g)
     rows = []
-    cells_per_run = [cells for cells, _, _ in points for _ in seed_list]
-    for cells, s, r in zip(cells_per_run, seed_list * len(points), results):
+    cells_per_run = [cells for cells, _, _, _, _ in points for _ in seed_list]
+    for k, (cells, s, r) in enumerate(zip(cells_per_run, seed_list * len(points), results)):
         q = next(x for x in r["queues"] if x["link"] == link)
         lk = next(x for x in r["links"] if x["link"] == link)
         arrivals = q["arrivals"]
         row: dict[str, Any] = dict(cells)
+        row["seed"] = s
+        if out is not None:
+            row["run_dir"] = run_dirs[k]
         row.update(
-            seed=s,
             link=link,
             kind=q["kind"],
             arrivals=arrivals,

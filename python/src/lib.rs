@@ -15,6 +15,7 @@
 //! A bad scenario raises `aqmlab.ScenarioError(message, path, file, reason)`,
 //! where `message` is the text the CLI prints after `error: `.
 
+use aqmlab::output::{self, Provenance};
 use aqmlab::scenario::set_path;
 use aqmlab::{RunResult, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -151,6 +152,11 @@ struct NativeScenario {
     doc: toml::Value,
     file: String,
     sc: Scenario,
+    /// Loaded from the file `file` (not from text or a dict).
+    from_path: bool,
+    /// The changes made since it was loaded, as `--set` would write them
+    /// (`path=value`, the value as inline TOML), in order.
+    overrides: Vec<String>,
 }
 
 impl NativeScenario {
@@ -159,7 +165,13 @@ impl NativeScenario {
             raise_scenario_error(py, format!("{file}: {m}"), None, Some(file.clone()), m)
         })?;
         let sc = Scenario::from_toml(&text, &file).map_err(|e| scenario_error(py, &e))?;
-        Ok(NativeScenario { doc, file, sc })
+        Ok(NativeScenario {
+            doc,
+            file,
+            sc,
+            from_path: false,
+            overrides: Vec::new(),
+        })
     }
 
     fn parse(py: Python<'_>, text: &str, file: String) -> PyResult<Self> {
@@ -174,13 +186,21 @@ impl NativeScenario {
                 e.to_string(),
             )
         })?;
-        Ok(NativeScenario { doc, file, sc })
+        Ok(NativeScenario {
+            doc,
+            file,
+            sc,
+            from_path: false,
+            overrides: Vec::new(),
+        })
     }
 
     /// The document with `(path, value)` pairs set, validated once at the end.
     fn with_values(&self, py: Python<'_>, pairs: Vec<(String, toml::Value)>) -> PyResult<Self> {
         let mut doc = self.doc.clone();
+        let mut overrides = self.overrides.clone();
         for (path, value) in pairs {
+            overrides.push(format!("{path}={value}"));
             set_path(&mut doc, &path, value).map_err(|m| {
                 let e = ScenarioError::Invalid {
                     file: self.file.clone(),
@@ -190,7 +210,32 @@ impl NativeScenario {
                 scenario_error(py, &e)
             })?;
         }
-        Self::from_doc(py, doc, self.file.clone())
+        let mut me = Self::from_doc(py, doc, self.file.clone())?;
+        me.from_path = self.from_path;
+        me.overrides = overrides;
+        Ok(me)
+    }
+
+    /// The effective scenario's TOML for `seed` and its provenance record.
+    fn provenance_for(
+        &self,
+        seed: u64,
+        command_line: Vec<String>,
+        call: Option<String>,
+    ) -> PyResult<(String, Provenance)> {
+        let toml = output::effective_scenario_toml(&self.doc, seed)
+            .map_err(|e| PyRuntimeError::new_err(format!("the effective scenario: {e}")))?;
+        let prov = Provenance {
+            aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: aqmlab_cli::GIT_COMMIT.to_string(),
+            scenario_file: self.from_path.then(|| self.file.clone()),
+            overrides: self.overrides.clone(),
+            seed,
+            scenario_sha256: output::sha256_hex(&toml),
+            command_line,
+            call,
+        };
+        Ok((toml, prov))
     }
 }
 
@@ -209,7 +254,9 @@ impl NativeScenario {
                 },
             )
         })?;
-        Self::parse(py, &text, file)
+        let mut me = Self::parse(py, &text, file)?;
+        me.from_path = true;
+        Ok(me)
     }
 
     /// Parse and validate scenario text; `name` stands for the file in errors.
@@ -294,6 +341,32 @@ impl NativeScenario {
         self.sc.name.clone()
     }
 
+    /// Loaded from a file (`Scenario.from_file`)?
+    #[getter]
+    fn loaded_from_file(&self) -> bool {
+        self.from_path
+    }
+
+    /// The changes since loading, as `path=value` (the `--set` syntax).
+    #[getter]
+    fn overrides(&self) -> Vec<String> {
+        self.overrides.clone()
+    }
+
+    /// `(scenario.toml, provenance.json)` of a run with `seed`: the
+    /// effective scenario and its provenance record (the interpreter's
+    /// `command_line`, the Python `call`).
+    #[pyo3(signature = (seed, command_line, call=None))]
+    fn provenance(
+        &self,
+        seed: u64,
+        command_line: Vec<String>,
+        call: Option<String>,
+    ) -> PyResult<(String, String)> {
+        let (toml, prov) = self.provenance_for(seed, command_line, call)?;
+        Ok((toml, prov_json(&prov)?))
+    }
+
     #[getter]
     fn file(&self) -> String {
         self.file.clone()
@@ -337,10 +410,18 @@ impl NativeScenario {
         Ok(Some((sw.seeds, sw.link.clone(), axes)))
     }
 
-    /// Run with `seed` (default: the scenario's), releasing the GIL.
-    #[pyo3(signature = (seed=None))]
-    fn run(&self, py: Python<'_>, seed: Option<u64>) -> PyResult<RunOutput> {
+    /// Run with `seed` (default: the scenario's), releasing the GIL. The
+    /// provenance its files get records `command_line` and `call`.
+    #[pyo3(signature = (seed=None, command_line=Vec::new(), call=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        seed: Option<u64>,
+        command_line: Vec<String>,
+        call: Option<String>,
+    ) -> PyResult<RunOutput> {
         let seed = seed.unwrap_or(self.sc.seed);
+        let (toml, prov) = self.provenance_for(seed, command_line, call)?;
         let sc = &self.sc;
         let r = py.detach(|| Simulation::new(sc, seed).run());
         if !r.conservation.holds() {
@@ -349,7 +430,39 @@ impl NativeScenario {
                 r.conservation
             )));
         }
-        Ok(RunOutput { r, seed })
+        Ok(RunOutput {
+            r,
+            seed,
+            toml,
+            prov,
+        })
+    }
+
+    /// Run with `seed` (default: the scenario's) and write every file
+    /// `aqmlab run --out dir` writes into `dir` (pcap traces included, which
+    /// are recorded while the run goes), renamed into place together; GIL
+    /// released.
+    #[pyo3(signature = (dir, seed=None, command_line=Vec::new(), call=None))]
+    fn run_into(
+        &self,
+        py: Python<'_>,
+        dir: std::path::PathBuf,
+        seed: Option<u64>,
+        command_line: Vec<String>,
+        call: Option<String>,
+    ) -> PyResult<RunOutput> {
+        let seed = seed.unwrap_or(self.sc.seed);
+        let (toml, prov) = self.provenance_for(seed, command_line, call)?;
+        let sc = &self.sc;
+        let (r, _) = py
+            .detach(|| output::run_into(sc, seed, &dir, &sc.name, &toml, &prov))
+            .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))?;
+        Ok(RunOutput {
+            r,
+            seed,
+            toml,
+            prov,
+        })
     }
 
     /// Pickle as (TOML text, file name).
@@ -376,11 +489,33 @@ fn value_label(v: &toml::Value) -> String {
     }
 }
 
+fn prov_json(p: &Provenance) -> PyResult<String> {
+    let mut j =
+        serde_json::to_string_pretty(p).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    j.push('\n');
+    Ok(j)
+}
+
 /// A finished run.
 #[pyclass(module = "aqmlab._native", frozen)]
 struct RunOutput {
     r: RunResult,
     seed: u64,
+    /// The effective scenario (`scenario.toml`) and its provenance.
+    toml: String,
+    prov: Provenance,
+}
+
+impl RunOutput {
+    /// Write every file `aqmlab run` writes (without pcap traces, which
+    /// are recorded while a run goes: see `run_job`) into `dir`.
+    fn write_all(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        let mut st = output::Staging::new(dir)?;
+        output::stage_provenance(&mut st, &self.toml, &self.prov)?;
+        output::stage_run(&self.r, &mut st)?;
+        st.commit()?;
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -408,11 +543,10 @@ impl RunOutput {
     /// Every file `aqmlab run` writes, as {file name: bytes}, written by
     /// `aqmlab::output::write_run` into a temporary folder (GIL released).
     fn files<'py>(&self, py: Python<'py>) -> PyResult<BTreeMap<String, Bound<'py, PyBytes>>> {
-        let r = &self.r;
         let files = py
             .detach(|| -> std::io::Result<Vec<(String, Vec<u8>)>> {
                 let dir = tempfile::tempdir()?;
-                aqmlab::output::write_run(r, dir.path())?;
+                self.write_all(dir.path())?;
                 let mut out = Vec::new();
                 for e in std::fs::read_dir(dir.path())? {
                     let e = e?;
@@ -430,12 +564,83 @@ impl RunOutput {
             .collect())
     }
 
-    /// Write the run's files into `dir`, as `aqmlab run --out dir` does.
+    /// Write the run's files into `dir`, as `aqmlab run --out dir` does
+    /// (with `scenario.toml` and `provenance.json`).
     fn write(&self, py: Python<'_>, dir: std::path::PathBuf) -> PyResult<()> {
-        let r = &self.r;
-        py.detach(|| aqmlab::output::write_run(r, &dir))
+        py.detach(|| self.write_all(&dir))
             .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))
     }
+}
+
+/// One run of a sweep into its folder `dir`, skipped when `dir` already
+/// holds a complete run of the same effective scenario and seed
+/// ([`output::run_complete`]); otherwise run and written by
+/// [`output::run_into`] (pcap traces, provenance, results, renamed into
+/// place together), GIL released. Returns (`summary.json` as on disk, the
+/// monitored links in `queues.csv`, whether it ran now): what the caller
+/// tabulates comes from the files, so a resumed sweep gives what an
+/// uninterrupted one gives.
+#[pyfunction]
+fn run_job(
+    py: Python<'_>,
+    scenario_toml: &str,
+    name: String,
+    seed: u64,
+    dir: std::path::PathBuf,
+    label: &str,
+    provenance: &str,
+) -> PyResult<(String, Vec<String>, bool)> {
+    let prov: Provenance = serde_json::from_str(provenance)
+        .map_err(|e| PyRuntimeError::new_err(format!("provenance record: {e}")))?;
+    let sc = Scenario::from_toml(scenario_toml, &name).map_err(|e| scenario_error(py, &e))?;
+    let err = |e: std::io::Error| PyRuntimeError::new_err(format!("{}: {e}", dir.display()));
+    py.detach(|| -> std::io::Result<(String, Vec<String>, bool)> {
+        let ran = !output::run_complete(&dir, &prov.scenario_sha256, seed);
+        if ran {
+            let toml = output::effective_scenario_toml(
+                &toml::from_str(scenario_toml).map_err(std::io::Error::other)?,
+                seed,
+            )?;
+            if output::sha256_hex(&toml) != prov.scenario_sha256 {
+                return Err(std::io::Error::other(
+                    "the provenance record is not of this scenario and seed",
+                ));
+            }
+            output::run_into(&sc, seed, &dir, label, &toml, &prov)?;
+        }
+        let p = dir.join("summary.json");
+        let summary = std::fs::read_to_string(&p).map_err(|e| output::path_err(&p, e))?;
+        let mut monitored: Vec<String> = Vec::new();
+        let q = dir.join("queues.csv");
+        let mut rd = csv::Reader::from_path(&q).map_err(|e| output::path_err(&q, e))?;
+        let c = rd
+            .headers()
+            .map_err(|e| output::path_err(&q, e))?
+            .iter()
+            .position(|h| h == "link")
+            .ok_or_else(|| output::path_err(&q, "no column `link`"))?;
+        for rec in rd.records() {
+            let rec = rec.map_err(|e| output::path_err(&q, e))?;
+            let l = rec.get(c).unwrap_or_default();
+            if !monitored.iter().any(|m| m == l) {
+                monitored.push(l.to_string());
+            }
+        }
+        Ok((summary, monitored, ran))
+    })
+    .map_err(err)
+}
+
+/// Run folders (`label/seed-n`) under `out` that are not in `keep`.
+#[pyfunction]
+fn stale_runs(out: std::path::PathBuf, keep: Vec<String>) -> Vec<String> {
+    output::stale_runs(&out, &keep.into_iter().collect())
+}
+
+/// Delete the run folders `stale` (from `stale_runs`) under `out`.
+#[pyfunction]
+fn remove_stale_runs(out: std::path::PathBuf, stale: Vec<String>) -> PyResult<()> {
+    output::remove_stale_runs(&out, &stale).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// A reproduction's table row: (table, row, column, unit, paper, aqmlab_mean,
@@ -502,6 +707,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<RunOutput>()?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(run_job, m)?)?;
+    m.add_function(wrap_pyfunction!(stale_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(remove_stale_runs, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -70,12 +70,20 @@ def test_write_matches_cli(cli, repo, tmp_path, mice):
     mice.write(tmp_path / "py")
     cli_names = {p.name for p in (tmp_path / "cli").iterdir()}
     py_names = {p.name for p in (tmp_path / "py").iterdir()}
-    assert set(TABLES.values()) | {"summary.json"} <= py_names
-    # The command may add files about the invocation (provenance); every
-    # result file is the same.
-    assert py_names <= cli_names
-    for n in py_names - {"summary.json"}:
+    assert set(TABLES.values()) | {"summary.json", "scenario.toml", "provenance.json"} <= py_names
+    # The same files; every result file and the effective scenario byte for
+    # byte; the provenance differs only in how the run was asked for.
+    assert py_names == cli_names
+    for n in py_names - {"summary.json", "provenance.json"}:
         assert (tmp_path / "cli" / n).read_bytes() == (tmp_path / "py" / n).read_bytes(), n
+    prov = {d: json.loads((tmp_path / d / "provenance.json").read_text()) for d in ("cli", "py")}
+    invocation = {"command_line", "call", "scenario_file"}
+    assert {k: v for k, v in prov["py"].items() if k not in invocation} == {
+        k: v for k, v in prov["cli"].items() if k not in invocation
+    }
+    assert prov["py"]["overrides"] == ['duration="25s"', "flows.0.trace_cwnd=true"]
+    assert prov["py"]["scenario_file"] == str(repo / MICE)
+    assert prov["cli"]["scenario_file"] == MICE
 
 
 def test_run_accepts_a_path_and_uses_the_scenario_seed(repo):

@@ -128,13 +128,16 @@ def main() -> None:
         perf.append((s.name, n, a))
     print(f"\n{n_ok} of {n_rows} scenarios within all four targets.\n")
     print(
-        "| scenario | ns-3 run wall s / CPU s | ns-3 process wall s / CPU s (incl. import) | aqmlab wall s / CPU s | aqmlab retransmits / timeouts |"
+        "| scenario | ns-3 run wall s / CPU s | ns-3 process wall s / CPU s (incl. import) | aqmlab wall s / CPU s "
+        "| retransmits ns-3 / aqmlab | timeouts ns-3 / aqmlab |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for name, n, a in perf:
+        nretx = f"{n['retransmits']:.0f}" if "retransmits" in n else "–"
+        nrto = f"{n['rtos']:.0f}" if "rtos" in n else "–"
         print(
             f"| {name} | {n['run_wall_s']:.1f} / {n['run_cpu_s']:.1f} | {n['process_wall_s']:.0f} / {n['process_cpu_s']:.1f} "
-            f"| {a['wall_s']:.2f} / {a['cpu_s']:.2f} | {a['retransmits']:.0f} / {a['timeouts']:.0f} |"
+            f"| {a['wall_s']:.2f} / {a['cpu_s']:.2f} | {nretx} / {a['retransmits']:.0f} | {nrto} / {a['timeouts']:.0f} |"
         )
     print(f"\naqmlab outputs in {out}")
 

@@ -3,7 +3,8 @@ one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
 
 Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR]
 
-With TRACE_DIR, each flow's cwnd and ssthresh (segments, every 10 ms) are
+With TRACE_DIR, each flow's cwnd, ssthresh, bytes in flight (segments),
+RTO and counts of data segments sent and retransmitted (every 10 ms) are
 written there as SCENARIO-flowI.csv, the bottleneck queue disc's length
 (packets, every 10 ms) as SCENARIO-queue.csv and the time of each drop as
 SCENARIO-drops.csv.
@@ -108,17 +109,38 @@ struct FlowMon {
     uint32_t cwnd = 0;
     uint32_t ssthresh = 0;
     uint32_t seg = 1448;
-    std::vector<double> trace;  // time, cwnd, ssthresh (segments), every 10 ms
+    uint32_t inflight = 0;
+    double rto = 0;
+    uint64_t data_tx = 0;
+    uint64_t retx = 0;
+    uint32_t high_tx = 0;
+    bool any_tx = false;
+    // time, cwnd, ssthresh, bytes in flight (segments), RTO (s), data
+    // segments sent, retransmissions, every 10 ms
+    std::vector<double> trace;
     void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
         if (n == ns3::TcpSocketState::CA_RECOVERY) recoveries++;
         if (n == ns3::TcpSocketState::CA_LOSS) rtos++;
     }
     void Cwnd(uint32_t, uint32_t v) { cwnd = v; }
     void Ssth(uint32_t, uint32_t v) { ssthresh = v; }
+    void InFlight(uint32_t, uint32_t v) { inflight = v; }
+    void Rto(ns3::Time, ns3::Time v) { rto = v.GetSeconds(); }
+    void Tx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
+        if (p->GetSize() == 0) return;
+        data_tx++;
+        uint32_t s = h.GetSequenceNumber().GetValue();
+        if (any_tx && int32_t(s - high_tx) < 0) retx++;
+        else { high_tx = s; any_tx = true; }
+    }
     void Sample() {
         trace.push_back(ns3::Simulator::Now().GetSeconds());
         trace.push_back(double(cwnd) / seg);
         trace.push_back(double(ssthresh) / seg);
+        trace.push_back(double(inflight) / seg);
+        trace.push_back(rto);
+        trace.push_back(double(data_tx));
+        trace.push_back(double(retx));
         ns3::Simulator::Schedule(ns3::MilliSeconds(10), &FlowMon::Sample, this);
     }
 };
@@ -127,6 +149,9 @@ void ConnectFlow(FlowMon* f, uint32_t i) {
     ns3::Config::ConnectWithoutContext(base + "CongState", ns3::MakeCallback(&FlowMon::State, f));
     ns3::Config::ConnectWithoutContext(base + "CongestionWindow", ns3::MakeCallback(&FlowMon::Cwnd, f));
     ns3::Config::ConnectWithoutContext(base + "SlowStartThreshold", ns3::MakeCallback(&FlowMon::Ssth, f));
+    ns3::Config::ConnectWithoutContext(base + "BytesInFlight", ns3::MakeCallback(&FlowMon::InFlight, f));
+    ns3::Config::ConnectWithoutContext(base + "RTO", ns3::MakeCallback(&FlowMon::Rto, f));
+    ns3::Config::ConnectWithoutContext(base + "Tx", ns3::MakeCallback(&FlowMon::Tx, f));
     f->Sample();
 }
 FlowMon* WatchFlow(uint32_t i, double at) {
@@ -268,6 +293,8 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
         "drops": int(mon.drops),
         "recoveries": int(sum(w.recoveries for w in watch)),
         "rtos": int(sum(w.rtos for w in watch)),
+        "retransmits": int(sum(w.retx for w in watch)),
+        "data_sent": int(sum(w.data_tx for w in watch)),
         "tx_pkts": int(mon.tx_pkts),
         "delay_samples": int(mon.n_delay),
         "unmatched": int(mon.enq.size()),
@@ -284,8 +311,10 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
     if trace_dir is not None:
         for i, w in enumerate(watch):
             v = list(w.trace)
-            rows = ["time_s,cwnd,ssthresh"] + [
-                f"{v[k]:.3f},{v[k + 1]:.1f},{v[k + 2]:.1f}" for k in range(0, len(v), 3)
+            rows = ["time_s,cwnd,ssthresh,in_flight,rto_s,data_sent,retransmits"] + [
+                f"{v[k]:.3f},{v[k + 1]:.1f},{v[k + 2]:.1f},{v[k + 3]:.1f},{v[k + 4]:.3f},"
+                f"{v[k + 5]:.0f},{v[k + 6]:.0f}"
+                for k in range(0, len(v), 7)
             ]
             (trace_dir / f"{s.name}-flow{i}.csv").write_text("\n".join(rows) + "\n")
         q = list(mon.qtrace)

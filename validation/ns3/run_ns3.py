@@ -34,6 +34,8 @@ FIELDS = [
     "process_wall_s",
     "process_cpu_s",
     "max_rss_mib",
+    "retransmits",
+    "data_sent",
 ]
 
 

@@ -63,7 +63,7 @@ class Scenario:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:g}"
+    return f"{x:.10g}"
 
 
 SCENARIOS: list[Scenario] = [
@@ -100,12 +100,37 @@ SCENARIOS: list[Scenario] = [
         15,
         red=(5, 15, 0.02, 0.002),
     ),
+    # the issue's motivating row as stated (20 s); RED with MinTh = MaxTh = 0,
+    # from which ns-3's RedQueueDisc derives its thresholds (adaptive RED's
+    # rule, `red_auto_thresholds`: 129.6 and 388.8 packets here), LInterm 50,
+    # QW 0.002
+    Scenario(
+        "cu-bdp2600-redauto-3",
+        "cubic",
+        622,
+        50,
+        "red",
+        20736,
+        3,
+        20,
+        red=(0, 0, 0.02, 0.002),
+    ),
     Scenario("cu-bdp2600-codel-3", "cubic", 622, 50, "codel", 20736, 3, 15),
     Scenario("cu-bdp2600-fqcodel-3", "cubic", 622, 50, "fq_codel", 10240, 3, 15),
     Scenario("cu-bdp3000-droptail-1", "cubic", 622, 58, "droptail", 3000, 1, 15),
 ]
 
 BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+def red_auto_thresholds(s: Scenario) -> tuple[float, float]:
+    """ns-3 `RedQueueDisc::InitializeParams` with MinTh = MaxTh = 0 (packet
+    mode): min_th = max(5, TargetDelay x C / 2) with C the link's rate in
+    MeanPktSize (1500 B) packets per second and TargetDelay 5 ms (the rule
+    of Floyd, Gummadi and Shenker's "Adaptive RED"), max_th = 3 x min_th."""
+    ptc = s.rate_mbps * 1e6 / (8.0 * IP_PACKET)
+    min_th = max(5.0, 0.005 * ptc / 2.0)
+    return min_th, 3 * min_th
 
 
 def queue_toml(s: Scenario) -> str:
@@ -115,6 +140,8 @@ def queue_toml(s: Scenario) -> str:
     if s.queue == "red":
         assert s.red is not None
         mn, mx, p, wq = s.red
+        if mn == 0 and mx == 0:
+            mn, mx = red_auto_thresholds(s)
         # ns-3 RedQueueDisc: Wait true, Gentle true, packet mode; both sides
         # use a 1500-B mean packet size for the idle-time decay.
         return (

@@ -42,6 +42,10 @@ impl From<std::io::Error> for CliError {
 
 pub type CliResult<T = ()> = Result<T, CliError>;
 
+/// The git commit this build comes from (`"unknown"` outside a git
+/// checkout), for `provenance.json`.
+pub const GIT_COMMIT: &str = env!("AQMLAB_GIT_COMMIT");
+
 /// Where the repository's scenario files are (for commands that read them).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -158,6 +158,79 @@ where
     Ok(())
 }
 
+/// Estimated width in pixels of a legend entry (line, gap, name at 15 px:
+/// at most 9 px per character).
+fn legend_item_w(name: &str) -> u32 {
+    30 + 9 * name.chars().count() as u32 + 20
+}
+
+/// Rows (item indices) of a legend that does not fit beside the title of a
+/// figure `w` pixels wide: none when it fits (in the right half), else the
+/// items laid left to right below the subtitle, wrapped at the right margin.
+fn legend_rows(names: &[String], w: u32) -> Vec<Vec<usize>> {
+    let total: u32 = names.iter().map(|n| legend_item_w(n)).sum();
+    if total <= w / 2 {
+        return Vec::new();
+    }
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut x = 20;
+    for (i, n) in names.iter().enumerate() {
+        let wi = legend_item_w(n);
+        if x + wi > w - 20 && !rows.last().is_some_and(|r| r.is_empty()) {
+            rows.push(Vec::new());
+            x = 20;
+        }
+        rows.last_mut().expect("a row").push(i);
+        x += wi;
+    }
+    rows
+}
+
+/// Height of a header whose legend is laid out by [`legend_rows`].
+fn header_h_with(names: &[String], w: u32) -> u32 {
+    HEADER_H + LEGEND_ROW_H * legend_rows(names, w).len() as u32
+}
+
+const LEGEND_ROW_H: u32 = 24;
+
+/// The header legend of a figure sized by [`header_h_with`]: beside the
+/// title when it fits, else in rows below the subtitle.
+fn wrapped_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[LegendItem],
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let (w, _) = area.dim_in_pixel();
+    let names: Vec<String> = items.iter().map(|it| it.name.clone()).collect();
+    let rows = legend_rows(&names, w);
+    if rows.is_empty() {
+        return header_legend(area, items);
+    }
+    let font: TextStyle = (FAMILY, 15).into_font().color(&BLACK);
+    for (k, row) in rows.iter().enumerate() {
+        let y = (HEADER_H + LEGEND_ROW_H * k as u32) as i32 + 4;
+        let mut x = 20;
+        for &i in row {
+            let it = &items[i];
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 24, y)],
+                it.color.stroke_width(3),
+            ))?;
+            area.draw(&Text::new(
+                it.name.clone(),
+                (x + 30, y),
+                font.clone()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+            x += legend_item_w(&it.name) as i32;
+        }
+    }
+    Ok(())
+}
+
 /// A figure's title and grey subtitle at the top of its header area.
 fn draw_titles<DB: DrawingBackend>(
     header: &DrawingArea<DB, Shift>,
@@ -632,12 +705,24 @@ pub struct Lines {
     pub panels: bool,
 }
 
+impl Lines {
+    /// Header height: room for the legend of many series.
+    fn header_h(&self) -> u32 {
+        if self.panels {
+            HEADER_H
+        } else {
+            let names: Vec<String> = self.series.iter().map(|(n, _)| n.clone()).collect();
+            header_h_with(&names, 1200)
+        }
+    }
+}
+
 impl Figure for Lines {
     fn size(&self) -> (u32, u32) {
         if self.panels {
             (1200, HEADER_H + 170 * self.series.len().max(1) as u32)
         } else {
-            (1200, HEADER_H + 480)
+            (1200, self.header_h() + 480)
         }
     }
 
@@ -645,7 +730,7 @@ impl Figure for Lines {
     where
         DB::ErrorType: 'static,
     {
-        let (header, body) = root.split_vertically(HEADER_H);
+        let (header, body) = root.split_vertically(self.header_h());
         draw_titles(&header, &self.title, &self.subtitle)?;
         let color = |i: usize| LINE_COLORS[i % LINE_COLORS.len()];
         let pts = self.series.iter().flat_map(|(_, p)| p.iter());
@@ -666,7 +751,7 @@ impl Figure for Lines {
                     line: true,
                 })
                 .collect();
-            header_legend(&header, &legend)?;
+            wrapped_legend(&header, &legend)?;
         }
         let areas = if self.panels {
             body.split_evenly((self.series.len().max(1), 1))
@@ -1062,6 +1147,29 @@ pub fn throughput(r: &RunResult, stem: &Path) -> std::io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_legend_wraps_below_the_title_and_grows_the_header() {
+        let few: Vec<String> = (0..2).map(|i| format!("flow {i} (bulk)")).collect();
+        assert!(legend_rows(&few, 1200).is_empty());
+        assert_eq!(header_h_with(&few, 1200), HEADER_H);
+        let many: Vec<String> = (0..9)
+            .map(|i| format!("flow {i} (bulk, newreno)"))
+            .collect();
+        let rows = legend_rows(&many, 1200);
+        assert!(rows.len() >= 2, "{rows:?}");
+        // every item once, in order, and each row within the figure
+        let flat: Vec<usize> = rows.iter().flatten().copied().collect();
+        assert_eq!(flat, (0..9).collect::<Vec<_>>());
+        for r in &rows {
+            let w: u32 = r.iter().map(|&i| legend_item_w(&many[i])).sum();
+            assert!(20 + w <= 1200 - 20, "{w}");
+        }
+        assert_eq!(
+            header_h_with(&many, 1200),
+            HEADER_H + LEGEND_ROW_H * rows.len() as u32
+        );
+    }
 
     #[test]
     fn grouped_bars_write_png_and_svg() {

@@ -117,6 +117,7 @@ pub fn provenance(
         command_line: std::env::args_os()
             .map(|a| a.to_string_lossy().to_string())
             .collect(),
+        call: None,
     };
     Ok((toml, prov))
 }

@@ -26,7 +26,7 @@ use crate::run::{check_out, out_err, provenance, scenario_doc};
 use crate::{CliError, CliResult};
 use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::limits::{check_runs, Limits};
-use aqmlab::{Scenario, Simulation};
+use aqmlab::Scenario;
 use clap::Args;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -102,46 +102,7 @@ fn axis_value(v: &toml::Value) -> String {
 
 /// Does `dir` hold a complete run of `job`?
 fn complete(dir: &Path, job: &Job) -> bool {
-    if !dir.join("summary.json").is_file() {
-        return false;
-    }
-    let Ok(text) = std::fs::read_to_string(dir.join("provenance.json")) else {
-        return false;
-    };
-    match serde_json::from_str::<Provenance>(&text) {
-        Ok(p) => p.scenario_sha256 == job.prov.scenario_sha256 && p.seed == job.seed,
-        Err(_) => false,
-    }
-}
-
-/// Run folders under `out` (`<x>/<y>/` holding aqmlab's files) that are not
-/// in `keep`.
-fn stale_runs(out: &Path, keep: &BTreeSet<String>) -> Vec<String> {
-    let mut v = Vec::new();
-    let Ok(top) = std::fs::read_dir(out) else {
-        return v;
-    };
-    for d in top.flatten().filter(|e| e.path().is_dir()) {
-        let Ok(sub) = std::fs::read_dir(d.path()) else {
-            continue;
-        };
-        for r in sub.flatten().filter(|e| e.path().is_dir()) {
-            let rel = format!(
-                "{}/{}",
-                d.file_name().to_string_lossy(),
-                r.file_name().to_string_lossy()
-            );
-            let ours = ["summary.json", "provenance.json"]
-                .iter()
-                .any(|f| r.path().join(f).exists())
-                || !output::earlier_files(&r.path()).is_empty();
-            if ours && !keep.contains(&rel) {
-                v.push(rel);
-            }
-        }
-    }
-    v.sort();
-    v
+    output::run_complete(dir, &job.prov.scenario_sha256, job.seed)
 }
 
 /// Files the sweep writes at the top of `--out`.
@@ -240,7 +201,7 @@ pub fn main(a: SweepArgs) -> CliResult {
     }
     // Runs of another sweep are never mixed in.
     let keep: BTreeSet<String> = jobs.iter().map(|j| j.rel.clone()).collect();
-    let stale = stale_runs(&a.out, &keep);
+    let stale = output::stale_runs(&a.out, &keep);
     if !stale.is_empty() {
         let list = stale.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
         let more = if stale.len() > 5 { ", …" } else { "" };
@@ -253,13 +214,7 @@ pub fn main(a: SweepArgs) -> CliResult {
                 stale.len()
             )));
         }
-        for s in &stale {
-            let d = a.out.join(s);
-            std::fs::remove_dir_all(&d).map_err(|e| out_err(output::path_err(&d, e)))?;
-            if let Some(parent) = d.parent() {
-                let _ = std::fs::remove_dir(parent); // when empty
-            }
-        }
+        output::remove_stale_runs(&a.out, &stale).map_err(out_err)?;
         eprintln!(
             "sweep: --force: deleted {} run folder(s) not part of this sweep: {list}{more}",
             stale.len()
@@ -307,7 +262,7 @@ pub fn main(a: SweepArgs) -> CliResult {
     let results: Vec<CliResult> = pool.install(|| {
         par_map(&format!("sweep {} runs", todo.len()), &todo, |&k| {
             let j = &jobs[k];
-            run_one(&points[j.point].scenario, j, &a.out.join(&j.rel))
+            run_one(&points[j.point], j, &a.out.join(&j.rel))
         })
     });
     results.into_iter().collect::<CliResult<Vec<()>>>()?;
@@ -335,22 +290,10 @@ pub fn main(a: SweepArgs) -> CliResult {
     )
 }
 
-/// Run one job and rename its files into place.
-fn run_one(sc: &Scenario, j: &Job, dir: &Path) -> CliResult {
-    let mut st = Staging::new(dir).map_err(out_err)?;
-    let mut sim = Simulation::new(sc, j.seed);
-    let cap = output::pcap::attach(&mut sim, sc, &mut st).map_err(out_err)?;
-    let r = sim.run();
-    if !r.conservation.holds() {
-        return Err(CliError::Internal(format!(
-            "{}: packet conservation violated: {:?}",
-            j.rel, r.conservation
-        )));
-    }
-    cap.finish().map_err(out_err)?;
-    output::stage_provenance(&mut st, &j.toml, &j.prov).map_err(out_err)?;
-    output::stage_run(&r, &mut st).map_err(out_err)?;
-    st.commit().map_err(out_err)?;
+/// Run one job and rename its files into place (the CSVs' `label`
+/// column: the point's label).
+fn run_one(p: &aqmlab::scenario::SweepPoint, j: &Job, dir: &Path) -> CliResult {
+    output::run_into(&p.scenario, j.seed, dir, &p.label, &j.toml, &j.prov).map_err(out_err)?;
     crate::interrupt::run_done();
     Ok(())
 }
@@ -371,11 +314,24 @@ fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)>
     let q = dir.join("queues.csv");
     let mut rd = csv::Reader::from_path(&q)
         .map_err(|e| CliError::Internal(format!("{}: {e}", q.display())))?;
+    let bad = |e: csv::Error| CliError::Internal(format!("{}: {e}", q.display()));
+    let head = rd.headers().map_err(bad)?.clone();
+    let col = |name: &str| {
+        head.iter()
+            .position(|h| h == name)
+            .ok_or_else(|| CliError::Internal(format!("{}: no column `{name}`", q.display())))
+    };
+    let (c_link, c_time, c_delay, c_len) = (
+        col("link")?,
+        col("time_s")?,
+        col("delay_s")?,
+        col("len_pkts")?,
+    );
     let mut series = Vec::new();
     let mut monitored = Vec::new();
     for rec in rd.records() {
-        let rec = rec.map_err(|e| CliError::Internal(format!("{}: {e}", q.display())))?;
-        let l = rec.get(1).unwrap_or_default();
+        let rec = rec.map_err(bad)?;
+        let l = rec.get(c_link).unwrap_or_default();
         if !monitored.iter().any(|m| m == l) {
             monitored.push(l.to_string());
         }
@@ -385,7 +341,7 @@ fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)>
                     .and_then(|x| x.parse::<f64>().ok())
                     .unwrap_or(0.0)
             };
-            series.push((f(0), f(5), f(2)));
+            series.push((f(c_time), f(c_delay), f(c_len)));
         }
     }
     Ok((RunData { summary, series }, monitored))

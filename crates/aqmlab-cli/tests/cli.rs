@@ -123,26 +123,29 @@ fn run_writes_documented_outputs() {
     assert!(s["fairness"]["bulk"].as_f64().unwrap() > 0.5);
     assert_eq!(s["sim_seconds"].as_f64().unwrap(), 2.0);
     let queues = fs::read_to_string(out.join("queues.csv")).unwrap();
+    // `label` (the scenario's name) and `seed` first, so that the rows of
+    // several runs concatenated stay apart.
     assert!(queues.starts_with(
-        "time_s,link,len_pkts,len_bytes,avg_pkts,delay_s,arrivals,dropped,marked,drop_rate,mark_rate\n"
+        "label,seed,time_s,link,len_pkts,len_bytes,avg_pkts,delay_s,arrivals,dropped,marked,drop_rate,mark_rate\n"
     ));
     // The per-interval rates are the differences of the cumulative columns.
     let rows: Vec<Vec<&str>> = queues
         .lines()
         .skip(1)
         .map(|l| l.split(',').collect())
-        .filter(|r: &Vec<&str>| r[1] == "r->h2")
+        .filter(|r: &Vec<&str>| r[3] == "r->h2")
         .collect();
+    assert!(rows.iter().all(|r| r[0] == s["scenario"] && r[1] == "1"));
     let mut checked = 0;
     for p in rows.windows(2) {
-        let n = |r: &Vec<&str>, i: usize| r[i].parse::<f64>().unwrap();
+        let n = |r: &Vec<&str>, i: usize| r[i + 2].parse::<f64>().unwrap();
         let da = n(&p[1], 6) - n(&p[0], 6);
         if da > 0.0 {
-            let dr: f64 = p[1][9].parse().unwrap();
+            let dr: f64 = p[1][9 + 2].parse().unwrap();
             assert!((dr - (n(&p[1], 7) - n(&p[0], 7)) / da).abs() < 1e-6);
             checked += 1;
         } else {
-            assert_eq!(p[1][9], "");
+            assert_eq!(p[1][9 + 2], "");
         }
     }
     assert!(checked > 100);
@@ -520,13 +523,13 @@ fn cwnd_trace_on_request() {
     let (code, err, out) = run_text(d.path(), GOOD, &["--set", "flows.bulk.trace_cwnd=true"]);
     assert_eq!(code, 0, "{err}");
     let csv = fs::read_to_string(out.join("cwnd.csv")).unwrap();
-    assert!(csv.starts_with("time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s"));
+    assert!(csv.starts_with("label,seed,time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s"));
     // 3 flows sampled every 10 ms for 2 s (t = 0 included)
     assert_eq!(csv.lines().count() - 1, 3 * 201);
     let max_cwnd = csv
         .lines()
         .skip(1)
-        .map(|l| l.split(',').nth(4).unwrap().parse::<f64>().unwrap())
+        .map(|l| l.split(',').nth(6).unwrap().parse::<f64>().unwrap())
         .fold(0.0, f64::max);
     assert!(max_cwnd > 4.0, "windows grow: {max_cwnd}");
     // no trace unless asked
@@ -545,7 +548,7 @@ fn throughput_series_on_request_add_up_to_goodput() {
     );
     assert_eq!(code, 0, "{err}");
     let csv = fs::read_to_string(out.join("throughput.csv")).unwrap();
-    assert!(csv.starts_with("time_s,flow,group,throughput_bps"));
+    assert!(csv.starts_with("label,seed,time_s,flow,group,throughput_bps"));
     assert_eq!(
         csv.lines().count() - 1,
         3 * 21,
@@ -558,8 +561,8 @@ fn throughput_series_on_request_add_up_to_goodput() {
         let bytes: f64 = csv
             .lines()
             .skip(1)
-            .filter(|l| l.split(',').nth(1) == Some(id.as_str()))
-            .map(|l| l.split(',').nth(3).unwrap().parse::<f64>().unwrap() * 0.1 / 8.0)
+            .filter(|l| l.split(',').nth(3) == Some(id.as_str()))
+            .map(|l| l.split(',').nth(5).unwrap().parse::<f64>().unwrap() * 0.1 / 8.0)
             .sum();
         let delivered = f["segments_delivered"].as_f64().unwrap() * 1000.0;
         assert!(

@@ -278,8 +278,12 @@ pub struct Provenance {
     pub seed: u64,
     /// SHA-256 of `scenario.toml` (the effective scenario, seed included).
     pub scenario_sha256: String,
-    /// The command line, argument by argument.
+    /// The command line, argument by argument (from Python: the
+    /// interpreter's).
     pub command_line: Vec<String>,
+    /// From Python: the call that made the run (`aqmlab.run(...)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
 }
 
 /// The effective scenario as TOML: the scenario document `doc` (as
@@ -305,12 +309,107 @@ pub fn sha256_hex(text: &str) -> String {
 }
 
 /// Write all output files of `r` into `dir` (created if missing), each
-/// under a temporary name renamed into place, `summary.json` last.
+/// under a temporary name renamed into place, `summary.json` last. The
+/// CSVs' `label` column holds the scenario's name.
 pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
     let mut st = Staging::new(dir)?;
     stage_run(r, &mut st)?;
     st.commit()?;
     Ok(())
+}
+
+/// Does `dir` hold a complete run of the effective scenario whose
+/// `scenario.toml` hashes to `scenario_sha256`, with `seed`? (A
+/// `summary.json`, and a `provenance.json` with that hash and seed.) This
+/// is what a resumed sweep skips.
+pub fn run_complete(dir: &Path, scenario_sha256: &str, seed: u64) -> bool {
+    if !dir.join("summary.json").is_file() {
+        return false;
+    }
+    let Ok(text) = fs::read_to_string(dir.join("provenance.json")) else {
+        return false;
+    };
+    match serde_json::from_str::<Provenance>(&text) {
+        Ok(p) => p.scenario_sha256 == scenario_sha256 && p.seed == seed,
+        Err(_) => false,
+    }
+}
+
+/// Run folders of a sweep under `out` (`<label>/<seed-n>/` holding files
+/// aqmlab writes) whose relative path (`label/seed-n`) is not in `keep`:
+/// runs of another sweep, which must not be mixed with this one's.
+pub fn stale_runs(out: &Path, keep: &BTreeSet<String>) -> Vec<String> {
+    let mut v = Vec::new();
+    let Ok(top) = fs::read_dir(out) else {
+        return v;
+    };
+    for d in top.flatten().filter(|e| e.path().is_dir()) {
+        let Ok(sub) = fs::read_dir(d.path()) else {
+            continue;
+        };
+        for r in sub.flatten().filter(|e| e.path().is_dir()) {
+            let rel = format!(
+                "{}/{}",
+                d.file_name().to_string_lossy(),
+                r.file_name().to_string_lossy()
+            );
+            let ours = ["summary.json", "provenance.json"]
+                .iter()
+                .any(|f| r.path().join(f).exists())
+                || !earlier_files(&r.path()).is_empty();
+            if ours && !keep.contains(&rel) {
+                v.push(rel);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Delete the run folders `stale` (relative to `out`, from [`stale_runs`])
+/// and their `<label>/` parents when that empties them.
+pub fn remove_stale_runs(out: &Path, stale: &[String]) -> std::io::Result<()> {
+    for s in stale {
+        let d = out.join(s);
+        fs::remove_dir_all(&d).map_err(|e| path_err(&d, e))?;
+        if let Some(parent) = d.parent() {
+            let _ = fs::remove_dir(parent); // when empty
+        }
+    }
+    Ok(())
+}
+
+/// Run `sc` with `seed` and write everything `aqmlab run` writes into
+/// `dir` (created if missing): the pcap traces the scenario asks for,
+/// `scenario_toml` and `prov` (`scenario.toml`, `provenance.json`) and the
+/// result files with `label` in their `label` column, renamed into place
+/// together, `summary.json` last. Packet conservation is checked before
+/// anything is renamed into place. Returns the result and the traces
+/// written (path, packets).
+pub fn run_into(
+    sc: &crate::Scenario,
+    seed: u64,
+    dir: &Path,
+    label: &str,
+    scenario_toml: &str,
+    prov: &Provenance,
+) -> std::io::Result<(RunResult, Vec<(String, u64)>)> {
+    let mut st = Staging::new(dir)?;
+    let mut sim = crate::Simulation::new(sc, seed);
+    let cap = pcap::attach(&mut sim, sc, &mut st)?;
+    let r = sim.run();
+    if !r.conservation.holds() {
+        return Err(std::io::Error::other(format!(
+            "{}: packet conservation violated: {:?}",
+            dir.display(),
+            r.conservation
+        )));
+    }
+    let traces = cap.finish()?;
+    stage_provenance(&mut st, scenario_toml, prov)?;
+    stage_run_labelled(&r, &mut st, label)?;
+    st.commit()?;
+    Ok((r, traces))
 }
 
 /// Write `scenario.toml` and `provenance.json` into a staging.
@@ -325,8 +424,22 @@ pub fn stage_provenance(
     st.write("provenance.json", &j)
 }
 
-/// Write the result files of `r` into a staging (commit separately).
+/// Write the result files of `r` into a staging (commit separately), with
+/// the scenario's name in the CSVs' `label` column.
 pub fn stage_run(r: &RunResult, st: &mut Staging) -> std::io::Result<()> {
+    let label = r.scenario.clone();
+    stage_run_labelled(r, st, &label)
+}
+
+/// Write the result files of `r` into a staging (commit separately). Every
+/// CSV starts with the columns `label` (`label`: a sweep point's label, or
+/// the scenario's name) and `seed`, so that the rows of several runs
+/// concatenated stay apart.
+pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::io::Result<()> {
+    let id = RunId {
+        label: label.to_string(),
+        seed: r.seed,
+    };
     let d = st.dir().to_path_buf();
     let named = |n: &str| {
         let p = d.join(n);
@@ -342,53 +455,133 @@ pub fn stage_run(r: &RunResult, st: &mut Staging) -> std::io::Result<()> {
             .and_then(|_| f.flush())
             .map_err(named("summary.json"))?;
     }
-    write_flows(r, &st.path("flows.csv")).map_err(named("flows.csv"))?;
-    write_queues(r, &st.path("queues.csv")).map_err(named("queues.csv"))?;
-    write_links(r, &st.path("links.csv")).map_err(named("links.csv"))?;
+    write_flows(r, &id, &st.path("flows.csv")).map_err(named("flows.csv"))?;
+    write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
+    write_links(r, &id, &st.path("links.csv")).map_err(named("links.csv"))?;
     if !r.cwnd.is_empty() {
-        write_cwnd(r, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
+        write_cwnd(r, &id, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
     }
     if !r.throughput.is_empty() {
-        write_throughput(r, &st.path("throughput.csv")).map_err(named("throughput.csv"))?;
+        write_throughput(r, &id, &st.path("throughput.csv")).map_err(named("throughput.csv"))?;
     }
     if !r.requests.is_empty() {
-        let mut w = csv::Writer::from_path(st.path("requests.csv"))
-            .map_err(csv_err)
+        let mut w = IdWriter::create(&st.path("requests.csv"), &id)?;
+        w.serialize_all(&r.requests, &[])
             .map_err(named("requests.csv"))?;
-        for q in &r.requests {
-            w.serialize(q)
-                .map_err(csv_err)
-                .map_err(named("requests.csv"))?;
-        }
         w.flush().map_err(named("requests.csv"))?;
     }
     Ok(())
 }
 
-/// `throughput.csv`: `time_s,flow,group,throughput_bps`.
-pub fn write_throughput(r: &RunResult, path: &Path) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record(["time_s", "flow", "group", "throughput_bps"])
-        .map_err(csv_err)?;
+/// The run a CSV row belongs to: its first two columns, `label` and `seed`.
+#[derive(Clone, Debug)]
+pub struct RunId {
+    pub label: String,
+    pub seed: u64,
+}
+
+/// A CSV writer that starts every record with the run's `label` and `seed`.
+struct IdWriter<'a> {
+    w: csv::Writer<fs::File>,
+    id: &'a RunId,
+    seed: String,
+}
+
+impl<'a> IdWriter<'a> {
+    fn create(path: &Path, id: &'a RunId) -> std::io::Result<Self> {
+        let w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_path(path)
+            .map_err(csv_err)?;
+        Ok(IdWriter {
+            w,
+            id,
+            seed: id.seed.to_string(),
+        })
+    }
+
+    fn head(&mut self, names: &[&str]) -> std::io::Result<()> {
+        self.w
+            .write_record(["label", "seed"].iter().chain(names))
+            .map_err(csv_err)
+    }
+
+    fn record<I: IntoIterator<Item = S>, S: AsRef<[u8]>>(
+        &mut self,
+        fields: I,
+    ) -> std::io::Result<()> {
+        self.w.write_field(&self.id.label).map_err(csv_err)?;
+        self.w.write_field(&self.seed).map_err(csv_err)?;
+        self.w.write_record(fields).map_err(csv_err)
+    }
+
+    /// One record per row, the header from the rows' field names
+    /// (`empty_head` when there is no row).
+    fn serialize_all<T: Serialize>(
+        &mut self,
+        rows: &[T],
+        empty_head: &[&str],
+    ) -> std::io::Result<()> {
+        match rows.first() {
+            Some(first) => {
+                let names = field_names(first)?;
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                self.head(&names)?;
+            }
+            None => self.head(empty_head)?,
+        }
+        for x in rows {
+            self.w.write_field(&self.id.label).map_err(csv_err)?;
+            self.w.write_field(&self.seed).map_err(csv_err)?;
+            // The struct's fields continue the record the id fields opened.
+            self.w.serialize(x).map_err(csv_err)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// The CSV header the `csv` crate writes for a struct (its field names).
+fn field_names<T: Serialize>(x: &T) -> std::io::Result<Vec<String>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(x).map_err(csv_err)?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut rd = csv::Reader::from_reader(bytes.as_slice());
+    Ok(rd
+        .headers()
+        .map_err(csv_err)?
+        .iter()
+        .map(str::to_string)
+        .collect())
+}
+
+/// `throughput.csv`: `label,seed,time_s,flow,group,throughput_bps`.
+pub fn write_throughput(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&["time_s", "flow", "group", "throughput_bps"])?;
     for t in &r.throughput {
         for (time, bps) in t.bps() {
-            w.write_record([
+            w.record([
                 format!("{time}"),
                 t.flow.to_string(),
                 t.group.clone(),
                 format!("{bps}"),
-            ])
-            .map_err(csv_err)?;
+            ])?;
         }
     }
     w.flush()
 }
 
-/// `cwnd.csv`: `time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s` for the
-/// traced flows.
-pub fn write_cwnd(r: &RunResult, path: &Path) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record([
+/// `cwnd.csv`: `label,seed,time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s`
+/// for the traced flows.
+pub fn write_cwnd(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&[
         "time_s",
         "flow",
         "group",
@@ -397,11 +590,10 @@ pub fn write_cwnd(r: &RunResult, path: &Path) -> std::io::Result<()> {
         "ssthresh",
         "in_flight",
         "srtt_s",
-    ])
-    .map_err(csv_err)?;
+    ])?;
     for t in &r.cwnd {
         for x in &t.samples {
-            w.write_record([
+            w.record([
                 format!("{}", x.time_s),
                 t.flow.to_string(),
                 t.group.clone(),
@@ -410,8 +602,7 @@ pub fn write_cwnd(r: &RunResult, path: &Path) -> std::io::Result<()> {
                 x.ssthresh.map(|v| format!("{v:.4}")).unwrap_or_default(),
                 x.in_flight.to_string(),
                 x.srtt_s.map(|v| format!("{v}")).unwrap_or_default(),
-            ])
-            .map_err(csv_err)?;
+            ])?;
         }
     }
     w.flush()
@@ -421,20 +612,17 @@ fn csv_err(e: csv::Error) -> std::io::Error {
     std::io::Error::other(e)
 }
 
-pub fn write_flows(r: &RunResult, path: &Path) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    for f in &r.flows {
-        w.serialize(f).map_err(csv_err)?;
-    }
-    if r.flows.is_empty() {
-        w.write_record(["id"]).map_err(csv_err)?;
-    }
+/// `flows.csv`: `label,seed` and the fields of `summary.json`'s `flows[]`.
+pub fn write_flows(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.serialize_all(&r.flows, &["id"])?;
     w.flush()
 }
 
-pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record([
+/// `queues.csv`: `label,seed` and the time series of the monitored queues.
+pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&[
         "time_s",
         "link",
         "len_pkts",
@@ -446,8 +634,7 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
         "marked",
         "drop_rate",
         "mark_rate",
-    ])
-    .map_err(csv_err)?;
+    ])?;
     for s in &r.series {
         let mut prev: Option<&crate::metrics::QueueSample> = None;
         for x in &s.samples {
@@ -464,7 +651,7 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
                 _ => (String::new(), String::new()),
             };
             prev = Some(x);
-            w.write_record([
+            w.record([
                 format!("{}", x.time_s),
                 s.link.clone(),
                 x.len_pkts.to_string(),
@@ -476,8 +663,7 @@ pub fn write_queues(r: &RunResult, path: &Path) -> std::io::Result<()> {
                 x.marked.to_string(),
                 dr,
                 mr,
-            ])
-            .map_err(csv_err)?;
+            ])?;
         }
     }
     w.flush()
@@ -524,10 +710,13 @@ pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
     (arrivals > 0).then(|| count as f64 / arrivals as f64)
 }
 
-pub fn write_links(r: &RunResult, path: &Path) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    for (l, q) in r.links.iter().zip(&r.queues) {
-        w.serialize(LinkRow {
+/// `links.csv`: `label,seed` and one row per link direction.
+pub fn write_links(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let rows: Vec<LinkRow> = r
+        .links
+        .iter()
+        .zip(&r.queues)
+        .map(|(l, q)| LinkRow {
             link: &l.link,
             from: &l.from,
             to: &l.to,
@@ -556,8 +745,9 @@ pub fn write_links(r: &RunResult, path: &Path) -> std::io::Result<()> {
             p99_delay_s: q.p99_delay_s,
             max_delay_s: q.max_delay_s,
         })
-        .map_err(csv_err)?;
-    }
+        .collect();
+    let mut w = IdWriter::create(path, id)?;
+    w.serialize_all(&rows, &["link"])?;
     w.flush()
 }
 

@@ -646,6 +646,20 @@ pub const TCP_PARAMS: &[Param] = &[
         "",
         "ACK the first data segment after the handshake at once (ns-3)"
     ),
+    param!(
+        "limited_transmit",
+        "",
+        "true/false",
+        "",
+        "Limited Transmit (RFC 3042; with SACK, RFC 6675 step 3: new data while pipe < cwnd)"
+    ),
+    param!(
+        "tlp",
+        "",
+        "true/false",
+        "",
+        "Tail Loss Probe (RFC 8985 §7) after 2 x SRTT without an ACK; needs rack = true"
+    ),
 ];
 
 /// One family of the catalogue: its name, where it is written, its kinds.

@@ -502,10 +502,31 @@ fn read_outputs(dir: &Path) -> Outputs {
     let mut summary: serde_json::Value = serde_json::from_slice(&rd("summary.json")).unwrap();
     let obj = summary.as_object_mut().expect("summary is an object");
     assert!(obj.remove("wall_seconds").is_some(), "wall_seconds present");
+    // Without the `label` and `seed` columns every per-run CSV starts with
+    // (checked here), so that runs with different seeds compare by content.
+    let seed = summary["seed"].as_u64().unwrap().to_string();
+    let name = summary["scenario"].as_str().unwrap().to_string();
+    let body = |n: &str| -> Vec<u8> {
+        let text = String::from_utf8(rd(n)).unwrap();
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let want = if i == 0 {
+                "label,seed,".to_string()
+            } else {
+                format!("{name},{seed},")
+            };
+            let rest = line
+                .strip_prefix(&want)
+                .unwrap_or_else(|| panic!("{n}: line {i} does not start with `{want}`: {line}"));
+            out.push_str(rest);
+            out.push('\n');
+        }
+        out.into_bytes()
+    };
     Outputs {
-        flows: rd("flows.csv"),
-        queues: rd("queues.csv"),
-        links: rd("links.csv"),
+        flows: body("flows.csv"),
+        queues: body("queues.csv"),
+        links: body("links.csv"),
         summary,
     }
 }

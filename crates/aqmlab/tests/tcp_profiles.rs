@@ -110,6 +110,14 @@ fn explicit_keys_override_a_profile_at_any_level() {
     .tcp_params(0);
     assert!(!p.sack && p.timestamps);
     assert_eq!(p.recovery, Some(RecoveryKind::NewReno));
+    // the profile's TLP follows RACK off; written explicitly it is an error
+    assert!(!p.tlp);
+    let e = scenario(
+        "profile = \"linux-6.1\"",
+        "tcp = { rack = false, tlp = true }",
+    )
+    .expect_err("tlp without rack");
+    assert!(e.contains("tlp") && e.contains("rack = true"), "{e}");
 }
 
 #[test]

@@ -546,3 +546,260 @@ fn rack_recovers_a_lost_retransmission_without_timeout() {
     assert_eq!(n_rack, 2, "the lost retransmission is resent once more");
     assert_eq!(to_plain, 1, "RFC 6675 alone needs the RTO");
 }
+
+fn rto(s: &mut Sender, now: Time) -> Vec<u32> {
+    let mut out = vec![];
+    let mut timers = vec![];
+    s.on_rto(&mut TcpCtx {
+        now,
+        out: &mut out,
+        timers: &mut timers,
+    });
+    out.iter().map(|p| p.seq).collect()
+}
+
+fn cubic_ns3() -> CcKind {
+    CcKind::from_value(toml::Value::Table(toml::toml! {
+        kind = "cubic"
+        variant = "ns3"
+    }))
+    .expect("cubic ns3")
+}
+
+/// After a timeout with SACK the window grows by what an ACK newly
+/// delivers, not by how far the cumulative ACK moves (ns-3 `TcpRateOps`
+/// `currentDelivered`, Linux `tcp_cong_avoid(sk, ack, delivered)`): when
+/// the retransmission of the only hole arrives, the cumulative ACK jumps
+/// over 99 segments the receiver already held and SACKed; slow start adds
+/// one segment for the one newly delivered, so two segments leave, not a
+/// burst of a hundred.
+#[test]
+fn after_a_timeout_growth_counts_newly_delivered_segments() {
+    let mut p = params(true);
+    p.init_cwnd = 100.0;
+    p.init_ssthresh = 1e9;
+    p.dupack_threshold = 1000; // only the timer repairs
+    let mut out = vec![];
+    let mut timers = vec![];
+    let mut s = Sender::new(p, cubic_ns3().build(), 0, 0, 1, Some(1000 * 1000));
+    s.start(&mut TcpCtx {
+        now: 0,
+        out: &mut out,
+        timers: &mut timers,
+    });
+    assert_eq!(out.len(), 100);
+    // segment 0 lost, 1..99 SACKed
+    assert!(sack_ack(&mut s, 0, &[(1, 100)]).is_empty());
+    assert_eq!(rto(&mut s, 1000 * MS), vec![0], "the hole, under cwnd 1");
+    assert_eq!(s.st.cwnd, 1.0);
+    let sent = sack_ack(&mut s, 100, &[]);
+    assert_eq!(s.snd_una, 100);
+    assert_eq!(s.st.cwnd, 2.0, "one newly delivered segment: cwnd 1 -> 2");
+    assert_eq!(sent, vec![100, 101], "two new segments, not a burst");
+}
+
+/// RFC 5681 §3.1: a second timeout before the first one's recovery ends
+/// (the retransmitted segment is lost again) keeps ssthresh — as Linux
+/// `tcp_enter_loss` and ns-3 `ReTxTimeout` do — and doubles the RTO
+/// (RFC 6298 §5.5). Without the rule ssthresh would fall to 2 (half the
+/// one segment in flight).
+#[test]
+fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
+    let mut p = params(true);
+    p.init_cwnd = 100.0;
+    p.init_ssthresh = 1e9;
+    p.dupack_threshold = 1000;
+    let (mut s, first) = started(p, 1000);
+    assert_eq!(first.len(), 100);
+    // 0..50 lost, 50..100 SACKed: pipe 50 at the first timeout
+    assert!(sack_ack(&mut s, 0, &[(50, 100)]).is_empty());
+    let rto0 = s.rto();
+    assert_eq!(rto(&mut s, 1000 * MS), vec![0]);
+    assert_eq!(s.st.ssthresh, 25.0, "NewReno: half of pipe 50");
+    assert_eq!(s.rto(), 2 * rto0);
+    // the retransmission of 0 is lost too: the timer fires again
+    assert_eq!(rto(&mut s, 3000 * MS), vec![0]);
+    assert_eq!(s.st.ssthresh, 25.0, "held on the repeated timeout");
+    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.rto(), 4 * rto0, "backed off twice");
+    assert_eq!(s.counters.timeouts, 2);
+    assert_eq!(s.counters.retransmits, 2);
+}
+
+/// RFC 3042 §2 (Limited Transmit, without SACK): on each of the first two
+/// duplicate ACKs one new segment goes if outstanding data stays at most
+/// cwnd + 2 segments; cwnd is not changed; the third duplicate ACK is the
+/// fast retransmit. Without the option the first two send nothing.
+#[test]
+fn limited_transmit_rfc3042_first_two_dupacks() {
+    let run = |lt: bool| {
+        let mut p = params(false);
+        p.init_cwnd = 10.0;
+        p.limited_transmit = lt;
+        let (mut s, first) = started(p, 100);
+        assert_eq!(first, (0..10).collect::<Vec<_>>());
+        // segment 0 is lost: 1, 2, 3 arrive and each gives a duplicate ACK
+        let d1 = sack_ack(&mut s, 0, &[]);
+        let cw1 = s.st.cwnd;
+        let d2 = sack_ack(&mut s, 0, &[]);
+        let cw2 = s.st.cwnd;
+        let d3 = sack_ack(&mut s, 0, &[]);
+        (d1, d2, d3, cw1, cw2, s.in_recovery)
+    };
+    let (d1, d2, d3, cw1, cw2, rec) = run(true);
+    assert_eq!((d1, d2), (vec![10], vec![11]), "one new segment per dupack");
+    assert_eq!((cw1, cw2), (10.0, 10.0), "cwnd MUST NOT be changed");
+    assert!(rec);
+    assert_eq!(d3, vec![0], "third dupack: fast retransmit only");
+    let (d1, d2, d3, _, _, _) = run(false);
+    assert!(d1.is_empty() && d2.is_empty());
+    assert_eq!(d3, vec![0]);
+}
+
+/// RFC 6675 §5 step (3) (Limited Transmit with SACK): before DupThresh,
+/// new data goes while cwnd − pipe ≥ 1 — one new segment for every segment
+/// the receiver SACKs, however many duplicate ACKs that takes (here
+/// DupThresh 5 and an ACK that SACKs two segments at once).
+#[test]
+fn limited_transmit_with_sack_follows_pipe() {
+    let mut p = params(true);
+    p.init_cwnd = 10.0;
+    p.dupack_threshold = 5;
+    p.limited_transmit = true;
+    let (mut s, _) = started(p, 100);
+    assert_eq!(sack_ack(&mut s, 0, &[(1, 2)]), vec![10]);
+    assert_eq!(
+        sack_ack(&mut s, 0, &[(1, 4)]),
+        vec![11, 12],
+        "two SACKed: two new"
+    );
+    assert_eq!(sack_ack(&mut s, 0, &[(1, 5)]), vec![13]);
+    assert!(!s.in_recovery, "IsLost(0) needs 5 SACKed above");
+    assert_eq!(s.st.cwnd, 10.0);
+    assert_eq!(s.snd_max - s.snd_una - s.counters.retransmits as u32, 14);
+    // without the option nothing new goes before recovery
+    let mut p = params(true);
+    p.init_cwnd = 10.0;
+    p.dupack_threshold = 5;
+    let (mut s, _) = started(p, 100);
+    assert!(sack_ack(&mut s, 0, &[(1, 4)]).is_empty());
+}
+
+fn tlp_params(tlp: bool) -> TcpParams {
+    let mut p = params(true);
+    p.rack = true;
+    p.tlp = tlp;
+    p
+}
+
+/// RFC 8985 §7 (Tail Loss Probe): the last three segments of a transfer
+/// are lost, so no ACK can start recovery. Without TLP only the RTO
+/// (200 ms here) repairs them. With TLP a probe — the highest segment,
+/// since no new data is left (§7.3) — leaves 2·SRTT after the last ACK;
+/// its SACK lets RACK mark the other two lost and fast recovery repairs
+/// them, with no timeout. The window is reduced once (§7.4.2: without
+/// D-SACK a retransmitted probe counts as a loss; here recovery reduces).
+#[test]
+fn tail_loss_probe_repairs_a_tail_loss_without_timeout() {
+    let run = |tlp: bool| {
+        let mut p = tlp_params(tlp);
+        p.init_cwnd = 20.0;
+        let mut path = Path::new(
+            p,
+            CcKind::NewReno(Default::default()),
+            100_000,
+            10 * MS,
+            &[17, 18, 19],
+            Some(20_000),
+        );
+        path.run_until(10_000 * MS, |s| s.completion_time.is_some());
+        let done = path.s.completion_time.expect("transfer completes");
+        let probe = path.log.iter().find(|e| e.2).map(|e| (e.0, e.1));
+        (
+            path.s.counters.timeouts,
+            path.s.counters.loss_probes,
+            done,
+            probe,
+            path.s.srtt(),
+        )
+    };
+    let (to, probes, done, probe, srtt) = run(true);
+    let (probe_t, probe_seq) = probe.expect("a retransmission");
+    let srtt = srtt.expect("an RTT sample");
+    println!("TLP: {to} timeouts, {probes} probes, probe of {probe_seq} at {probe_t} ns (SRTT {srtt}), done at {done}");
+    assert_eq!(to, 0, "the probe repairs the tail");
+    assert_eq!(probes, 1);
+    assert_eq!(probe_seq, 19, "§7.3: the highest segment sent");
+    // the last ACK (for 16) arrives about one RTT (~20.2 ms) after the
+    // window left; the probe 2·SRTT later
+    assert!(
+        probe_t >= 20 * MS + 2 * (srtt - MS) && probe_t <= 22 * MS + 2 * (srtt + MS),
+        "probe at {probe_t}, SRTT {srtt}"
+    );
+    let (to_n, probes_n, done_n, _, _) = run(false);
+    println!("no TLP: {to_n} timeouts, done at {done_n}");
+    assert_eq!((to_n, probes_n), (1, 0), "without TLP the RTO repairs");
+    assert!(done < done_n, "TLP finishes earlier: {done} vs {done_n}");
+    assert!(done < 200 * MS, "before the 200 ms minimum RTO would fire");
+}
+
+/// RFC 8985 §7.2: PTO = 2·SRTT, plus WCDelAckT (200 ms) when one segment
+/// is outstanding; the earlier of PTO and RTO is armed; no probe while
+/// anything is SACKed.
+#[test]
+fn pto_follows_rfc8985_section_7_2() {
+    let mut p = tlp_params(true);
+    p.init_cwnd = 1.0;
+    p.min_rto = 1000 * MS;
+    let (mut s, first) = started(p.clone(), 10);
+    assert_eq!(first, vec![0]);
+    // the first ACK at 10 ms: SRTT 10 ms; cwnd 2: segments 1 and 2 leave
+    assert_eq!(sack_ack(&mut s, 1, &[]), vec![1, 2]);
+    assert_eq!(s.srtt(), Some(10 * MS));
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 20 * MS), "2·SRTT");
+    // a SACK (segment 2 arrived, 1 not): no probe, the RTO guards
+    sack_ack(&mut s, 1, &[(2, 3)]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 1000 * MS));
+    // one segment outstanding: 2·SRTT + 200 ms
+    let (mut s, _) = started(p.clone(), 2);
+    assert_eq!(sack_ack(&mut s, 1, &[]), vec![1]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 220 * MS));
+    // the RTO is earlier than the PTO: the RTO is armed
+    let mut q = p;
+    q.min_rto = 200 * MS;
+    let (mut s, _) = started(q, 2);
+    sack_ack(&mut s, 1, &[]);
+    assert_eq!(s.rto_timer.deadline(), Some(10 * MS + 200 * MS));
+    // the probe fires: new data if there is any (beyond cwnd), else the
+    // highest segment
+    let mut p = tlp_params(true);
+    p.init_cwnd = 1.0;
+    p.min_rto = 1000 * MS;
+    let (mut s, _) = started(p, 10);
+    sack_ack(&mut s, 1, &[]);
+    assert_eq!(
+        rto(&mut s, 30 * MS),
+        vec![3],
+        "new data, cwnd 2 notwithstanding"
+    );
+    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters.loss_probes, 1);
+    assert_eq!(
+        s.rto_timer.deadline(),
+        Some(30 * MS + 1000 * MS),
+        "one probe per episode: then the RTO"
+    );
+}
+
+/// `tlp` without `rack` makes no sense (RFC 8985 §7 relies on RACK to mark
+/// what the probe reveals): an error that names the key.
+#[test]
+fn tlp_needs_rack() {
+    let mut p = params(true);
+    p.tlp = true;
+    let (key, msg) = p.validate().expect_err("tlp without rack");
+    assert_eq!(key, "tlp");
+    assert!(msg.contains("rack = true"), "{msg}");
+    p.rack = true;
+    assert!(p.validate().is_ok());
+}

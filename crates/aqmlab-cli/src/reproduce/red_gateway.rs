@@ -21,6 +21,7 @@ use super::common::{check_conservation, md_rows, text_table};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
+use super::template::render;
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
@@ -29,6 +30,10 @@ use aqmlab::{RunResult, Scenario, Simulation};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
+
+/// The report's prose and its discussion, `{{name}}` filled from the run.
+const REPORT: &str = include_str!("templates/red-gateway.md");
+const DISCUSSION: &str = include_str!("templates/red-gateway-discussion.md");
 
 const B1_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b1.toml");
 const B2_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b2.toml");
@@ -446,7 +451,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
         seeds,
         &r1,
         same_as_table,
-    );
+    )?;
     aqmlab::output::write_atomic(&out.join("report.md"), report.as_bytes())?;
 
     let wall = wall.elapsed().as_secs_f64();
@@ -898,8 +903,7 @@ fn report(
     seeds: u64,
     r1: &RunResult,
     same_as_table: bool,
-) -> String {
-    let mut s = String::new();
+) -> CliResult<String> {
     let sel = |t: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.table == t).collect() };
     let get = |t: &str, case: &str, snd: &str, m: &str| find(cells, t, case, snd, m).clone();
     let scale_note = if seeds == 10 {
@@ -913,135 +917,52 @@ fn report(
              per-run mean ± sample standard deviation is given beside each number."
         )
     };
-    let _ = writeln!(
-        s,
-        "# Reproduction: Fang, Youn, Choo, Yu, \"Evaluation of Proactive Congestion \
-         Control on RED Gateway\" (PDCS 2001)\n\n\
-         Produced by `aqmlab reproduce red-gateway --seeds {seeds}`. Every number \
-         here is a pure function of the scenario files and the seeds.\n"
-    );
+    let (head, rows) = sensitivity_rows(configs, aggs, nums);
+    let sens_overrides = configs[SENS0..]
+        .iter()
+        .map(|c| format!("`{}`", c.overrides.join(" ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let q = r1.queue(BOTTLENECK);
+    let mut vars: Vars = vec![
+        ("seeds", seeds.to_string()),
+        ("scale_note", scale_note),
+        ("table_i", md_table(&sel("I"))),
+        ("table_ii", md_table(&sel("II"))),
+        ("table_iii", md_table(&sel("III"))),
+        ("table_iv", md_table(&sel("IV"))),
+        ("further_rows", further_rows(configs, aggs)),
+        ("sens_overrides", sens_overrides),
+        ("sens_table", md_rows(&head, &rows)),
+        ("discussion", discussion(configs, aggs, cells, nums, &get)?),
+        (
+            "plot_run_same",
+            if same_as_table {
+                "identical to"
+            } else {
+                "NOT identical to"
+            }
+            .to_string(),
+        ),
+        (
+            "plot_q",
+            format!("{:.2}", q.map(|q| q.mean_len_pkts).unwrap_or(0.0)),
+        ),
+        (
+            "plot_delay",
+            format!("{:.2}", q.map(|q| q.mean_delay_s * 1e3).unwrap_or(0.0)),
+        ),
+    ];
+    vars.extend(check_vars(aggs));
+    render(REPORT, &vars)
+}
 
-    // --- setup
-    s.push_str(
-        "## Setup\n\n\
-         Five TCP New Reno senders C1–C5, one RED gateway, one sink (paper §4.1, Fig. 4). \
-         C1–C4 reach the gateway over 103.3 Mbit/s, 1 ms links, C5 over a 31.0 Mbit/s, \
-         16 ms link; the gateway → sink link is 51.7 Mbit/s, 2 ms. In B2 and B3 the \
-         input links' bandwidths are doubled and quadrupled; the gateway → sink link \
-         stays at 51.7 Mbit/s (see below). RED at the gateway → sink port: buffer \
-         16 packets, min_th 4, max_th 8, w_q 0.002, MaxP 0.02 (Table IV: 0.1, 0.08, \
-         0.06, 0.04, 0.02 with ten senders, eight on 103.3 Mbit/s/1 ms and two on \
-         31.0 Mbit/s/16 ms links). Senders always have data; windows are capped at \
-         128 segments; 512-byte segments with 20 B TCP and 40 B IP headers make \
-         572-byte packets; the receiver sends one ACK per two segments. Each run \
-         lasts 30 s.\n\n\
-         Scenario files (compiled into the binary): \
-         `scenarios/papers/red-gateway/b1.toml`, `b2.toml`, `b3.toml`, `table4.toml`; \
-         Table IV's MaxP is applied with the override \
-         `links.bottleneck.queue_ab.max_p=<MaxP>`.\n\n\
-         **Which links B2 and B3 scale.** The paper says \"The bandwidths of all the \
-         links are doubled and quadrupled in the B2 and B3 case\", at the end of the \
-         bullet that describes the input links; the 51.7 Mbit/s outgoing link is \
-         described in a separate bullet (\"Speed mismatch\"). The abstract and the \
-         conclusion speak of \"increasing the bandwidth of the gateway input links\" \
-         and \"Doubling the bandwidths of the input links\", and Table III's Usage for \
-         B2 and B3 is computed against 51.7 Mbit/s (1547k / (300 × 11298) = 0.46; \
-         1682k / (300 × 11298) = 0.50). We therefore scale the five input links \
-         (both directions) and keep the gateway → sink link at 51.7 Mbit/s, 2 ms. \
-         Propagation delays are unchanged.\n\n",
-    );
+type Vars = Vec<(&'static str, String)>;
 
-    // --- choices
-    s.push_str(
-        "## Parameters the paper does not give (our choices)\n\n\
-         | Parameter | Value | Why |\n|---|---|---|\n\
-         | Initial RTO | 3 s | RFC 2988 (2000) and ns-2.35's `rtxcur_init_`; hardly matters here: each sender times its first segment, sent into an empty network |\n\
-         | Minimum RTO, clock granularity | 200 ms, 10 ms | ns-2.35's defaults (`minrto_ 0.2`, `tcpTick_ 0.01`); ns-2 of 2001 used 1 s and 100 ms, RFC 2988 asks for 1 s (see the sensitivity table); the paper gives no RTO settings |\n\
-         | Delayed-ACK timeout | 100 ms | ns-2's `DelAckSink` default (`interval_ 100ms`); the paper says only that the receiver \"acknowledges every two segments with a timeout approach\" |\n\
-         | Initial window | 1 segment | RFC 2581 (1999) and ns-2's `windowInit_ = 1` |\n\
-         | Initial ssthresh | unlimited | the window cap (128) bounds slow start |\n\
-         | Start times | uniform in [0, 100 ms) per sender, from the run's seed | the paper gives none; spreading avoids artificial synchronisation, and makes the ten runs differ (the paper does not say what varied between its runs) |\n\
-         | ACK size | 60 bytes | the paper's TCP + IP header sizes (20 + 40 B) |\n\
-         | Host (end-system) queues | DropTail, 1000 packets | the paper's end-system queue entities have no stated limit; with windows ≤ 128 they never drop |\n\
-         | RED gentle mode | off | Floyd & Jacobson 1993 (the paper cites it; gentle came in 2000): forced drop when avg ≥ max_th |\n\
-         | RED count spacing (`wait`) | off | FJ93 §7's p_a = p_b / (1 − count·p_b) (ns-2's default is on; see the sensitivity table) |\n\
-         | RED idle decay | m = idle time × C / (8 · 500 B) | ns-2's `estimator` with its default `mean_pktsize` 500 B |\n\
-         | RED queue measured in | packets | the paper gives the buffer and thresholds in packets |\n\
-         | Dup-ACK threshold | 3 | the paper's state machine (FR on the third duplicate ACK) |\n\
-         | New Reno details | aqmlab's `newreno` (RFC 6582): window inflation by one segment per duplicate ACK; partial ACKs retransmit the next hole and deflate the window; a full ACK sets cwnd = ssthresh; `ssthresh = max(FlightSize/2, 2)`; go-back-N with cwnd = 1 after a timeout | the paper's states FR and PR |\n\n",
-    );
-
-    // --- aggregation
-    let _ = writeln!(
-        s,
-        "## How the numbers are counted\n\n\
-         The paper: \"Each of the three cases are run ten times and the numbers are \
-         added.\" {scale_note}\n\n\
-         - Table I counts retransmission timeouts of each sender \
-         (`FlowResult.timeouts`).\n\
-         - Table II counts each sender's packets dropped (`FlowResult.drops`, which \
-         counts a flow's packets dropped anywhere; we check in every run that all \
-         drops happen at the gateway — see Checks). The paper prints integers in the \
-         table and calls them \"the total number of packets (in thousands) dropped\" \
-         in the text; we print our counts in packets.\n\
-         - Table III counts segments delivered in order to each receiver \
-         (`FlowResult.segments_delivered`), in thousands as the paper prints them. \
-         Usage = total segments received / (runs × 30 s × 11298.1 packets/s), \
-         11298.1 = 51.7e6 / 8 / 572 (the paper's formula).\n\
-         - Table IV: the paper's Usage row equals Goodput × 1000 / (150 s × 11298.1) \
-         in every column (1267k / (150 × 11298.1) = 0.748 → 0.75; 1089k → 0.643 → \
-         0.64), i.e. its sums cover 150 s of simulated time — five runs of 30 s, not \
-         the ten of Tables I–III, or ten runs of 15 s; the paper does not say. We \
-         scale our Table IV sums (goodput, drops, RTO) to 150 s, i.e. by 5/{seeds}; \
-         usage is a ratio and is not scaled.\n"
-    );
-
-    // --- tables
-    let _ = writeln!(
-        s,
-        "## Results: paper vs aqmlab\n\n\
-         Difference = aqmlab − paper; Ratio = aqmlab / paper. The last column is \
-         the per-run mean ± sample standard deviation over our {seeds} runs (for \
-         usage, the per-run usage).\n"
-    );
-    let _ = writeln!(
-        s,
-        "### Table I — total retransmission timeouts\n\n\
-         The paper's B2 row sums to 9 but its Total column prints 8; we copy the \
-         table as printed.\n\n{}",
-        md_table(&sel("I"))
-    );
-    let _ = writeln!(
-        s,
-        "### Table II — total packets dropped at the gateway\n\n\
-         aqmlab in packets; paper as printed (its text says \"in thousands\").\n\n{}",
-        md_table(&sel("II"))
-    );
-    let _ = writeln!(
-        s,
-        "### Table III — total segments received (thousands) and usage\n\n{}",
-        md_table(&sel("III"))
-    );
-    let _ = writeln!(
-        s,
-        "### Table IV — ten senders, by MaxP (sums scaled to 150 s)\n\n\
-         Metrics: goodput_k = segments received (thousands), usage, drops = packets \
-         dropped at the gateway, rto = retransmission timeouts. The aqmlab column is \
-         per 150 s (the paper's Table IV time), the last column per 30-s run.\n\n{}",
-        md_table(&sel("IV"))
-    );
-
-    // --- more measurements
-    s.push_str(
-        "## Further measurements (per-run means)\n\n\
-         Utilisation = fraction of time the gateway → sink transmitter is busy \
-         (data and all); usage counts only distinct segments delivered. Drops at the \
-         gateway by RED cause: early (probabilistic, min_th ≤ avg < max_th), forced \
-         (avg ≥ max_th), overflow (16-packet buffer full). Fairness = Jain's index of \
-         the senders' segments received.\n\n\
-         | Config | Utilisation | Usage | Early drops | Forced drops | Overflow drops | Fast retransmits | Timeouts | Mean queue (pkts) | Mean queueing delay (ms) | Fairness |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
+/// The "Further measurements" table's rows: per-run means of the B cases
+/// and Table IV.
+fn further_rows(configs: &[Config], aggs: &[Agg]) -> String {
+    let mut s = String::new();
     for (c, a) in configs.iter().zip(aggs).take(SENS0) {
         let m = |f: &dyn Fn(&RunSummary) -> f64| a.mean_sd(f).0;
         let fair = m(&|r: &RunSummary| aqmlab::metrics::jain(&r.segs));
@@ -1061,87 +982,37 @@ fn report(
             fair,
         );
     }
-    s.push('\n');
-
-    // --- sensitivity
-    let (head, rows) = sensitivity_rows(configs, aggs, nums);
-    let _ = writeln!(
-        s,
-        "## Sensitivity to the parameters the paper does not give\n\n\
-         Case B1 again with one open parameter changed at a time (seeds 1–{seeds}; \
-         RTO, drops and segments are sums scaled to 10 runs as in Tables I–III; \
-         the C1–C4 column gives the smallest and largest of the four). Overrides: \
-         {}.\n\n{}",
-        configs[SENS0..]
-            .iter()
-            .map(|c| format!("`{}`", c.overrides.join(" ")))
-            .collect::<Vec<_>>()
-            .join(", "),
-        md_rows(&head, &rows)
-    );
-
-    // --- discussion
-    s.push_str(&discussion(configs, aggs, cells, nums, &get));
-
-    // --- checks
-    let other: u64 = aggs
-        .iter()
-        .flat_map(|a| a.runs.iter())
-        .map(|r| r.other_drops)
-        .sum();
-    let mismatch: i64 = aggs
-        .iter()
-        .flat_map(|a| a.runs.iter())
-        .map(|r| r.drop_mismatch.abs())
-        .sum();
-    let nruns: usize = aggs.iter().map(|a| a.runs.len()).sum();
-    let _ = writeln!(
-        s,
-        "## Checks\n\n\
-         - Packet conservation (sent = delivered + dropped + in flight) holds in all \
-         {nruns} runs (the command fails otherwise).\n\
-         - Drops outside the gateway (host queues, ACK path, link loss): {other} in \
-         all runs{}. The senders' drop counts add up to the gateway's drop counters \
-         {}.\n\
-         - The B1 seed-1 run drawn in the queue plots was run again with 1 ms queue \
-         sampling; its per-sender timeouts, drops and segments are {} the table's \
-         seed-1 run.\n",
-        if other == 0 {
-            ", so `FlowResult.drops` is exactly the sender's drops at the gateway"
-        } else {
-            " (so Table II includes some drops outside the gateway)"
-        },
-        if mismatch == 0 {
-            "in every run".to_string()
-        } else {
-            format!("except for a total discrepancy of {mismatch} packets")
-        },
-        if same_as_table {
-            "identical to"
-        } else {
-            "NOT identical to"
-        }
-    );
-
-    // --- files
-    let q = r1.queue(BOTTLENECK);
-    let _ = writeln!(
-        s,
-        "## Files\n\n\
-         - `tables.csv`: every cell above (table, case, sender, metric, paper, aqmlab, \
-         per-run mean and sd, runs, what the aqmlab number is).\n\
-         - `goodput_b.png`/`.svg`: segments received per sender, B1/B2/B3, paper vs \
-         aqmlab (Table III).\n\
-         - `timeouts_b.png`/`.svg`: retransmission timeouts per sender (Table I).\n\
-         - `table4_usage.png`/`.svg`: usage by MaxP with ten senders (Table IV).\n\
-         - `queue_b1_seed1.png`/`.svg`: instantaneous queue and RED avg at the \
-         gateway → sink port over the 30 s of B1, seed 1 (1 ms samples); \
-         `queue_b1_seed1_zoom.png`/`.svg`: the same from 10 to 12 s. In this run the \
-         time-averaged queue is {:.2} packets and the mean queueing delay {:.2} ms.\n",
-        q.map(|q| q.mean_len_pkts).unwrap_or(0.0),
-        q.map(|q| q.mean_delay_s * 1e3).unwrap_or(0.0),
-    );
     s
+}
+
+/// The checks: runs, drops outside the gateway, senders' drops against the
+/// gateway's counters.
+fn check_vars(aggs: &[Agg]) -> Vars {
+    let runs = || aggs.iter().flat_map(|a| a.runs.iter());
+    let other: u64 = runs().map(|r| r.other_drops).sum();
+    let mismatch: i64 = runs().map(|r| r.drop_mismatch.abs()).sum();
+    let nruns: usize = aggs.iter().map(|a| a.runs.len()).sum();
+    vec![
+        ("nruns", nruns.to_string()),
+        ("other", other.to_string()),
+        (
+            "other_note",
+            if other == 0 {
+                ", so `FlowResult.drops` is exactly the sender's drops at the gateway"
+            } else {
+                " (so Table II includes some drops outside the gateway)"
+            }
+            .to_string(),
+        ),
+        (
+            "mismatch_note",
+            if mismatch == 0 {
+                "in every run".to_string()
+            } else {
+                format!("except for a total discrepancy of {mismatch} packets")
+            },
+        ),
+    ]
 }
 
 /// RED's min_th in case B1 (packets), as in `b1.toml`.
@@ -1191,65 +1062,69 @@ fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
     )
 }
 
-/// The discussion of differences, with the measured numbers filled in.
+/// The smallest of `v` (+∞ for none).
+fn min_of(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+/// The largest of `v` (0 for none).
+fn max_of(v: &[f64]) -> f64 {
+    v.iter().copied().fold(0.0, f64::max)
+}
+
+/// aqmlab's side of the paper-vs-aqmlab cells, by what the discussion quotes.
+struct Ours<'a>(&'a dyn Fn(&str, &str, &str, &str) -> Cell);
+
+impl Ours<'_> {
+    fn usage(&self, case: &str) -> f64 {
+        (self.0)("III", case, "all", "usage").ours
+    }
+    fn segs(&self, case: &str, snd: &str) -> f64 {
+        (self.0)("III", case, snd, "segments_k").ours
+    }
+    fn rto(&self, case: &str) -> f64 {
+        (self.0)("I", case, "Total", "rto").ours
+    }
+    fn drops(&self, case: &str, snd: &str) -> f64 {
+        (self.0)("II", case, snd, "drops").ours
+    }
+    fn t4(&self, max_p: f64, metric: &str) -> f64 {
+        (self.0)("IV", &format!("MaxP={max_p}"), "all", metric).ours
+    }
+}
+
+/// The discussion of differences (`templates/red-gateway-discussion.md`),
+/// with the measured numbers filled in.
 fn discussion(
     configs: &[Config],
     aggs: &[Agg],
     cells: &[Cell],
     nums: &Numbers,
     get: &dyn Fn(&str, &str, &str, &str) -> Cell,
-) -> String {
-    let mut s = String::from("## Where aqmlab differs from the paper, and why\n\n");
-    let u = |case: &str| get("III", case, "all", "usage").ours;
-    let seg = |case: &str, snd: &str| get("III", case, snd, "segments_k").ours;
-    let rto = |case: &str| get("I", case, "Total", "rto").ours;
-    let drops = |case: &str, snd: &str| get("II", case, snd, "drops").ours;
-    let t4 = |mp: f64, m: &str| get("IV", &format!("MaxP={mp}"), "all", m).ours;
-    let mean = |i: usize, f: &dyn Fn(&RunSummary) -> f64| aggs[i].mean_sd(f).0;
-    let (u1, u2, u3) = (u("B1"), u("B2"), u("B3"));
-    let c5 = |case: &str| seg(case, "C5");
-    let d5 = |case: &str| drops(case, "C5");
+) -> CliResult<String> {
+    let ours = Ours(get);
     let b1 = &aggs[0];
-    let run_usage: Vec<f64> = b1
-        .runs
-        .iter()
-        .map(|r| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS))
-        .collect();
-    let umin = run_usage.iter().copied().fold(f64::INFINITY, f64::min);
-    let umax = run_usage.iter().copied().fold(0.0, f64::max);
-    let util1 = mean(0, &|r| r.util);
-    let dtot1 = b1.sum(|r| r.drops.iter().sum());
-    let over1 = b1.sum(|r| r.overflow) / dtot1.max(1.0);
-    let early1 = b1.sum(|r| r.early) / dtot1.max(1.0);
-    let forced1 = b1.sum(|r| r.forced);
-    let segs1 = b1.sum(|r| r.segs.iter().sum());
-    let loss1 = dtot1 / (dtot1 + segs1).max(1.0);
-    // Data packets arriving at the gateway per second (delivered or dropped).
-    let arrivals1 = (segs1 + dtot1) / (b1.n() * RUN_S);
-    let fr1 = mean(0, &|r| r.fast_rtx.iter().sum());
-    let rto1_run = mean(0, &|r| r.rto.iter().sum());
-    let q1 = mean(0, &|r| r.mean_q);
-    let delay1 = mean(0, &|r| r.mean_delay_s * 1e3);
-    let sens_u: Vec<f64> = (SENS0..configs.len())
-        .chain(std::iter::once(0))
-        .map(|i| mean(i, &|r| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS)))
-        .collect();
-    let sens_rto: Vec<f64> = (SENS0..configs.len())
-        .chain(std::iter::once(0))
-        .map(|i| aggs[i].sum(|r| r.rto.iter().sum()) * configs[i].scale)
-        .collect();
-    let mn = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let mx = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-    let c14: Vec<f64> = (1..=4).map(|i| seg("B1", &format!("C{i}"))).collect();
-    let c14_mean = c14.iter().sum::<f64>() / 4.0;
-    let u_flat = mx(&[u1, u2, u3]) / mn(&[u1, u2, u3]).max(1e-9) < 1.05;
+    let q1 = b1.mean_sd(|r| r.mean_q).0;
+    let delay1 = b1.mean_sd(|r| r.mean_delay_s * 1e3).0;
+    let agree = findings(&ours, q1, delay1);
+    let mut vars: Vars = vec![("summary", summary(&agree, 4, cells))];
+    vars.extend(usage_vars(configs, aggs, nums, &ours));
+    vars.extend(timeout_vars(configs, aggs, &ours));
+    vars.extend(drop_vars(b1, &ours));
+    vars.extend(table4_vars(nums, &ours));
+    render(DISCUSSION, &vars)
+}
+
+/// The paper's qualitative findings that hold in aqmlab, in words with the
+/// numbers behind them (four are checked).
+fn findings(ours: &Ours, q1: f64, delay1: f64) -> Vec<String> {
+    let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
+    let c5 = |case: &str| ours.segs(case, "C5");
+    let d5 = |case: &str| ours.drops(case, "C5");
+    let u_flat = max_of(&[u1, u2, u3]) / min_of(&[u1, u2, u3]).max(1e-9) < 1.05;
     let c5_falls = c5("B1") > c5("B2") && c5("B2") > c5("B3");
     let d5_rises = d5("B1") < d5("B2") && d5("B2") < d5("B3");
-    let u4 = t4(0.02, "usage");
-    let t4u: Vec<f64> = MAX_P.iter().map(|&m| t4(m, "usage")).collect();
-    let t4_monotone = t4u.windows(2).all(|w| w[0] <= w[1]);
-
-    // summary
+    let u4 = ours.t4(0.02, "usage");
     let mut agree = Vec::new();
     if u_flat {
         agree.push(format!(
@@ -1288,149 +1163,144 @@ fn discussion(
              {delay1:.2} ms of queueing delay)"
         ));
     }
-    s.push_str(&summary(&agree, 4, cells));
+    agree
+}
 
-    // usage
-    let _ = writeln!(
-        s,
-        "**Usage (Table III).** B1 {}. The paper reports 0.55, 0.46 and \
-         0.50; aqmlab's New Reno senders reach {u1:.3}, {u2:.3} and {u3:.3} (per-run usage \
-         in B1 from {umin:.3} to {umax:.3}); the 51.7 Mbit/s transmitter is busy \
-         {:.0}% of the time in B1. The link idles after losses: the 16-packet buffer is \
-         a quarter of the bandwidth-delay product of C1–C4 (11298 packets/s × 6 ms ≈ 68 \
-         packets), and {:.0}% of the drops are buffer overflows, which hit several \
-         senders in the same burst so that their windows fall together. A usage of \
-         0.46–0.55 with windows of up to 128 segments and 6 ms round trips would need \
-         the senders to be idle or window-limited most of the time; none of the \
-         parameters the paper leaves open does that in aqmlab: across the sensitivity \
-         variants above, B1's usage stays between {:.3} and {:.3}. The paper itself \
-         mentions test runs with usage up to 0.93. We cannot tell from the paper what \
-         held its senders back; candidates are its PARSEC model's request–reply \
-         exchange between each link entity and its queue entity (a link asks its queue \
-         for the next segment only when idle), its unspecified delayed-ACK timeout and \
-         RTO settings, and what it counted as a segment received.\n",
-        verdict::compare(u1, nums.t3_usage[0], Tol::Abs(0.05), "", 3),
-        100.0 * util1,
-        100.0 * over1,
-        mn(&sens_u),
-        mx(&sens_u),
-    );
+/// Usage (Table III) and the split between the senders.
+fn usage_vars(configs: &[Config], aggs: &[Agg], nums: &Numbers, ours: &Ours) -> Vars {
+    let usage = |r: &RunSummary| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS);
+    let b1 = &aggs[0];
+    let run_usage: Vec<f64> = b1.runs.iter().copied().map(usage).collect();
+    let dtot1 = b1.sum(|r| r.drops.iter().sum());
+    let sens_u: Vec<f64> = (SENS0..configs.len())
+        .chain(std::iter::once(0))
+        .map(|i| aggs[i].mean_sd(usage).0)
+        .collect();
+    let c14: Vec<f64> = (1..=4).map(|i| ours.segs("B1", &format!("C{i}"))).collect();
+    let c14_mean = c14.iter().sum::<f64>() / 4.0;
+    let u1 = ours.usage("B1");
+    let c5 = ours.segs("B1", "C5");
+    vec![
+        (
+            "usage_verdict",
+            verdict::compare(u1, nums.t3_usage[0], Tol::Abs(0.05), "", 3),
+        ),
+        ("u1", format!("{u1:.3}")),
+        ("u2", format!("{:.3}", ours.usage("B2"))),
+        ("u3", format!("{:.3}", ours.usage("B3"))),
+        ("umin", format!("{:.3}", min_of(&run_usage))),
+        ("umax", format!("{:.3}", max_of(&run_usage))),
+        (
+            "util1_pct",
+            format!("{:.0}", 100.0 * b1.mean_sd(|r| r.util).0),
+        ),
+        (
+            "over1_pct",
+            format!("{:.0}", 100.0 * b1.sum(|r| r.overflow) / dtot1.max(1.0)),
+        ),
+        ("sens_u_min", format!("{:.3}", min_of(&sens_u))),
+        ("sens_u_max", format!("{:.3}", max_of(&sens_u))),
+        ("c14_min", format!("{:.1}", min_of(&c14))),
+        ("c14_max", format!("{:.1}", max_of(&c14))),
+        ("c5_b1", format!("{c5:.1}")),
+        ("c5_ratio", format!("{:.1}", c14_mean / c5.max(1e-9))),
+    ]
+}
 
-    // split between senders
-    let _ = writeln!(
-        s,
-        "**Split between the senders (Table III).** In the paper the four identical \
-         senders C1–C4 differ by up to 2.8× in B1 (C1 651k, C2 230k), and C5, whose \
-         round trip is six times longer, receives more than each of C2–C4 (478k). In \
-         aqmlab C1–C4 receive {:.1}k–{:.1}k each in B1, and C5 {:.1}k, {:.1}× less than \
-         their mean — close to the ratio of the propagation round trips (36 ms vs 6 ms), \
-         the 1/RTT bias of TCP throughput (Mathis et al. 1997). Starting all senders at \
-         the same instant does not favour C1 in aqmlab (sensitivity table). The \
-         paper's asymmetry between identical senders (also C4's 31 of B3's 39 timeouts) \
-         points to an ordering effect in its model that we cannot identify from the \
-         text.\n",
-        mn(&c14),
-        mx(&c14),
-        c5("B1"),
-        c14_mean / c5("B1").max(1e-9),
-    );
+/// Timeouts (Table I).
+fn timeout_vars(configs: &[Config], aggs: &[Agg], ours: &Ours) -> Vars {
+    let sens_rto: Vec<f64> = (SENS0..configs.len())
+        .chain(std::iter::once(0))
+        .map(|i| aggs[i].sum(|r| r.rto.iter().sum()) * configs[i].scale)
+        .collect();
+    let b1 = &aggs[0];
+    vec![
+        ("rto_b1", fmt(ours.rto("B1"), 0)),
+        ("rto_b2", fmt(ours.rto("B2"), 0)),
+        ("rto_b3", fmt(ours.rto("B3"), 0)),
+        (
+            "rto1_run",
+            format!("{:.1}", b1.mean_sd(|r| r.rto.iter().sum()).0),
+        ),
+        (
+            "fr1",
+            format!("{:.0}", b1.mean_sd(|r| r.fast_rtx.iter().sum()).0),
+        ),
+        ("sens_rto_min", fmt(min_of(&sens_rto), 0)),
+        ("sens_rto_max", fmt(max_of(&sens_rto), 0)),
+    ]
+}
 
-    // timeouts
-    let _ = writeln!(
-        s,
-        "**Timeouts (Table I).** aqmlab counts {}, {} and {} timeouts in B1, B2, B3 \
-         (sums over 10 runs) against the paper's 0, 8 and 39; in B1 that is {rto1_run:.1} \
-         timeouts per run against {fr1:.0} fast retransmits per run. With a 16-packet \
-         buffer, drops come in bursts when the buffer overflows; a fast retransmission \
-         sent while the queue is still full can be dropped again, and New Reno can \
-         repair a lost retransmission only by a timeout (minimum RTO 200 ms, about 33 \
-         round trips). A window just cut to a few segments cannot produce three \
-         duplicate ACKs either. Larger minimum RTOs or other delayed-ACK settings do not \
-         bring the count near zero: the sensitivity variants give {}–{} timeouts in B1. \
-         Zero timeouts in ten 30-s runs of B1 is consistent with the paper's low drop \
-         counts if Table II is read as packets (see next), not with aqmlab's.\n",
-        fmt(rto("B1"), 0),
-        fmt(rto("B2"), 0),
-        fmt(rto("B3"), 0),
-        fmt(mn(&sens_rto), 0),
-        fmt(mx(&sens_rto), 0),
-    );
-
-    // drops
+/// Drops (Table II), against the paper's two readings of its numbers.
+fn drop_vars(b1: &Agg, ours: &Ours) -> Vars {
+    let dtot1 = b1.sum(|r| r.drops.iter().sum());
+    let segs1 = b1.sum(|r| r.segs.iter().sum());
+    // Data packets arriving at the gateway per second (delivered or dropped).
+    let arrivals1 = (segs1 + dtot1) / (b1.n() * RUN_S);
     let p_raw: f64 = 447.0 / (447.0 + 1_856_000.0);
     let p_k: f64 = 447_000.0 / (447_000.0 + 1_856_000.0);
-    let _ = writeln!(
-        s,
-        "**Drops (Table II).** aqmlab drops {} packets at the gateway in B1's 10 runs (a \
-         loss rate of {:.2}% of data packets): {:.0}% early (RED's random drops), {:.0}% \
-         on buffer overflow and {} forced (avg ≥ max_th). RED's average moves slowly — \
-         w_q = 0.002 at ~{:.0} arrivals/s averages over ~{:.0} ms — so bursts fill the \
-         16-packet buffer before avg reaches max_th = 8 (see the queue plots). The \
-         paper's table prints 447 for B1 and its text says \"(in \
-         thousands)\". Read as thousands, 447k drops against 1856k segments received is \
-         a loss rate of {:.0}%, at which New Reno's window would be about 1.22/√p ≈ {:.0} \
-         segments (Mathis et al.) with frequent timeouts — but the paper reports none. \
-         Read as packets, the loss rate is {:.3}%, for which the same formula gives \
-         windows of ~{:.0} segments; five such windows (~400 packets) would overflow a \
-         pipe of ~84 packets (68 in flight + 16 queued) far more often than 45 times a \
-         run unless the senders' effective round trips were several times the \
-         propagation delays. aqmlab's count lies between the two readings: {:.0}× the \
-         printed number and 1/{:.0} of the thousands reading. Our per-sender counts are \
-         also even across C1–C4, where the paper's C1 has half the drops of C2–C4 in \
-         B1.\n",
-        fmt(drops("B1", "Total"), 0),
-        100.0 * loss1,
-        100.0 * early1,
-        100.0 * over1,
-        fmt(forced1, 0),
-        arrivals1,
-        1e3 / (0.002 * arrivals1.max(1.0)),
-        100.0 * p_k,
-        1.22 / p_k.sqrt(),
-        100.0 * p_raw,
-        1.22 / p_raw.sqrt(),
-        drops("B1", "Total") / 447.0,
-        447_000.0 / drops("B1", "Total").max(1.0),
-    );
+    let drops = ours.drops("B1", "Total");
+    vec![
+        ("drops_b1", fmt(drops, 0)),
+        (
+            "loss1_pct",
+            format!("{:.2}", 100.0 * dtot1 / (dtot1 + segs1).max(1.0)),
+        ),
+        (
+            "early1_pct",
+            format!("{:.0}", 100.0 * b1.sum(|r| r.early) / dtot1.max(1.0)),
+        ),
+        ("forced1", fmt(b1.sum(|r| r.forced), 0)),
+        ("arrivals1", format!("{arrivals1:.0}")),
+        (
+            "avg_ms",
+            format!("{:.0}", 1e3 / (0.002 * arrivals1.max(1.0))),
+        ),
+        ("pk_pct", format!("{:.0}", 100.0 * p_k)),
+        ("window_k", format!("{:.0}", 1.22 / p_k.sqrt())),
+        ("praw_pct", format!("{:.3}", 100.0 * p_raw)),
+        ("window_raw", format!("{:.0}", 1.22 / p_raw.sqrt())),
+        ("drops_vs_printed", format!("{:.0}", drops / 447.0)),
+        (
+            "drops_vs_thousands",
+            format!("{:.0}", 447_000.0 / drops.max(1.0)),
+        ),
+    ]
+}
 
-    // table IV
-    let _ = writeln!(
-        s,
-        "**MaxP with ten senders (Table IV).** aqmlab's usage {} as MaxP falls from 0.1 \
-         to 0.02 ({}), while drops go {} → {} and timeouts {} → {} per 150 s: a larger \
-         MaxP drops more packets early, and with ten senders sharing ~84 packets of \
-         pipe and buffer (about 8 each) more of those losses end in timeouts. The paper \
-         finds no monotonic trend (usage 0.75, 0.73, 0.64, 0.71, 0.72; drops 316–365; \
-         timeouts 9–44) and \"no straightforward relationship\" between MaxP and \
-         drops. aqmlab's ten-sender timeouts are {:.0}–{:.0}× the paper's, for the \
-         reasons given for Table I. This comparison takes the paper's Table IV sums to \
-         cover 150 s, as its Usage row implies; if they covered ten 30-s runs, the \
-         paper's goodput would mean a usage of only 0.32–0.37.\n",
-        if t4_monotone {
-            "rises monotonically"
-        } else {
-            "changes"
-        },
-        t4u.iter()
-            .map(|x| format!("{x:.3}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        fmt(t4(0.1, "drops"), 0),
-        fmt(t4(0.02, "drops"), 0),
-        fmt(t4(0.1, "rto"), 0),
-        fmt(t4(0.02, "rto"), 0),
-        mn(&MAX_P
-            .iter()
-            .zip(nums.t4_rto)
-            .map(|(&m, p)| t4(m, "rto") / p)
-            .collect::<Vec<_>>()),
-        mx(&MAX_P
-            .iter()
-            .zip(nums.t4_rto)
-            .map(|(&m, p)| t4(m, "rto") / p)
-            .collect::<Vec<_>>()),
-    );
-    s
+/// MaxP with ten senders (Table IV).
+fn table4_vars(nums: &Numbers, ours: &Ours) -> Vars {
+    let t4u: Vec<f64> = MAX_P.iter().map(|&m| ours.t4(m, "usage")).collect();
+    let t4_monotone = t4u.windows(2).all(|w| w[0] <= w[1]);
+    let rto_ratio: Vec<f64> = MAX_P
+        .iter()
+        .zip(nums.t4_rto)
+        .map(|(&m, p)| ours.t4(m, "rto") / p)
+        .collect();
+    vec![
+        (
+            "t4_trend",
+            if t4_monotone {
+                "rises monotonically"
+            } else {
+                "changes"
+            }
+            .to_string(),
+        ),
+        (
+            "t4_usage",
+            t4u.iter()
+                .map(|x| format!("{x:.3}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        ("t4_drops_01", fmt(ours.t4(0.1, "drops"), 0)),
+        ("t4_drops_002", fmt(ours.t4(0.02, "drops"), 0)),
+        ("t4_rto_01", fmt(ours.t4(0.1, "rto"), 0)),
+        ("t4_rto_002", fmt(ours.t4(0.02, "rto"), 0)),
+        ("t4_rto_ratio_min", format!("{:.0}", min_of(&rto_ratio))),
+        ("t4_rto_ratio_max", format!("{:.0}", max_of(&rto_ratio))),
+    ]
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use super::common::{check_conservation, md_rows, text_table};
 use super::paper::Paper;
 use super::stats::{mean, Summary};
 use super::table::{write_csv, TableRow};
+use super::template::render;
 use super::Opts;
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
@@ -49,6 +50,9 @@ const PAPER_WEB_CLAIMS: [&str; 3] = [
 ];
 
 /// The slides' numbers: `scenarios/papers/rio-ps/paper.toml`.
+/// The report's closing notes, `{{name}}` filled from the run.
+const NOTES: &str = include_str!("templates/rio-ps-notes.md");
+
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
 
 /// The slides' tables as [`run`] reads them.
@@ -315,10 +319,30 @@ fn par_runs<T: Send>(
     par_map(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
 }
 
+/// What the report collects while it runs: `tables.csv` rows, the text
+/// printed and the Markdown report.
+struct Out {
+    table: Vec<TableRow>,
+    txt: String,
+    md: String,
+    seeds: u64,
+}
+
+/// The web experiment's settings, from the options.
+struct WebSetup {
+    secs: f64,
+    warm: f64,
+    load: f64,
+    /// Drop/mark-rate window (s).
+    window: f64,
+    sessions: u32,
+    /// The note on a changed run length (empty at the paper's).
+    shortened: String,
+}
+
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     load_numbers()?;
     let wall = std::time::Instant::now();
-    let seeds = o.seeds;
     // Validate the flags before the goodput runs spend any time.
     let (secs, changed) = o.duration_or(
         4000.0,
@@ -327,11 +351,50 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     )?;
     let load = o.load.unwrap_or(WEB_LOAD);
     std::fs::create_dir_all(out)?;
-    let mut txt = String::new();
-    let mut md = String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n");
-    let mut table: Vec<TableRow> = Vec::new();
+    let mut w = Out {
+        table: Vec::new(),
+        txt: String::new(),
+        md: String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n"),
+        seeds: o.seeds,
+    };
+    let gp_runs = goodput(&mut w)?;
+    let ws = web_setup(secs, changed, load)?;
+    let (webs, web_runs) = web_runs(&ws, o.seeds)?;
+    let per: Vec<&[Web]> = webs.chunks(o.seeds as usize).collect();
+    let events: u64 = webs.iter().map(|w| w.events).sum();
+    web_header(&ws, &mut w);
+    let (series, series_dt) = web_tables(&per, &mut w);
+    class_table(&per, &mut w);
+    signal_over_time(&per, &ws, out)?;
+    let (diff_txt, diff_md) =
+        differences(&series, &per, load, ws.window, 2000.0 / (secs - ws.warm));
+    w.txt.push_str(&diff_txt);
+    let wall = wall.elapsed().as_secs_f64();
+    w.md.push_str(&diff_md);
+    let notes = render(
+        NOTES,
+        &[
+            ("warm", ws.warm.to_string()),
+            ("secs", secs.to_string()),
+            ("web_file", WEB_FILE.to_string()),
+            ("wall", format!("{wall:.1}")),
+            ("runs", ((gp_runs + web_runs) as u64 * o.seeds).to_string()),
+            ("events", events.to_string()),
+        ],
+    )?;
+    w.md.push_str(&notes);
+    let _ = writeln!(w.txt, "wall time {wall:.1} s");
+    print!("{}", w.txt);
+    aqmlab::output::write_atomic(&out.join("report.md"), w.md.as_bytes())?;
+    write_csv(&w.table, &out.join("tables.csv"))?;
+    rt_plots(series, series_dt, secs, o.seeds, out)?;
+    Ok(w.table)
+}
 
-    // ---- (a) network goodput ----------------------------------------------
+/// (a) Network goodput: run both link rates × three schemes and write the
+/// table; the number of scenarios.
+fn goodput(w: &mut Out) -> CliResult<usize> {
+    let seeds = w.seeds;
     let mut gp_sc = Vec::new();
     for (rate, _) in nums().goodput {
         let bdp = rate * GP_RTT_S / 8.0 / GP_PKT;
@@ -364,7 +427,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                 let st = Summary::of(per[ri * 3 + s].iter().map(|g| g.v[k]));
                 let m = st.mean;
                 row.push(format!("{:.0} / {:.0}", paper[k][s], m));
-                table.push(TableRow::new(
+                w.table.push(TableRow::new(
                     "goodput",
                     format!("{} Mbit/s {cls}", rate / 1e6),
                     SCHEMES[s],
@@ -385,19 +448,22 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         rows.push(row);
     }
     let _ = writeln!(
-        txt,
+        w.txt,
         "(a) Network goodput, bytes/s over the first {GP_SECONDS} s (paper / aqmlab, mean of {seeds} seed(s)); 10 long (10000 pkts) + 10 short (100 pkts) New Reno flows, 1000-B packets, RTT {GP_RTT_S} s\n"
     );
-    txt.push_str(&text_table(&head, &rows));
+    w.txt.push_str(&text_table(&head, &rows));
     let _ = writeln!(
-        md,
+        w.md,
         "## (a) Network goodput\n\nGoodput in **bytes per second over the first {GP_SECONDS} s** (our reading of the slides' unit: \"All\" is 98–99 % of the link rate in B/s, and \"Short\" saturates at 49 990 ≈ 10 × 100 × 1000 B / 20 s). Each cell: paper / aqmlab (mean of {seeds} seed(s)). Scenario `{GP_FILE}`: RTT {GP_RTT_S} s, 1000-B packets, window 20, DropTail 1.5 × BDP, RED/RIO-PS 2.5 × BDP (BDP ≈ {:.1} / {:.1} packets), RIO-PS classifier with a fixed L_t = 100 packets.\n",
         1.25e6 * GP_RTT_S / 8000.0,
         1.5e6 * GP_RTT_S / 8000.0
     );
-    md.push_str(&md_rows(&head, &rows));
+    w.md.push_str(&md_rows(&head, &rows));
+    Ok(gp_sc.len())
+}
 
-    // ---- (b) web traffic ---------------------------------------------------
+/// (b) The web experiment's sessions, windows and run-length note.
+fn web_setup(secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
     let warm = secs / 2.0;
     let base = Scenario::from_toml_with(WEB_TOML, WEB_FILE, &[])?;
     let web_spec = match &base.workloads[0] {
@@ -420,6 +486,19 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     } else {
         String::new()
     };
+    Ok(WebSetup {
+        secs,
+        warm,
+        load,
+        window,
+        sessions,
+        shortened,
+    })
+}
+
+/// Run every web experiment × scheme × seed: (summaries, number of scenarios).
+fn web_runs(ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
+    let (secs, warm, window) = (ws.secs, ws.warm, ws.window);
     let mut web_sc = Vec::new();
     for (_, delay, ito, bdp) in WEB_EXPS {
         let (b_dt, b_red) = ((1.5 * bdp) as u32, (2.5 * bdp) as u32);
@@ -428,7 +507,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                 format!("links.bottleneck.delay=\"{delay}\""),
                 format!("links.bottleneck.queue_ab={}", queue_spec(s, b_dt, b_red)),
                 format!("tcp.initial_rto=\"{ito}\""),
-                format!("workloads.web.sessions={sessions}"),
+                format!("workloads.web.sessions={}", ws.sessions),
                 format!("duration=\"{secs}s\""),
             ];
             web_sc.push(Scenario::from_toml_with(WEB_TOML, WEB_FILE, &o)?);
@@ -456,206 +535,237 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             w.events
         )));
     }
-    let per: Vec<&[Web]> = webs.chunks(seeds as usize).collect();
-    let events: u64 = webs.iter().map(|w| w.events).sum();
+    Ok((webs, web_sc.len()))
+}
 
-    // response time by bucket, relative to RED
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    let mut series_dt: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+/// The web section's heading and settings, printed and in the report.
+fn web_header(ws: &WebSetup, w: &mut Out) {
+    let (sessions, load, secs, warm, seeds) = (ws.sessions, ws.load, ws.secs, ws.warm, w.seeds);
     let _ = writeln!(
-        txt,
+        w.txt,
         "\n(b) Web traffic: {sessions} sessions (load {load} of {} Mbit/s), {secs} s with {warm} s warm-up, {seeds} seed(s)\n",
         WEB_RATE / 1e6
     );
     let _ = writeln!(
-        md,
+        w.md,
         "\n## (b) Web traffic\n\n{sessions} web sessions (offered load {load} of the {} Mbit/s bottleneck by `WebSpec::sessions_for_load`), object sizes bounded Pareto (4, 200 000, 1.2) **in packets** of 460 B payload, {secs} s simulated with {warm} s warm-up, {seeds} seed(s) per cell. Response time = connection open (SYN) → last byte received, for objects opened after the warm-up; averages pooled over seeds.\n",
         WEB_RATE / 1e6
     );
-    txt.push_str(&shortened);
-    md.push_str(&shortened);
+    w.txt.push_str(&ws.shortened);
+    w.md.push_str(&ws.shortened);
+}
+
+/// A line's points.
+type Points = Vec<(f64, f64)>;
+/// A plot's series: one (label, points) per experiment.
+type Series = Vec<(String, Points)>;
+
+/// Per experiment: response times relative to RED by size, and the
+/// per-scheme summary. Returns the RIO-PS and DropTail ratio series.
+fn web_tables(per: &[&[Web]], w: &mut Out) -> (Series, Series) {
+    let mut series = Vec::new();
+    let mut series_dt = Vec::new();
     for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
-        let pool = |s: usize| {
-            let mut m: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
-            for w in per[ei * 3 + s] {
-                for (b, (t, n)) in &w.buckets {
-                    let e = m.entry(*b).or_default();
-                    e.0 += t;
-                    e.1 += n;
-                }
-            }
-            m
-        };
-        let p: Vec<BTreeMap<u32, (f64, u64)>> = (0..3).map(pool).collect();
-        let head: Vec<String> = [
-            "size (packets)",
-            "objects (RED)",
-            "RED mean (s)",
-            "DropTail / RED",
-            "RIO-PS / RED",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut rows = Vec::new();
-        let mut dt_pts = Vec::new();
-        let mut rio_pts = Vec::new();
-        for (b, (t, n)) in &p[1] {
-            let red = t / *n as f64;
-            let rel = |s: usize| {
-                p[s].get(b)
-                    .filter(|x| x.1 > 0)
-                    .map(|(t, n)| t / *n as f64 / red)
-            };
-            let (dt, rio) = (rel(0), rel(2));
-            let f = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.3}"));
-            rows.push(vec![
-                format!("{}–{}", 1u64 << b, (1u64 << (b + 1)) - 1),
-                n.to_string(),
-                format!("{red:.3}"),
-                f(dt),
-                f(rio),
-            ]);
-            if *n >= 20 {
-                if let Some(v) = dt {
-                    dt_pts.push((*b as f64, v));
-                }
-                if let Some(v) = rio {
-                    rio_pts.push((*b as f64, v));
-                }
-            }
-            for (s, v) in [(0, dt), (2, rio)] {
-                if let Some(v) = v {
-                    table.push(
-                        TableRow::new(
-                            format!("web {label}: response time relative to RED"),
-                            format!("size {}+ packets", 1u64 << b),
-                            SCHEMES[s],
-                            "ratio",
-                            None,
-                            v,
-                            0.0,
-                            seeds,
-                        )
-                        .pooled(),
-                    );
-                }
-            }
-        }
+        let (dt_pts, rio_pts) = relative_rt_table(ei, label, per, w);
         series_dt.push((label.to_string(), dt_pts));
         series.push((label.to_string(), rio_pts));
-        let _ = writeln!(
-            txt,
-            "{label}: mean response time relative to RED by object size"
-        );
-        txt.push_str(&text_table(&head, &rows));
-        let _ = writeln!(
-            md,
-            "\n### {label}: response time relative to RED by object size\n\nPaper: {}.\n",
-            PAPER_WEB_CLAIMS[ei]
-        );
-        md.push_str(&md_rows(&head, &rows));
+        web_summary_table(ei, label, per, w);
+    }
+    (series, series_dt)
+}
 
-        // per-scheme summary
-        let head: Vec<String> = [
-            "scheme",
-            "goodput paper",
-            "goodput aqmlab (pkts)",
-            "utilisation",
-            "drop+mark rate",
-            "fairness short",
-            "fairness long",
-            "mean RT short probes (s)",
-            "mean RT long probes (s)",
-            "incomplete objects",
-            "mean L_t",
-            "short/long ratio (geo)",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut rows = Vec::new();
-        for s in 0..3 {
-            let ws = per[ei * 3 + s];
-            let m = |f: &dyn Fn(&Web) -> f64| mean(ws.iter().map(f));
-            let gp = m(&|w| w.goodput_pkts);
-            let fs = mean(ws.iter().flat_map(|w| w.fair_short.iter().copied()));
-            let fl = mean(ws.iter().flat_map(|w| w.fair_long.iter().copied()));
-            let rs = mean(ws.iter().flat_map(|w| w.rt_short.iter().copied()));
-            let rl = mean(ws.iter().flat_map(|w| w.rt_long.iter().copied()));
-            let sr = m(&|w| w.signal_rate);
-            let ut = m(&|w| w.utilization);
-            let inc: u64 = ws.iter().map(|w| w.incomplete).sum();
-            let (lt, ratio) = if s == 2 {
-                (
-                    format!("{:.1}", m(&|w| w.lt_mean)),
-                    format!("{:.2}", m(&|w| w.ratio_geo)),
-                )
-            } else {
-                ("–".into(), "–".into())
-            };
-            rows.push(vec![
-                SCHEMES[s].to_string(),
-                format!("{:.0}", nums().web_goodput[ei][s]),
-                format!("{gp:.0}"),
-                format!("{ut:.3}"),
-                format!("{sr:.4}"),
-                format!("{fs:.3}"),
-                format!("{fl:.3}"),
-                format!("{rs:.3}"),
-                format!("{rl:.2}"),
-                inc.to_string(),
-                lt,
-                ratio,
-            ]);
-            let sd = |f: &dyn Fn(&Web) -> f64| Some(Summary::of(ws.iter().map(f)).sd);
-            for (k, unit, v, pp, sd) in [
-                (
-                    "goodput",
-                    "packets",
-                    gp,
-                    Some(nums().web_goodput[ei][s]),
-                    sd(&|w| w.goodput_pkts),
-                ),
-                (
-                    "drop_mark_rate",
-                    "fraction of arrivals",
-                    sr,
-                    None,
-                    sd(&|w| w.signal_rate),
-                ),
-                ("fairness_short", "Jain's index", fs, None, None),
-                ("fairness_long", "Jain's index", fl, None, None),
-                ("rt_short_probes", "s", rs, None, None),
-                ("rt_long_probes", "s", rl, None, None),
-                (
-                    "utilization",
-                    "fraction of capacity",
-                    ut,
-                    None,
-                    sd(&|w| w.utilization),
-                ),
-            ] {
-                let r = TableRow::new(
-                    format!("web {label}"),
-                    SCHEMES[s],
-                    k,
-                    unit,
-                    pp,
-                    v,
-                    sd.unwrap_or(0.0),
-                    seeds,
-                );
-                table.push(if sd.is_some() { r } else { r.pooled() });
+/// Experiment `ei`'s mean response time relative to RED by object size;
+/// returns the (DropTail, RIO-PS) points of buckets with ≥ 20 RED objects.
+fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Points, Points) {
+    let pool = |s: usize| {
+        let mut m: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
+        for w in per[ei * 3 + s] {
+            for (b, (t, n)) in &w.buckets {
+                let e = m.entry(*b).or_default();
+                e.0 += t;
+                e.1 += n;
             }
         }
-        let _ = writeln!(txt, "\n{label}: summary");
-        txt.push_str(&text_table(&head, &rows));
-        txt.push('\n');
-        let _ = writeln!(md, "\n### {label}: summary\n");
-        md.push_str(&md_rows(&head, &rows));
+        m
+    };
+    let p: Vec<BTreeMap<u32, (f64, u64)>> = (0..3).map(pool).collect();
+    let head: Vec<String> = [
+        "size (packets)",
+        "objects (RED)",
+        "RED mean (s)",
+        "DropTail / RED",
+        "RIO-PS / RED",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut rows = Vec::new();
+    let mut dt_pts = Vec::new();
+    let mut rio_pts = Vec::new();
+    for (b, (t, n)) in &p[1] {
+        let red = t / *n as f64;
+        let rel = |s: usize| {
+            p[s].get(b)
+                .filter(|x| x.1 > 0)
+                .map(|(t, n)| t / *n as f64 / red)
+        };
+        let (dt, rio) = (rel(0), rel(2));
+        let f = |x: Option<f64>| x.map_or("–".into(), |v| format!("{v:.3}"));
+        rows.push(vec![
+            format!("{}–{}", 1u64 << b, (1u64 << (b + 1)) - 1),
+            n.to_string(),
+            format!("{red:.3}"),
+            f(dt),
+            f(rio),
+        ]);
+        if *n >= 20 {
+            if let Some(v) = dt {
+                dt_pts.push((*b as f64, v));
+            }
+            if let Some(v) = rio {
+                rio_pts.push((*b as f64, v));
+            }
+        }
+        for (s, v) in [(0, dt), (2, rio)] {
+            if let Some(v) = v {
+                w.table.push(
+                    TableRow::new(
+                        format!("web {label}: response time relative to RED"),
+                        format!("size {}+ packets", 1u64 << b),
+                        SCHEMES[s],
+                        "ratio",
+                        None,
+                        v,
+                        0.0,
+                        w.seeds,
+                    )
+                    .pooled(),
+                );
+            }
+        }
     }
-    // ---- drop/mark rate per class and over time ----------------------------
+    let _ = writeln!(
+        w.txt,
+        "{label}: mean response time relative to RED by object size"
+    );
+    w.txt.push_str(&text_table(&head, &rows));
+    let _ = writeln!(
+        w.md,
+        "\n### {label}: response time relative to RED by object size\n\nPaper: {}.\n",
+        PAPER_WEB_CLAIMS[ei]
+    );
+    w.md.push_str(&md_rows(&head, &rows));
+    (dt_pts, rio_pts)
+}
+
+/// Experiment `ei`'s per-scheme summary: goodput, utilisation, signals,
+/// fairness, probes' response times, classifier.
+fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) {
+    let head: Vec<String> = [
+        "scheme",
+        "goodput paper",
+        "goodput aqmlab (pkts)",
+        "utilisation",
+        "drop+mark rate",
+        "fairness short",
+        "fairness long",
+        "mean RT short probes (s)",
+        "mean RT long probes (s)",
+        "incomplete objects",
+        "mean L_t",
+        "short/long ratio (geo)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut rows = Vec::new();
+    for s in 0..3 {
+        rows.push(web_summary_row(ei, s, label, per[ei * 3 + s], w));
+    }
+    let _ = writeln!(w.txt, "\n{label}: summary");
+    w.txt.push_str(&text_table(&head, &rows));
+    w.txt.push('\n');
+    let _ = writeln!(w.md, "\n### {label}: summary\n");
+    w.md.push_str(&md_rows(&head, &rows));
+}
+
+/// Scheme `s` of experiment `ei`: its summary row and `tables.csv` rows.
+fn web_summary_row(ei: usize, s: usize, label: &str, ws: &[Web], w: &mut Out) -> Vec<String> {
+    let m = |f: &dyn Fn(&Web) -> f64| mean(ws.iter().map(f));
+    let gp = m(&|w| w.goodput_pkts);
+    let fs = mean(ws.iter().flat_map(|w| w.fair_short.iter().copied()));
+    let fl = mean(ws.iter().flat_map(|w| w.fair_long.iter().copied()));
+    let rs = mean(ws.iter().flat_map(|w| w.rt_short.iter().copied()));
+    let rl = mean(ws.iter().flat_map(|w| w.rt_long.iter().copied()));
+    let sr = m(&|w| w.signal_rate);
+    let ut = m(&|w| w.utilization);
+    let inc: u64 = ws.iter().map(|w| w.incomplete).sum();
+    let (lt, ratio) = if s == 2 {
+        (
+            format!("{:.1}", m(&|w| w.lt_mean)),
+            format!("{:.2}", m(&|w| w.ratio_geo)),
+        )
+    } else {
+        ("–".into(), "–".into())
+    };
+    let sd = |f: &dyn Fn(&Web) -> f64| Some(Summary::of(ws.iter().map(f)).sd);
+    for (k, unit, v, pp, sd) in [
+        (
+            "goodput",
+            "packets",
+            gp,
+            Some(nums().web_goodput[ei][s]),
+            sd(&|w| w.goodput_pkts),
+        ),
+        (
+            "drop_mark_rate",
+            "fraction of arrivals",
+            sr,
+            None,
+            sd(&|w| w.signal_rate),
+        ),
+        ("fairness_short", "Jain's index", fs, None, None),
+        ("fairness_long", "Jain's index", fl, None, None),
+        ("rt_short_probes", "s", rs, None, None),
+        ("rt_long_probes", "s", rl, None, None),
+        (
+            "utilization",
+            "fraction of capacity",
+            ut,
+            None,
+            sd(&|w| w.utilization),
+        ),
+    ] {
+        let r = TableRow::new(
+            format!("web {label}"),
+            SCHEMES[s],
+            k,
+            unit,
+            pp,
+            v,
+            sd.unwrap_or(0.0),
+            w.seeds,
+        );
+        w.table.push(if sd.is_some() { r } else { r.pooled() });
+    }
+    vec![
+        SCHEMES[s].to_string(),
+        format!("{:.0}", nums().web_goodput[ei][s]),
+        format!("{gp:.0}"),
+        format!("{ut:.3}"),
+        format!("{sr:.4}"),
+        format!("{fs:.3}"),
+        format!("{fl:.3}"),
+        format!("{rs:.3}"),
+        format!("{rl:.2}"),
+        inc.to_string(),
+        lt,
+        ratio,
+    ]
+}
+
+/// Drop and mark rates by packet class over the measured period.
+fn class_table(per: &[&[Web]], w: &mut Out) {
     let head: Vec<String> = [
         "experiment",
         "scheme",
@@ -709,7 +819,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             .iter()
             .zip(v)
             {
-                table.push(
+                w.table.push(
                     TableRow::new(
                         format!("web {label}: per class"),
                         *scheme,
@@ -718,7 +828,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
                         None,
                         x,
                         0.0,
-                        seeds,
+                        w.seeds,
                     )
                     .pooled(),
                 );
@@ -726,15 +836,19 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         }
     }
     let _ = writeln!(
-        txt,
+        w.txt,
         "Drop and mark rates at the bottleneck by packet class over the measured period (short = tagged In by the edge classifier, long = Out; the classifier tags packets under every scheme, only RIO-PS acts on the tags)"
     );
-    txt.push_str(&text_table(&head, &rows));
+    w.txt.push_str(&text_table(&head, &rows));
     let _ = writeln!(
-        md,
+        w.md,
         "\n### Drop and mark rates by packet class\n\nOver the measured period at the bottleneck, pooled over seeds. Short = packets the edge classifier tagged In (the first L_t packets of a flow), long = Out; the classifier tags packets under every scheme, but only RIO-PS acts on the tags. Percentages are of each class's arrivals. The slides show the drop/mark rate only as a plot, without numbers.\n"
     );
-    md.push_str(&md_rows(&head, &rows));
+    w.md.push_str(&md_rows(&head, &rows));
+}
+
+/// Seed 1's drop and mark rates over time: `signal_over_time.csv` and its plot.
+fn signal_over_time(per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
     let mut ot_csv = String::from("experiment,scheme,seed,t_end_s,drop_pct,mark_pct\n");
     let mut panels = Vec::new();
     for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
@@ -756,7 +870,8 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         &crate::plot::PanelLines {
             title: "Drop + mark rate at the bottleneck over time".into(),
             subtitle: format!(
-                "seed 1; % of the packets offered per {window} s window (whole run; measurement starts at {warm} s); load {load}"
+                "seed 1; % of the packets offered per {} s window (whole run; measurement starts at {} s); load {}",
+                ws.window, ws.warm, ws.load
             ),
             x_desc: "time (s)".into(),
             y_desc: "drops + marks, % of arrivals".into(),
@@ -765,27 +880,11 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         },
         &out.join("signal_over_time"),
     )?;
+    Ok(())
+}
 
-    let (diff_txt, diff_md) = differences(&series, &per, load, window, 2000.0 / (secs - warm));
-    txt.push_str(&diff_txt);
-    let wall = wall.elapsed().as_secs_f64();
-    md.push_str(&diff_md);
-    let _ = writeln!(
-        md,
-        "\n![Drop + mark rate over time](signal_over_time.png)\n\n![RIO-PS response time relative to RED](rt_relative_to_red.png)\n\n![DropTail response time relative to RED](rt_relative_to_red_droptail.png)\n\n## Notes\n\n\
-- Goodput (b) is payload packets (460 B) delivered in order to receivers during the measured period [{warm} s, {secs} s), our reading of the paper's unit (packets over the 2000 s measured period ≈ 8.4 Mbit/s of 500-B packets). With a shorter run than the paper's the goodput scales with the window; compare the ratios between schemes.\n\
-- The fairness index is the paper's (Σx)²/(n·Σx²) over the response times of each batch of 10 foreground connections opened together (short: 10 packets every 25 s; long: 1000 packets every 125 s), averaged over the batches opened after the warm-up whose 10 connections all completed.\n\
-- Drop+mark rate = (drops + CE marks) / arrivals at the bottleneck queue over the measured period; `signal_over_time.csv` has drops and marks separately per window for seed 1. Per-class marks are charged to the packet the queue was handling (the arrival, for RED and RIO), so they are exact here.\n\
-- Pinned choices the slides do not give (10 Mbit/s bottleneck, RTT 80/48 ms, TCP details, object size unit) are listed in `{WEB_FILE}`; the RIO-PS edge classifier runs with SLR 3, T_u 1 s, T_c 10 s and our L_t adjustment rule (`net/classifier.rs`). \"mean L_t\" and the geometric-mean observed short/long ratio are over the adjustments after the warm-up.\n\
-- Object sizes are bounded Pareto in packets, not bytes as the slides literally state (min 4 B, max 200 KB): with bytes the mean object is 21 B, nearly every object is one packet, the size buckets collapse and the load needs thousands of sessions; ns-2's webtraf counts object sizes in packets.\n\
-- Wall time: {wall:.1} s for {} simulations ({} events in the web runs).\n",
-        gp_sc.len() as u64 * seeds + web_sc.len() as u64 * seeds,
-        events
-    );
-    let _ = writeln!(txt, "wall time {wall:.1} s");
-    print!("{txt}");
-    aqmlab::output::write_atomic(&out.join("report.md"), md.as_bytes())?;
-    write_csv(&table, &out.join("tables.csv"))?;
+/// The response-time ratio plots (RIO-PS and DropTail against RED).
+fn rt_plots(series: Series, series_dt: Series, secs: f64, seeds: u64, out: &Path) -> CliResult {
     for (stem, scheme, ser) in [
         ("rt_relative_to_red", "RIO-PS", series),
         ("rt_relative_to_red_droptail", "DropTail", series_dt),
@@ -804,7 +903,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             &out.join(stem),
         )?;
     }
-    Ok(table)
+    Ok(())
 }
 
 /// Per-class bottleneck counts summed over runs.

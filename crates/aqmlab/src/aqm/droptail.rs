@@ -7,7 +7,7 @@
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::Packet;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -36,8 +36,7 @@ impl DropTailConfig {
 
 pub struct DropTail {
     limit: Limit,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
 }
 
 impl DropTail {
@@ -47,8 +46,7 @@ impl DropTail {
         // per port, 13 GiB for a star of 10⁵ hosts.
         DropTail {
             limit: c.limit,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::new(),
         }
     }
 }
@@ -58,23 +56,21 @@ impl QueueDisc for DropTail {
         "droptail"
     }
     fn enqueue(&mut self, pkt: Packet, _ctx: &mut QdCtx) -> Result<(), DropCause> {
-        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.limit, pkt.size) {
             return Err(DropCause::Overflow);
         }
-        self.bytes += pkt.size as u64;
         self.q.push_back(pkt);
         Ok(())
     }
     fn dequeue(&mut self, _ctx: &mut QdCtx) -> Option<Packet> {
         let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
         Some(p)
     }
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 }
 

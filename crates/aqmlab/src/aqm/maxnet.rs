@@ -56,7 +56,7 @@ use crate::engine::{to_secs, Time};
 use crate::net::packet::Packet;
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -125,8 +125,7 @@ pub struct MaxNet {
     /// Link capacity C, bit/s.
     c: f64,
     period: Time,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     /// Congestion price p (seconds).
     price: f64,
     /// Spare capacity estimate (μC − y)⁺, bit/s.
@@ -150,8 +149,7 @@ impl MaxNet {
             mu: c.mu,
             c: cap_bps,
             period: c.update_period.0,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::new(),
             price: 0.0,
             spare: c.mu * cap_bps,
             y: 0.0,
@@ -213,14 +211,13 @@ impl QueueDisc for MaxNet {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.catch_up(ctx.now);
         self.bits += pkt.size as u64 * 8;
-        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.limit, pkt.size) {
             return Err(DropCause::Overflow);
         }
         if pkt.is_forward() {
             pkt.price = pkt.price.max(self.price as f32);
             pkt.spare = pkt.spare.min(self.spare as f32);
         }
-        self.bytes += pkt.size as u64;
         self.q.push_back(pkt);
         Ok(())
     }
@@ -228,7 +225,6 @@ impl QueueDisc for MaxNet {
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         self.catch_up(ctx.now);
         let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
         Some(p)
     }
 
@@ -237,7 +233,7 @@ impl QueueDisc for MaxNet {
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 }
 

@@ -9,6 +9,7 @@
 //! implements [`registry::QueueKind`]) and its `QueueDisc` impl, then add one
 //! line to the `queue_kinds!` list below.
 
+pub mod fifo;
 pub mod flow_queues;
 pub mod registry;
 

@@ -31,7 +31,7 @@ use crate::engine::{to_secs, Time};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -118,8 +118,7 @@ impl PieConfig {
 
 pub struct Pie {
     c: PieConfig,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     drop_prob: f64,
     accu_prob: f64,
     qdelay: Time,
@@ -132,8 +131,7 @@ impl Pie {
     pub fn new(c: &PieConfig) -> Self {
         Pie {
             c: c.clone(),
-            q: VecDeque::with_capacity(1024),
-            bytes: 0,
+            q: Fifo::with_capacity(1024),
             drop_prob: 0.0,
             accu_prob: 0.0,
             qdelay: 0,
@@ -195,7 +193,7 @@ impl Pie {
     fn drop_early(&mut self, ctx: &mut QdCtx) -> bool {
         let target = self.c.target.0;
         if (self.qdelay_old < target / 2 && self.drop_prob < 0.2)
-            || self.bytes <= 2 * self.c.mean_pktsize as u64
+            || self.q.bytes() <= 2 * self.c.mean_pktsize as u64
         {
             return false;
         }
@@ -227,7 +225,7 @@ impl QueueDisc for Pie {
 
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.catch_up(ctx.now);
-        if self.c.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.c.limit, pkt.size) {
             self.accu_prob = 0.0;
             return Err(DropCause::Overflow);
         }
@@ -240,7 +238,6 @@ impl QueueDisc for Pie {
                 return Err(DropCause::Early);
             }
         }
-        self.bytes += pkt.size as u64;
         self.q.push_back(pkt);
         Ok(())
     }
@@ -250,7 +247,6 @@ impl QueueDisc for Pie {
         let p = self.q.pop_front();
         match &p {
             Some(p) => {
-                self.bytes -= p.size as u64;
                 self.qdelay = ctx.now - p.enq_time;
             }
             None => self.qdelay = 0,
@@ -265,7 +261,7 @@ impl QueueDisc for Pie {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 }
 

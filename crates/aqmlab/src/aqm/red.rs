@@ -56,7 +56,7 @@ use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{Time, NS_PER_SEC};
 use crate::net::packet::{Ecn, Packet};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -214,17 +214,11 @@ pub struct Red {
     p: RedParams,
     /// The hard limit (a packet limit becomes bytes in byte mode, as ns-2).
     limit: Limit,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     avg: f64,
-    count: i64,
-    count_bytes: u64,
-    /// Time the link found the queue empty (ns-2 `idletime_`), while idle.
-    idle_since: Option<Time>,
-    /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
-    ptc_per_ns: f64,
-    /// The current `max_p` (changes only with Adaptive RED).
-    cur_max_p: f64,
+    idle: IdleClock,
+    /// The drop decision; its `max_p` changes only with Adaptive RED.
+    drop: RedDrop,
     adapt: Option<super::ared::Adaptation>,
 }
 
@@ -236,18 +230,24 @@ impl Red {
             (true, Limit::Packets(n)) => Limit::Bytes(n as u64 * c.mean_pktsize as u64),
             (_, l) => l,
         };
+        let p = c.resolve(rate_bps, delay);
         Red {
             c: c.clone(),
-            p: c.resolve(rate_bps, delay),
+            p,
             limit,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::new(),
             avg: 0.0,
-            count: -1,
-            count_bytes: 0,
-            idle_since: Some(0),
-            ptc_per_ns: rate_bps as f64 / (8.0 * c.mean_pktsize as f64) / NS_PER_SEC as f64,
-            cur_max_p: c.max_p,
+            idle: IdleClock::new(rate_bps, c.mean_pktsize),
+            drop: RedDrop {
+                min_th: p.min_th,
+                max_th: p.max_th,
+                max_p: c.max_p,
+                gentle: c.gentle,
+                wait: c.wait,
+                byte_unit: c.bytes.then_some(c.mean_pktsize),
+                count: -1,
+                count_bytes: 0,
+            },
             adapt: None,
         }
     }
@@ -261,7 +261,7 @@ impl Red {
 
     /// The current `max_p`.
     pub fn max_p(&self) -> f64 {
-        self.cur_max_p
+        self.drop.max_p
     }
 
     /// The resolved thresholds and weight.
@@ -269,43 +269,11 @@ impl Red {
         self.p
     }
 
-    /// Update the average for an arrival at `now` (ns-2 `estimator`).
-    fn update_avg(&mut self, now: Time) {
-        let w = self.p.w_q;
-        if let Some(t0) = self.idle_since.take() {
-            let m = ((now - t0) as f64 * self.ptc_per_ns).floor();
-            self.avg *= (1.0 - w).powf(m);
-        }
-        let q = if self.c.bytes {
-            self.bytes as f64
-        } else {
-            self.q.len() as f64
-        };
-        self.avg = (1.0 - w) * self.avg + w * q;
-    }
-
     /// The early-drop probability `p_a` for the current `avg` and `count`
     /// (after `count` has been incremented for this arrival), for a packet of
     /// `size` bytes (which matters only in byte mode).
     pub fn drop_probability_for(&self, size: u32) -> f64 {
-        let (min_th, max_th) = (self.p.min_th, self.p.max_th);
-        let max_p = self.cur_max_p;
-        let pb = if self.avg < max_th {
-            max_p * (self.avg - min_th) / (max_th - min_th)
-        } else {
-            max_p + (1.0 - max_p) * (self.avg - max_th) / max_th
-        };
-        if self.c.bytes {
-            let count = (self.count_bytes / self.c.mean_pktsize as u64) as f64;
-            let p = spaced_probability(pb.min(1.0), count, self.c.wait);
-            if p < 1.0 {
-                (p * size as f64 / self.c.mean_pktsize as f64).min(1.0)
-            } else {
-                p
-            }
-        } else {
-            spaced_probability(pb, self.count as f64, self.c.wait)
-        }
+        self.drop.probability(self.avg, size)
     }
 
     /// [`Red::drop_probability_for`] in packet mode.
@@ -316,6 +284,139 @@ impl Red {
     /// The average queue, in the queue's units (packets, or bytes in byte mode).
     pub fn avg(&self) -> f64 {
         self.avg
+    }
+
+    /// Update the average for an arrival at `now` (ns-2 `estimator`).
+    fn update_avg(&mut self, now: Time) {
+        let q = if self.c.bytes {
+            self.q.bytes() as f64
+        } else {
+            self.q.len() as f64
+        };
+        self.avg = estimate(self.avg, self.p.w_q, q, self.idle.arrival(now));
+    }
+}
+
+/// The link-idle clock of RED's estimator (ns-2 `idletime_`, `ptc`): when a
+/// dequeue finds the queue empty the link goes idle, and the next arrival
+/// decays the average as if `m` small packets had left an empty queue.
+pub struct IdleClock {
+    since: Option<Time>,
+    /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
+    ptc_per_ns: f64,
+}
+
+impl IdleClock {
+    /// Idle from time 0, for a link of `rate_bps` and packets of `mean_pktsize` bytes.
+    pub fn new(rate_bps: u64, mean_pktsize: u32) -> Self {
+        IdleClock {
+            since: Some(0),
+            ptc_per_ns: rate_bps as f64 / (8.0 * mean_pktsize as f64) / NS_PER_SEC as f64,
+        }
+    }
+
+    /// The link found the queue empty at `now` (an idle period starts unless one has).
+    pub fn went_idle(&mut self, now: Time) {
+        if self.since.is_none() {
+            self.since = Some(now);
+        }
+    }
+
+    /// An arrival at `now` ends the idle period: the number `m` of small
+    /// packets the link could have sent meanwhile, or `None` if it was busy.
+    pub fn arrival(&mut self, now: Time) -> Option<f64> {
+        let t0 = self.since.take()?;
+        Some(((now - t0) as f64 * self.ptc_per_ns).floor())
+    }
+}
+
+/// RED's average (ns-2 `estimator`): after an idle period of `idle` small
+/// packets `avg ← (1 − w)^m · avg`, then `avg ← (1 − w) · avg + w · q`.
+pub fn estimate(avg: f64, w: f64, q: f64, idle: Option<f64>) -> f64 {
+    let mut avg = avg;
+    if let Some(m) = idle {
+        avg *= (1.0 - w).powf(m);
+    }
+    (1.0 - w) * avg + w * q
+}
+
+/// What RED decides for one arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedVerdict {
+    Accept,
+    /// Early drop, or a CE mark where ECN allows.
+    Signal,
+    Forced,
+}
+
+/// RED's drop decision for one class of traffic (FJ93 Fig. 2 with §7's
+/// count-based spacing, ns-2 `calculate_p_new`/`modify_p`): thresholds in
+/// the units the average is in, and the `count` since the last early drop.
+/// RED and ARED keep one; RIO one per class.
+#[derive(Clone, Copy, Debug)]
+pub struct RedDrop {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    /// Byte mode: the packet size that counts as one (`mean_pktsize`).
+    pub byte_unit: Option<u32>,
+    pub count: i64,
+    pub count_bytes: u64,
+}
+
+impl RedDrop {
+    /// Judge an arrival of `size` bytes against the average `avg`. `uniform`
+    /// is drawn only where an early drop is possible.
+    pub fn judge(&mut self, avg: f64, size: u32, uniform: impl FnOnce() -> f64) -> RedVerdict {
+        let forced_at = if self.gentle {
+            2.0 * self.max_th
+        } else {
+            self.max_th
+        };
+        if avg >= forced_at {
+            self.count = 0;
+            self.count_bytes = 0;
+            return RedVerdict::Forced;
+        }
+        if avg < self.min_th {
+            self.count = -1;
+            self.count_bytes = 0;
+            return RedVerdict::Accept;
+        }
+        self.count += 1;
+        self.count_bytes += size as u64;
+        if uniform() < self.probability(avg, size) {
+            self.count = 0;
+            self.count_bytes = 0;
+            RedVerdict::Signal
+        } else {
+            RedVerdict::Accept
+        }
+    }
+
+    /// The early-drop probability `p_a` for the average `avg` and the
+    /// current `count`, for a packet of `size` bytes (byte mode only).
+    pub fn probability(&self, avg: f64, size: u32) -> f64 {
+        let (min_th, max_th, max_p) = (self.min_th, self.max_th, self.max_p);
+        let pb = if avg < max_th {
+            max_p * (avg - min_th) / (max_th - min_th)
+        } else {
+            max_p + (1.0 - max_p) * (avg - max_th) / max_th
+        };
+        match self.byte_unit {
+            Some(unit) => {
+                let count = (self.count_bytes / unit as u64) as f64;
+                let p = spaced_probability(pb.min(1.0), count, self.wait);
+                if p < 1.0 {
+                    (p * size as f64 / unit as f64).min(1.0)
+                } else {
+                    p
+                }
+            }
+            None => spaced_probability(pb, self.count as f64, self.wait),
+        }
     }
 }
 
@@ -349,69 +450,47 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.update_avg(ctx.now);
         if let Some(a) = &mut self.adapt {
-            self.cur_max_p = a.update(
+            self.drop.max_p = a.update(
                 ctx.now,
                 self.avg,
                 self.p.min_th,
                 self.p.max_th,
-                self.cur_max_p,
+                self.drop.max_p,
             );
         }
-        let (min_th, max_th) = (self.p.min_th, self.p.max_th);
-        let forced_at = if self.c.gentle { 2.0 * max_th } else { max_th };
-        if self.avg >= forced_at {
-            self.count = 0;
-            self.count_bytes = 0;
-            return Err(DropCause::Forced);
-        } else if self.avg >= min_th {
-            self.count += 1;
-            self.count_bytes += pkt.size as u64;
-            let pa = self.drop_probability_for(pkt.size);
-            if ctx.rng.uniform() < pa {
-                self.count = 0;
-                self.count_bytes = 0;
-                if self.c.ecn && pkt.ecn.capable() {
-                    pkt.ecn = Ecn::Ce;
-                    ctx.marked += 1;
-                } else {
-                    return Err(DropCause::Early);
-                }
+        let rng = &mut ctx.rng;
+        match self.drop.judge(self.avg, pkt.size, || rng.uniform()) {
+            RedVerdict::Forced => return Err(DropCause::Forced),
+            RedVerdict::Signal if self.c.ecn && pkt.ecn.capable() => {
+                pkt.ecn = Ecn::Ce;
+                ctx.marked += 1;
             }
-        } else {
-            self.count = -1;
-            self.count_bytes = 0;
+            RedVerdict::Signal => return Err(DropCause::Early),
+            RedVerdict::Accept => {}
         }
-        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.limit, pkt.size) {
             if ctx.marked > 0 {
                 ctx.marked -= 1; // the mark never left the router
             }
             return Err(DropCause::Overflow);
         }
-        self.bytes += pkt.size as u64;
         self.q.push_back(pkt);
         Ok(())
     }
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
-        match self.q.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size as u64;
-                Some(p)
-            }
-            None => {
-                if self.idle_since.is_none() {
-                    self.idle_since = Some(ctx.now);
-                }
-                None
-            }
+        let p = self.q.pop_front();
+        if p.is_none() {
+            self.idle.went_idle(ctx.now);
         }
+        p
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     /// The average in packets (in byte mode: packets of `mean_pktsize`).
     fn avg_len(&self) -> Option<f64> {
@@ -500,7 +579,7 @@ mod tests {
             marked: 0,
         };
         r.avg = 10.0;
-        r.idle_since = None;
+        r.idle.since = None;
         assert!(r.dequeue(&mut c).is_none()); // link finds the queue empty at t=0
         c.now = 10_000_000;
         r.enqueue(pkt(0), &mut c).unwrap();
@@ -640,8 +719,8 @@ mod tests {
         )
         .unwrap();
         r.update_avg(0);
-        r.count = 0;
-        r.count_bytes = 0;
+        r.drop.count = 0;
+        r.drop.count_bytes = 0;
         // p_b = 0.5 · 1000/2000 = 0.25; count 0 → p_a = 0.25, × 1000/500 = 0.5
         assert!((r.drop_probability_for(1000) - 0.5).abs() < 1e-12);
         assert!((r.drop_probability_for(250) - 0.125).abs() < 1e-12);

@@ -34,12 +34,12 @@
 //! - `mean_pktsize` = 500 bytes: the idle decay's packet size and the unit
 //!   of `B` for a byte limit.
 
-use super::red::spaced_probability;
+use super::red::{estimate, IdleClock, RedDrop, RedVerdict};
 use super::{DropCause, Limit, QdCtx, QueueDisc};
-use crate::engine::{Time, NS_PER_SEC};
+use crate::engine::Time;
 use crate::net::packet::{Class, Ecn, Packet};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 /// One class's RED parameters; absent values take the class default.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -186,42 +186,47 @@ impl RioClassStats {
 
 struct ClassState {
     p: RioClassParams,
-    count: i64,
+    drop: RedDrop,
     stats: RioClassStats,
 }
 
 pub struct Rio {
     c: RioConfig,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
     in_len: usize,
     avg_in: f64,
     avg_total: f64,
     short: ClassState,
     long: ClassState,
-    idle_since: Option<Time>,
-    ptc_per_ns: f64,
+    idle: IdleClock,
 }
 
 impl Rio {
     pub fn new(c: &RioConfig, rate_bps: u64) -> Self {
         let (s, l) = c.resolve();
-        let st = |p| ClassState {
+        let st = |p: RioClassParams| ClassState {
             p,
-            count: -1,
+            drop: RedDrop {
+                min_th: p.min_th,
+                max_th: p.max_th,
+                max_p: p.max_p,
+                gentle: c.gentle,
+                wait: c.wait,
+                byte_unit: None,
+                count: -1,
+                count_bytes: 0,
+            },
             stats: RioClassStats::default(),
         };
         Rio {
             c: c.clone(),
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::new(),
             in_len: 0,
             avg_in: 0.0,
             avg_total: 0.0,
             short: st(s),
             long: st(l),
-            idle_since: Some(0),
-            ptc_per_ns: rate_bps as f64 / (8.0 * c.mean_pktsize as f64) / NS_PER_SEC as f64,
+            idle: IdleClock::new(rate_bps, c.mean_pktsize),
         }
     }
 
@@ -245,49 +250,12 @@ impl Rio {
         (self.short.p, self.long.p)
     }
 
+    /// Both averages, one idle period: every arrival updates both.
     fn update_avgs(&mut self, now: Time) {
+        let idle = self.idle.arrival(now);
         let (ws, wl) = (self.short.p.w_q, self.long.p.w_q);
-        if let Some(t0) = self.idle_since.take() {
-            let m = ((now - t0) as f64 * self.ptc_per_ns).floor();
-            self.avg_in *= (1.0 - ws).powf(m);
-            self.avg_total *= (1.0 - wl).powf(m);
-        }
-        self.avg_in = (1.0 - ws) * self.avg_in + ws * self.in_len as f64;
-        self.avg_total = (1.0 - wl) * self.avg_total + wl * self.q.len() as f64;
-    }
-}
-
-/// RED's decision for one class: `Ok(true)` to signal early (drop or mark),
-/// `Ok(false)` to accept, `Err(Forced)` to drop.
-fn red_decide(
-    st: &mut ClassState,
-    avg: f64,
-    gentle: bool,
-    wait: bool,
-    u: f64,
-) -> Result<bool, DropCause> {
-    let p = st.p;
-    let forced_at = if gentle { 2.0 * p.max_th } else { p.max_th };
-    if avg >= forced_at {
-        st.count = 0;
-        return Err(DropCause::Forced);
-    }
-    if avg < p.min_th {
-        st.count = -1;
-        return Ok(false);
-    }
-    st.count += 1;
-    let pb = if avg < p.max_th {
-        p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
-    } else {
-        p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th
-    };
-    let pa = spaced_probability(pb, st.count as f64, wait);
-    if u < pa {
-        st.count = 0;
-        Ok(true)
-    } else {
-        Ok(false)
+        self.avg_in = estimate(self.avg_in, ws, self.in_len as f64, idle);
+        self.avg_total = estimate(self.avg_total, wl, self.q.len() as f64, idle);
     }
 }
 
@@ -307,23 +275,22 @@ impl QueueDisc for Rio {
         st.stats.arrivals += 1;
         let u = ctx.rng.uniform();
         let mut marked = false;
-        match red_decide(st, avg, self.c.gentle, self.c.wait, u) {
-            Err(cause) => {
+        match st.drop.judge(avg, pkt.size, || u) {
+            RedVerdict::Forced => {
                 st.stats.forced += 1;
-                return Err(cause);
+                return Err(DropCause::Forced);
             }
-            Ok(true) => {
-                if self.c.ecn && pkt.ecn.capable() {
-                    pkt.ecn = Ecn::Ce;
-                    marked = true;
-                } else {
-                    st.stats.early += 1;
-                    return Err(DropCause::Early);
-                }
+            RedVerdict::Signal if self.c.ecn && pkt.ecn.capable() => {
+                pkt.ecn = Ecn::Ce;
+                marked = true;
             }
-            Ok(false) => {}
+            RedVerdict::Signal => {
+                st.stats.early += 1;
+                return Err(DropCause::Early);
+            }
+            RedVerdict::Accept => {}
         }
-        if self.c.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.c.limit, pkt.size) {
             st.stats.overflow += 1;
             return Err(DropCause::Overflow);
         }
@@ -331,35 +298,26 @@ impl QueueDisc for Rio {
             st.stats.marked += 1;
             ctx.marked += 1;
         }
-        self.bytes += pkt.size as u64;
         self.in_len += is_in as usize;
         self.q.push_back(pkt);
         Ok(())
     }
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
-        match self.q.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size as u64;
-                if p.class == Class::In {
-                    self.in_len -= 1;
-                }
-                Some(p)
-            }
-            None => {
-                if self.idle_since.is_none() {
-                    self.idle_since = Some(ctx.now);
-                }
-                None
-            }
+        let p = self.q.pop_front();
+        match &p {
+            Some(p) if p.class == Class::In => self.in_len -= 1,
+            Some(_) => {}
+            None => self.idle.went_idle(ctx.now),
         }
+        p
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     /// The total average (the one long packets are judged by), packets.
     fn avg_len(&self) -> Option<f64> {

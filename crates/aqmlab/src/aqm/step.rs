@@ -26,7 +26,7 @@ use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use super::fifo::Fifo;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -65,8 +65,7 @@ pub struct Step {
     limit: Limit,
     k: Option<Limit>,
     k_sojourn: Option<u64>,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: Fifo,
 }
 
 impl Step {
@@ -75,8 +74,7 @@ impl Step {
             limit: c.limit,
             k: c.k,
             k_sojourn: c.k_sojourn.map(|d| d.0),
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::new(),
         }
     }
 }
@@ -94,25 +92,23 @@ impl QueueDisc for Step {
     }
 
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
-        if self.limit.exceeded_by(self.q.len(), self.bytes, pkt.size) {
+        if self.q.would_exceed(&self.limit, pkt.size) {
             return Err(DropCause::Overflow);
         }
         let above = match self.k {
             Some(Limit::Packets(k)) => self.q.len() > k as usize,
-            Some(Limit::Bytes(k)) => self.bytes > k,
+            Some(Limit::Bytes(k)) => self.q.bytes() > k,
             None => false,
         };
         if above {
             mark(&mut pkt, ctx);
         }
-        self.bytes += pkt.size as u64;
         self.q.push_back(pkt);
         Ok(())
     }
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         let mut p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
         if let Some(k) = self.k_sojourn {
             if ctx.now - p.enq_time > k {
                 mark(&mut p, ctx);
@@ -125,7 +121,7 @@ impl QueueDisc for Step {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
 }
 

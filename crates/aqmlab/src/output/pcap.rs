@@ -28,13 +28,25 @@
 //!   are stored; the record keeps the original length, so tools report the
 //!   true sizes.
 //!
-//! aqmlab's packets carry no TCP options (no SACK, no timestamps), so none
-//! are written.
+//! TCP options (RFC 9293 §3.1, laid out as Linux does, each option
+//! 4-byte aligned with NOPs) are those of the flow's `tcp` keys:
+//!
+//! - SYN and SYN-ACK: MSS (the flow's `mss`), SACK-permitted (RFC 2018 §2)
+//!   with `sack = true`, timestamps with `timestamps = true`;
+//! - with `timestamps = true` (RFC 7323 §3), every segment: TSval = the time
+//!   the segment's endpoint emitted it, in microseconds (mod 2³²); an
+//!   ACK's TSecr = the TSval it echoes (the receiver's `ts_recent`), a data
+//!   segment's TSecr = 0 (aqmlab's senders do not keep the receiver's TSval);
+//! - with `sack = true`, an ACK's SACK blocks (RFC 2018 §3), most recent
+//!   first, as byte sequence numbers (segment × MSS), left edge and right
+//!   edge (one past the last byte).
 
 use super::{path_err, Staging};
 use crate::engine::Time;
 use crate::net::packet::{flags, Ecn, Packet};
+use crate::tcp::TcpParams;
 use crate::{Scenario, Simulation};
+use etherparse::TcpOptionElement as Opt;
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
@@ -138,16 +150,17 @@ struct Trace {
 }
 
 impl Trace {
-    fn record(&mut self, t: Time, p: &Packet, mss: u32) {
+    fn record(&mut self, t: Time, p: &Packet, tcp: Option<&TcpParams>) {
         if self.err.is_some() {
             return;
         }
-        if let Err(e) = self.try_record(t, p, mss) {
+        if let Err(e) = self.try_record(t, p, tcp) {
             self.err = Some(e);
         }
     }
 
-    fn try_record(&mut self, t: Time, p: &Packet, mss: u32) -> Result<(), String> {
+    fn try_record(&mut self, t: Time, p: &Packet, tcp: Option<&TcpParams>) -> Result<(), String> {
+        let mss = tcp.map_or(0, |c| c.mss);
         self.buf.clear();
         let fwd = p.is_forward();
         let (sport, dport) = if fwd {
@@ -200,6 +213,10 @@ impl Trace {
                 h.sequence_number = if h.syn { isn } else { 0 };
                 h.acknowledgment_number = p.ack.wrapping_mul(m);
             }
+            if let Some(c) = tcp {
+                let opts = options(p, c, h.syn);
+                h.set_options(&opts).map_err(|e| e.to_string())?;
+            }
             let ip = ipv4(IpNumber::TCP, p, h.header_len() + payload)?;
             h.checksum = h.calc_checksum_ipv4(&ip, data).map_err(|e| e.to_string())?;
             (IpNumber::TCP, h.to_bytes().to_vec())
@@ -219,6 +236,51 @@ impl Trace {
         self.packets += 1;
         Ok(())
     }
+}
+
+/// A time as a TCP timestamp value: microseconds, modulo 2³².
+pub fn ts_value(t: Time) -> u32 {
+    (t / 1_000) as u32
+}
+
+/// The TCP options of a segment of a flow with parameters `c` (see the
+/// module's documentation).
+fn options(p: &Packet, c: &TcpParams, syn: bool) -> Vec<Opt> {
+    let mut o = Vec::new();
+    if syn {
+        o.push(Opt::MaximumSegmentSize(
+            u16::try_from(c.mss).unwrap_or(u16::MAX),
+        ));
+        if c.sack {
+            o.extend([Opt::Noop, Opt::Noop, Opt::SelectiveAcknowledgementPermitted]);
+        }
+    }
+    if c.timestamps {
+        let ecr = if p.is_forward() {
+            0
+        } else {
+            p.ts_ecr.map_or(0, ts_value)
+        };
+        o.extend([
+            Opt::Noop,
+            Opt::Noop,
+            Opt::Timestamp(ts_value(p.sent_time), ecr),
+        ]);
+    }
+    let blocks = p.sack_blocks();
+    if c.sack && !blocks.is_empty() && !p.is_forward() {
+        let b = |&(l, r): &(u32, u32)| (l.wrapping_mul(c.mss), r.wrapping_mul(c.mss));
+        let mut rest = [None; 3];
+        for (i, x) in blocks.iter().skip(1).take(3).enumerate() {
+            rest[i] = Some(b(x));
+        }
+        o.extend([
+            Opt::Noop,
+            Opt::Noop,
+            Opt::SelectiveAcknowledgement(b(&blocks[0]), rest),
+        ]);
+    }
+    o
 }
 
 fn ipv4(proto: IpNumber, p: &Packet, len: usize) -> Result<Ipv4Header, String> {
@@ -272,10 +334,10 @@ pub fn attach(sim: &mut Simulation, sc: &Scenario, st: &mut Staging) -> std::io:
             let t2 = Arc::clone(&tr);
             sim.set_tap(
                 &dir,
-                Box::new(move |t, p, mss| {
+                Box::new(move |t, p, tcp| {
                     t2.lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .record(t, p, mss)
+                        .record(t, p, tcp)
                 }),
             );
             traces.push((st.dir().join(&file).display().to_string(), tr));

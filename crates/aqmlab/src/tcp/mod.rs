@@ -98,7 +98,7 @@ pub struct TcpOptions {
     /// Proportional Rate Reduction (RFC 6937) in SACK recovery.
     pub prr: Option<bool>,
     /// RACK loss detection (RFC 8985 §6) in SACK recovery; needs
-    /// `recovery = "sack"`. Tail loss probes (§7) are not modelled.
+    /// `recovery = "sack"`. Tail loss probes (§7) are `tlp`.
     pub rack: Option<bool>,
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
@@ -107,6 +107,11 @@ pub struct TcpOptions {
     /// handshake at once, then every `delack_count` (ns-3 `TcpSocketBase`:
     /// "always respond to first data packet to speed up the connection").
     pub ack_first_segment: Option<bool>,
+    /// Limited Transmit (RFC 3042; RFC 6675 §5 step 3 with SACK): new data
+    /// on the duplicate ACKs before DupThresh.
+    pub limited_transmit: Option<bool>,
+    /// Tail Loss Probe (RFC 8985 §7); needs `rack = true`.
+    pub tlp: Option<bool>,
 }
 
 impl TcpOptions {
@@ -138,7 +143,9 @@ impl TcpOptions {
             prr,
             rack,
             pacing,
-            ack_first_segment
+            ack_first_segment,
+            limited_transmit,
+            tlp
         );
     }
 }
@@ -179,6 +186,8 @@ pub struct TcpParams {
     pub rack: bool,
     pub pacing: bool,
     pub ack_first_segment: bool,
+    pub limited_transmit: bool,
+    pub tlp: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -213,6 +222,8 @@ impl Default for TcpParams {
             rack: false,
             pacing: false,
             ack_first_segment: false,
+            limited_transmit: false,
+            tlp: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -236,6 +247,12 @@ impl TcpParams {
             self.explicit = explicit;
         } else {
             self.apply_keys(o);
+        }
+        // A profile's TLP follows RACK: `rack = false` beside `linux-6.1`
+        // turns its probe off too; `tlp = true` written without RACK stays
+        // an error (`validate`).
+        if self.explicit.tlp.is_none() && !self.rack {
+            self.tlp = false;
         }
     }
 
@@ -273,6 +290,8 @@ impl TcpParams {
         set!(rack);
         set!(pacing);
         set!(ack_first_segment);
+        set!(limited_transmit);
+        set!(tlp);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }
@@ -338,6 +357,12 @@ impl TcpParams {
         if self.rack && self.recovery != Some(RecoveryKind::Sack) {
             return e("rack", "RACK needs recovery = \"sack\"");
         }
+        if self.tlp && !self.rack {
+            return e(
+                "tlp",
+                "the tail loss probe needs rack = true (RFC 8985 §7: RACK detects the losses the probe reveals)",
+            );
+        }
         Ok(())
     }
 }
@@ -351,6 +376,8 @@ pub struct FlowCounters {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Tail loss probes sent (RFC 8985 §7, `tcp.tlp`).
+    pub loss_probes: u64,
     /// Congestion-window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
 }

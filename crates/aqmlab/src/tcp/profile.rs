@@ -15,7 +15,8 @@
 //! | `delack_timeout` | 100 ms (`DelAckSink interval_`) | 200 ms (`DelAckTimeout`) | 40 ms (`TCP_DELACK_MIN`) (†) |
 //! | `sack` / `timestamps` | off / off | on / on (`Sack`, `Timestamp`) | on / on (`tcp_sack`, `tcp_timestamps`) |
 //! | `recovery` / `prr` | newreno / off | sack / on (`TcpPrrRecovery`) | sack / on (`tcp_cwnd_reduction`) |
-//! | `rack` | off | off (absent in 3.44) | on (`tcp_recovery = 1`, RACK only: no TLP) |
+//! | `rack` / `tlp` | off / off | off / off (absent in 3.44) | on / on (`tcp_recovery = 1`, `tcp_early_retrans = 3`) |
+//! | `limited_transmit` | off | on (`LimitedTransmit`) | on (pipe-based `tcp_cwnd_test`) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `ack_first_segment` | false | true (§) | false (†) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
@@ -36,8 +37,9 @@
 //! wins. `ns2-2.35` takes `linux-2.6.22`, the tcp-linux CUBIC v2.1 that the
 //! ns-2.35 runs of the codel-highspeed-tcp paper load; `ns3-3.44` takes
 //! `ns3`, ns-3 3.44's own `TcpCubic` (Linux-derived, not RFC 9438).
-//! Linux 6.1 runs RACK-TLP (`tcp_recovery = 1`); aqmlab models RACK's loss
-//! detection (RFC 8985 §6) but not the tail loss probe (§7). Linux paces CUBIC
+//! Linux 6.1 runs RACK-TLP (`tcp_recovery = 1`, `tcp_early_retrans = 3`);
+//! aqmlab models RACK's loss detection (RFC 8985 §6) and the tail loss
+//! probe (§7, without D-SACK: see `sender.rs`). Linux paces CUBIC
 //! only under the `fq` qdisc (internal pacing serves algorithms that request
 //! it), so `pacing` stays off here as in ns-3 (`EnablePacing` false).
 
@@ -121,6 +123,8 @@ impl Profile {
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
                 p.ack_first_segment = true;
+                // TcpSocketBase "LimitedTransmit", default true
+                p.limited_transmit = true;
             }
             Profile::Linux => {
                 p.init_cwnd = 10.0;
@@ -136,6 +140,11 @@ impl Profile {
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
                 p.rack = true;
+                // net.ipv4.tcp_early_retrans = 3: RACK with TLP
+                p.tlp = true;
+                // tcp_cwnd_test counts tcp_packets_in_flight (SACKed and
+                // lost segments out): new data goes on every SACKed dupack
+                p.limited_transmit = true;
             }
         }
         p

@@ -173,6 +173,8 @@ impl Receiver {
             flow: self.flow,
             src: self.node,
             dst: self.peer,
+            // Its TSval with timestamps (RFC 7323 §3); read by traces only.
+            sent_time: ctx.now,
             ack: self.rcv_nxt,
             flags: f,
             ecn: Ecn::NotEct,

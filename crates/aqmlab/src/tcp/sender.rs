@@ -19,11 +19,38 @@
 //! - RFC 5681 §3.1: after a timeout `cwnd = 1` (loss window) and go-back-N
 //!   from the first unacknowledged segment (Reno, NewReno); with SACK
 //!   recovery only segments not SACKed are resent (RFC 6675 §5.1).
+//!   With SACK recovery a timeout while the previous timeout's recovery is
+//!   still under way keeps ssthresh (RFC 5681 §3.1, Linux `tcp_enter_loss`,
+//!   ns-3 `TcpSocketBase::ReTxTimeout`); Reno/NewReno keep ns-2's rule
+//!   (ssthresh from the flight on every timeout).
+//! - Window growth outside recovery is by the segments an ACK newly
+//!   delivers (`LossRecovery::newly_delivered`: with SACK the cumulative
+//!   advance less what was SACKed before, plus what it newly SACKs — ns-3
+//!   `currentDelivered`, Linux `tcp_cong_avoid(sk, ack, delivered)`), so an
+//!   ACK that fills the only hole after a timeout does not open the window
+//!   by everything the receiver held.
 //! - RFC 3168 §6.1.2: on an ACK with ECE, reduce the window as for a loss,
 //!   at most once per window of data (losses and ECE together: neither a
 //!   loss nor an ECE from a window already reduced reduces it again), and
 //!   set CWR on the first new segment after any reduction (ECE, fast
 //!   retransmit or timeout).
+//! - Limited Transmit (`limited_transmit = true`): RFC 3042 §2 without
+//!   SACK (one new segment on each of the first two duplicate ACKs,
+//!   outstanding data at most cwnd + 2, cwnd unchanged); with SACK recovery
+//!   RFC 6675 §5 step (3): outside recovery new data goes while
+//!   pipe < cwnd, which ns-3 (`AvailableWindow` over `BytesInFlight`) and
+//!   Linux (`tcp_cwnd_test` over `tcp_packets_in_flight`) do on every ACK.
+//! - Tail Loss Probe (`tlp = true`, RFC 8985 §7): outside recovery, with
+//!   nothing SACKed or lost, the retransmission timer is armed at the
+//!   probe timeout PTO = 2·SRTT (+ WCDelAckT = 200 ms with one segment
+//!   outstanding) when that comes before the RTO (§7.2; Linux
+//!   `tcp_schedule_loss_probe` keeps both in one timer). When it fires,
+//!   one new segment goes if the receive window allows, regardless of cwnd,
+//!   else the highest segment sent is retransmitted; then the RTO is armed
+//!   (§7.3). The episode ends when the cumulative ACK covers TLP.end_seq;
+//!   this sender has no D-SACK, so a retransmitted probe is taken as a
+//!   loss and the window is reduced once unless recovery already did
+//!   (§7.4.2; Linux `tcp_process_tlp_ack` without `FLAG_DSACK_TLP`).
 //! - Pacing (`pacing = true`): Linux `tcp_update_pacing_rate` — rate =
 //!   `mss·max(cwnd, in_flight)/srtt`, × 200 % while `cwnd < ssthresh/2`
 //!   (`tcp_pacing_ss_ratio`), × 120 % otherwise (`tcp_pacing_ca_ratio`);
@@ -92,6 +119,16 @@ pub struct Sender {
     pub pace_timer: Timer,
     /// RACK reordering timer.
     pub rack_timer: Timer,
+    /// The retransmission timer holds a loss-probe timeout (TLP, RFC 8985
+    /// §7; Linux keeps both in one timer slot, `ICSK_TIME_LOSS_PROBE`).
+    pto_armed: bool,
+    /// TLP.end_seq: one past the highest segment sent when the probe left
+    /// (a probe episode is open).
+    tlp_end: Option<u32>,
+    /// TLP.is_retrans: the probe was a retransmission.
+    tlp_retrans: bool,
+    /// A reduction (recovery or timeout) happened during the probe episode.
+    tlp_reduced: bool,
     /// Now, for the recovery scheme.
     now: Time,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
@@ -173,6 +210,10 @@ impl Sender {
             next_send: 0,
             pace_timer: Timer::default(),
             rack_timer: Timer::default(),
+            pto_armed: false,
+            tlp_end: None,
+            tlp_retrans: false,
+            tlp_reduced: false,
             now: 0,
             sent: VecDeque::new(),
             syn_time: 0,
@@ -223,8 +264,95 @@ impl Sender {
     }
 
     fn arm_rto(&mut self, ctx: &mut TcpCtx) {
-        if let TimerAction::Schedule(t) = self.rto_timer.arm(ctx.now + self.rto()) {
+        let rto_at = ctx.now + self.rto();
+        let at = match self.pto() {
+            Some(pto) if ctx.now + pto < rto_at => {
+                self.pto_armed = true;
+                ctx.now + pto
+            }
+            _ => {
+                self.pto_armed = false;
+                rto_at
+            }
+        };
+        if let TimerAction::Schedule(t) = self.rto_timer.arm(at) {
             ctx.timers.push((t, TimerKind::Rto));
+        }
+    }
+
+    /// The loss-probe timeout if a probe may be scheduled now (RFC 8985
+    /// §7.2): TLP on, an RTT sample, data outstanding, no probe episode
+    /// open, not in fast recovery or after a timeout, nothing SACKed or
+    /// marked lost. PTO = 2·SRTT, plus WCDelAckT = 200 ms when one segment
+    /// is outstanding (the receiver may delay its ACK); the caller keeps the
+    /// earlier of PTO and RTO.
+    fn pto(&self) -> Option<Time> {
+        if !self.p.tlp
+            || self.state != SenderState::Established
+            || !self.has_rtt
+            || self.snd_max <= self.snd_una
+            || self.tlp_end.is_some()
+            || self.rec.controls_sending()
+            || self.rec.not_in_flight() > 0
+        {
+            return None;
+        }
+        let mut pto = 2.0 * self.srtt;
+        if self.snd_max - self.snd_una == 1 {
+            pto += 200e6;
+        }
+        Some(pto as Time)
+    }
+
+    /// The loss-probe timer fired (RFC 8985 §7.3): send one new segment if
+    /// there is one and the receive window allows (cwnd does not bound the
+    /// probe), else retransmit the highest segment sent; open the probe
+    /// episode and arm the RTO.
+    fn on_pto(&mut self, ctx: &mut TcpCtx) {
+        self.pto_armed = false;
+        let limit = self
+            .total_segs
+            .min(self.snd_una.saturating_add(self.p.max_window));
+        let seq = if self.snd_max < limit {
+            self.tlp_retrans = false;
+            self.snd_max
+        } else {
+            self.tlp_retrans = true;
+            self.snd_max - 1
+        };
+        self.send_segment(seq, ctx);
+        if seq >= self.snd_nxt {
+            self.snd_nxt = seq + 1;
+        }
+        self.tlp_end = Some(self.snd_max);
+        self.tlp_reduced = false;
+        self.counters.loss_probes += 1;
+        self.rto_timer.cancel();
+        self.arm_rto(ctx);
+    }
+
+    /// RFC 8985 §7.4: the probe episode ends when the cumulative ACK covers
+    /// TLP.end_seq. This sender has no D-SACK, so a retransmitted probe is
+    /// taken to mean that the original or the probe was lost (§7.4.2: "it
+    /// MUST estimate that either the original data segment or the TLP
+    /// retransmission were lost, and congestion control MUST react") and the
+    /// window is reduced once, as Linux `tcp_process_tlp_ack` does (CWR:
+    /// cwnd = ssthresh) — unless recovery or a timeout already reduced it.
+    fn tlp_on_ack(&mut self, a: u32) {
+        let Some(end) = self.tlp_end else {
+            return;
+        };
+        if self.in_recovery {
+            self.tlp_reduced = true;
+        }
+        if a < end {
+            return;
+        }
+        self.tlp_end = None;
+        if self.tlp_retrans && !self.tlp_reduced && !self.rec.controls_sending() {
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.cwnd = self.st.ssthresh;
+            self.cc.on_recovery_exit(&mut self.st);
         }
     }
 
@@ -402,7 +530,9 @@ impl Sender {
             }
             return;
         }
-        let wnd = self.window();
+        let wnd = self
+            .window()
+            .saturating_add(self.limited_transmit_allowance());
         while self.snd_nxt < self.total_segs
             && self.snd_nxt < self.snd_una.saturating_add(wnd)
             && !self.paced_out(ctx)
@@ -410,6 +540,26 @@ impl Sender {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
+        }
+    }
+
+    /// Segments Limited Transmit lets go beyond `snd_una + cwnd` outside
+    /// recovery (`tcp.limited_transmit`). With a SACK scoreboard, what the
+    /// receiver holds or is presumed lost no longer counts, so new data goes
+    /// while pipe < cwnd (RFC 6675 §5 step 3; ns-3 `AvailableWindow` over
+    /// `BytesInFlight`, Linux `tcp_packets_in_flight`). Without SACK, one
+    /// more segment on each of the first two duplicate ACKs below DupThresh
+    /// (RFC 3042 §2: outstanding data at most cwnd + 2 segments, cwnd
+    /// unchanged).
+    fn limited_transmit_allowance(&self) -> u32 {
+        if !self.p.limited_transmit || self.in_recovery {
+            0
+        } else if self.rec.counts_pipe() {
+            self.rec.not_in_flight()
+        } else if self.dupacks < self.p.dupack_threshold {
+            self.dupacks.min(2)
+        } else {
+            0
         }
     }
 
@@ -471,7 +621,8 @@ impl Sender {
             let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
             self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
         }
-        if !self.rto_timer.is_armed() {
+        if !self.rto_timer.is_armed() || (!retx && self.pto_armed) {
+            // RFC 8985 §7.2: (re)start the PTO after new data is sent
             self.arm_rto(ctx);
         }
     }
@@ -554,7 +705,6 @@ impl Sender {
             self.cc.on_rtt(&self.st, r, acked);
         }
         let was_in_recovery = self.in_recovery;
-        let sacked_before = self.rec.sacked();
         let blocks = ack.sack_blocks();
         let r = self.with_rec(|r, io| {
             r.on_sack(io, blocks);
@@ -562,13 +712,14 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        let restart_timer = r.restart_timer;
+        let restart_timer = r.restart_timer || self.pto_armed;
+        self.tlp_on_ack(a);
         if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
-            // newly delivered: segments SACKed before this ACK were counted
-            // as delivered then (ns-3 `currentDelivered`, Linux `delivered`)
-            let delivered = (acked + self.rec.sacked()).saturating_sub(sacked_before);
-            self.cc.on_ack(&mut self.st, delivered);
+            let grow = self.rec.newly_delivered(acked);
+            if grow > 0 {
+                self.cc.on_ack(&mut self.st, grow);
+            }
         } else if !self.in_recovery {
             self.dupacks = 0;
         }
@@ -589,6 +740,12 @@ impl Sender {
 
     fn on_dupack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
         self.dupacks += 1;
+        if self.pto_armed {
+            // SACKed data: no probe now (RFC 8985 §7.2); the RTO guards
+            self.rto_timer.cancel();
+            self.pto_armed = false;
+            self.arm_rto(ctx);
+        }
         let dupacks = self.dupacks;
         let blocks = ack.sack_blocks();
         let send = self.with_rec(|r, io| {
@@ -597,14 +754,24 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        if send {
+        if send || (self.p.limited_transmit && !self.in_recovery) {
             self.send_available(ctx);
         }
     }
 
-    /// The retransmission timer fired.
+    /// The retransmission timer fired (or the loss-probe timer that shares
+    /// it).
     pub fn on_rto(&mut self, ctx: &mut TcpCtx) {
         self.sync(ctx.now);
+        if self.pto_armed {
+            if self.state == SenderState::Established && self.snd_una < self.snd_max {
+                self.on_pto(ctx);
+            } else {
+                self.pto_armed = false;
+            }
+            return;
+        }
+        self.tlp_end = None;
         match self.state {
             SenderState::SynSent => {
                 self.syn_resent = true;
@@ -614,7 +781,9 @@ impl Sender {
             }
             SenderState::Established if self.snd_una < self.snd_max => {
                 self.counters.timeouts += 1;
-                self.st.ssthresh = self.cc.ssthresh(&self.st);
+                if !self.rec.holds_ssthresh_on_timeout() {
+                    self.st.ssthresh = self.cc.ssthresh(&self.st);
+                }
                 self.cc.on_timeout(&self.st);
                 self.st.cwnd = 1.0;
                 let go_back_n = self.with_rec(|r, io| r.on_rto(io));

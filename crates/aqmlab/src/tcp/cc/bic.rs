@@ -36,7 +36,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{reduction_view, CcState, CongestionControl};
+use super::{CcState, LossEpisode, CongestionControl};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "bic", ... }`.
@@ -101,7 +101,7 @@ pub struct Bic {
     w_max: f64,
     loss_cwnd: f64,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl Bic {
@@ -110,7 +110,7 @@ impl Bic {
             p: p.clone(),
             w_max: 0.0,
             loss_cwnd: 0.0,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -155,7 +155,7 @@ impl CongestionControl for Bic {
     }
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         } else {
@@ -164,8 +164,7 @@ impl CongestionControl for Bic {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let s = reduction_view(s, self.episode);
-        self.episode = true;
+        let s = self.episode.reduce_from(s);
         let cwnd = s.cwnd;
         self.w_max = if cwnd < self.w_max && self.p.fast_convergence {
             cwnd * (1.0 + self.p.beta) / 2.0
@@ -181,7 +180,7 @@ impl CongestionControl for Bic {
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 
     fn on_timeout(&mut self, _s: &CcState) {

@@ -49,7 +49,7 @@
 //! ns-2's `cwnd_`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates it.
 
-use super::{reduction_view, CcState, CongestionControl};
+use super::{CcState, LossEpisode, CongestionControl};
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -136,7 +136,7 @@ pub struct Compound {
     min_rtt: Option<Time>,
     base_rtt: Option<Time>,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl Compound {
@@ -152,7 +152,7 @@ impl Compound {
             cnt_rtt: 0,
             min_rtt: None,
             base_rtt: None,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -278,7 +278,7 @@ impl CongestionControl for Compound {
     }
 
     fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if !self.started {
             // tcp_compound_init: the first round ends at today's SND.NXT.
             self.started = true;
@@ -297,9 +297,8 @@ impl CongestionControl for Compound {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
+        let view = self.episode.reduce_from(s);
         let s = &view;
-        self.episode = true;
         match self.p.variant {
             CompoundVariant::Paper => {
                 self.reconcile(s.cwnd);
@@ -318,7 +317,7 @@ impl CongestionControl for Compound {
     }
 
     fn on_recovery_exit(&mut self, s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
         self.vegas_enable(s);
     }
 

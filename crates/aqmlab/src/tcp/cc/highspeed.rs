@@ -32,7 +32,7 @@
 //! inflation is removed by `reduction_view`; SACK recovery (PRR) never
 //! inflates `cwnd`.
 
-use super::{reduction_view, CcState, CongestionControl};
+use super::{CcState, LossEpisode, CongestionControl};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "highspeed", ... }`.
@@ -117,14 +117,14 @@ impl HighSpeedConfig {
 pub struct HighSpeed {
     p: HighSpeedConfig,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl HighSpeed {
     pub fn new(p: &HighSpeedConfig) -> Self {
         HighSpeed {
             p: p.clone(),
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 }
@@ -135,7 +135,7 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         } else {
@@ -144,13 +144,12 @@ impl CongestionControl for HighSpeed {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let s = reduction_view(s, self.episode);
-        self.episode = true;
+        let s = self.episode.reduce_from(s);
         ((1.0 - self.p.b(s.cwnd)) * s.cwnd).max(2.0)
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 }
 

@@ -43,7 +43,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{reduction_view, CcState, CongestionControl};
+use super::{CcState, LossEpisode, CongestionControl};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
@@ -138,7 +138,7 @@ pub struct Htcp {
     max_b: f64,
     old_max_b: f64,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl Htcp {
@@ -156,7 +156,7 @@ impl Htcp {
             bi: 0.0,
             max_b: 0.0,
             old_max_b: 0.0,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -280,7 +280,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         self.measure_throughput(s, acked);
         if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
@@ -292,9 +292,8 @@ impl CongestionControl for Htcp {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
+        let view = self.episode.reduce_from(s);
         let s = &view;
-        self.episode = true;
         // htcp_param_update
         self.beta_update();
         self.alpha_update(s.now);
@@ -308,7 +307,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_recovery_exit(&mut self, s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
         // htcp_state(TCP_CA_Open)
         self.congestion_reset(s.now);
     }

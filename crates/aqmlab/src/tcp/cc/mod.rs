@@ -198,6 +198,29 @@ pub fn reduction_view(s: &CcState, in_episode: bool) -> CcState {
     v
 }
 
+/// The loss-episode bookkeeping behind [`reduction_view`], one per
+/// controller: a reduction starts (or continues) an episode; new data
+/// acknowledged outside recovery, or the end of recovery, ends it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LossEpisode {
+    active: bool,
+}
+
+impl LossEpisode {
+    /// The state a reduction starts from (the un-inflated window inside an
+    /// episode); the episode is active afterwards.
+    pub fn reduce_from(&mut self, s: &CcState) -> CcState {
+        let v = reduction_view(s, self.active);
+        self.active = true;
+        v
+    }
+
+    /// New data acknowledged outside recovery, or recovery ended.
+    pub fn end(&mut self) {
+        self.active = false;
+    }
+}
+
 /// RFC 5681 eq. (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`.
 pub fn reno_ssthresh(s: &CcState) -> f64 {
     (s.in_flight as f64 / 2.0).max(2.0)
@@ -284,5 +307,27 @@ mod tests {
         assert!(e.contains("beta"), "{e}");
         let e = toml::from_str::<T>("cc = 3").err().unwrap().to_string();
         assert!(e.contains("congestion control name"), "{e}");
+    }
+
+    #[test]
+    fn a_second_reduction_in_one_episode_starts_from_the_uninflated_window() {
+        let mut s = st(40.0, 10.0);
+        s.in_flight = 35;
+        let mut e = LossEpisode::default();
+        let first = e.reduce_from(&s);
+        assert_eq!(
+            (first.cwnd, first.in_flight),
+            (40.0, 35),
+            "first reduction: as is"
+        );
+        let second = e.reduce_from(&s);
+        assert_eq!(
+            (second.cwnd, second.in_flight),
+            (10.0, 10),
+            "inside the episode"
+        );
+        e.end();
+        let after = e.reduce_from(&s);
+        assert_eq!((after.cwnd, after.in_flight), (40.0, 35), "a new episode");
     }
 }

@@ -30,7 +30,7 @@
 //! inflation is removed by `reduction_view`; SACK recovery (PRR) never
 //! inflates `cwnd`.
 
-use super::{reduction_view, reno_increase, CcState, CongestionControl};
+use super::{reno_increase, CcState, LossEpisode, CongestionControl};
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -81,7 +81,7 @@ pub struct Vegas {
     min_rtt: Option<Time>,
     base_rtt: Option<Time>,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl Vegas {
@@ -95,7 +95,7 @@ impl Vegas {
             cnt_rtt: 0,
             min_rtt: None,
             base_rtt: None,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -124,7 +124,7 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if !self.started {
             self.started = true;
             self.enable(s);
@@ -172,13 +172,12 @@ impl CongestionControl for Vegas {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let s = reduction_view(s, self.episode);
-        self.episode = true;
+        let s = self.episode.reduce_from(s);
         (s.cwnd / 2.0).floor().max(2.0)
     }
 
     fn on_recovery_exit(&mut self, s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
         self.enable(s);
     }
 

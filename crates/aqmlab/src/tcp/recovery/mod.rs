@@ -153,14 +153,41 @@ pub trait LossRecovery: Send {
         0
     }
 
-    /// Outstanding segments SACKed (SACK schemes; 0 otherwise).
-    fn sacked(&self) -> u32 {
-        0
+    /// The scheme keeps a scoreboard, so [`LossRecovery::not_in_flight`]
+    /// gives the RFC 6675 pipe (SACK); Reno and NewReno know nothing of
+    /// what the receiver holds.
+    fn counts_pipe(&self) -> bool {
+        false
     }
 
     /// The highest segment a duplicate ACK must cover to start recovery
     /// (`recover`, RFC 6582 step 2).
     fn recover(&self) -> i64;
+
+    /// Segments the ACK just processed newly delivered, given that it
+    /// advanced the cumulative ACK by `acked`: what the congestion
+    /// controller grows the window by. Without a scoreboard that is
+    /// `acked`; with SACK it excludes segments already SACKed before (they
+    /// were delivered, and counted, earlier) — ns-3 `TcpRateOps` /
+    /// `currentDelivered`, Linux `tp->delivered − prior_delivered` handed to
+    /// `tcp_cong_avoid`. Otherwise a cumulative ACK that fills the last hole
+    /// after a timeout would open the window by everything the receiver
+    /// held (a slow-start burst of thousands of segments).
+    fn newly_delivered(&self, acked: u32) -> u32 {
+        acked
+    }
+
+    /// A timeout while the previous timeout's recovery is still under way
+    /// keeps ssthresh (RFC 5681 §3.1: "when a TCP sender detects segment
+    /// loss using the retransmission timer and the given segment has
+    /// already been retransmitted by way of the retransmission timer at
+    /// least once, the value of ssthresh is held constant"; Linux
+    /// `tcp_enter_loss`, ns-3 `TcpSocketBase::ReTxTimeout`). Reno and
+    /// NewReno keep ns-2's rule (`TcpAgent::timeout` halves on every
+    /// timeout), which the paper reproductions pin.
+    fn holds_ssthresh_on_timeout(&self) -> bool {
+        false
+    }
 
     /// Segment `seq` left at `io.now` (new data or a retransmission), for
     /// schemes that time segments (RACK).

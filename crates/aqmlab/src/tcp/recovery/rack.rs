@@ -20,8 +20,9 @@
 //! Segments are kept in a map ordered by transmission time (Linux's
 //! `tsorted_sent_queue`); delivered and lost segments leave it, so a walk
 //! visits only segments that are still outstanding and sent before
-//! `RACK.xmit_ts` — the holes — not the window. Tail loss probes (§7) are
-//! not implemented.
+//! `RACK.xmit_ts` — the holes — not the window. Tail loss probes (§7,
+//! `tcp.tlp`) are sent by the sender (`sender.rs`), which shares the
+//! retransmission timer with them as Linux does.
 
 use crate::engine::Time;
 use std::collections::{BTreeMap, VecDeque};

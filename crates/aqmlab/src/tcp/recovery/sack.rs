@@ -168,13 +168,21 @@ impl LossRecovery for SackRecovery {
         self.in_recovery || self.in_loss
     }
 
+    fn newly_delivered(&self, _acked: u32) -> u32 {
+        self.delivered
+    }
+
+    fn counts_pipe(&self) -> bool {
+        true
+    }
+
+    fn holds_ssthresh_on_timeout(&self) -> bool {
+        self.in_loss
+    }
+
     fn not_in_flight(&self) -> u32 {
         // outstanding − not_in_flight = RFC 6675 pipe
         (self.sb.sacked() + self.sb.lost()).saturating_sub(self.sb.retransmitted())
-    }
-
-    fn sacked(&self) -> u32 {
-        self.sb.sacked()
     }
 
     fn on_sack(&mut self, io: &mut RecIo, blocks: &[(u32, u32)]) {

@@ -1,0 +1,264 @@
+//! Building a simulation from a validated scenario: the topology (built
+//! once, shared with validation), the links, the flows and their start
+//! times, the samplers and the workloads, distributed over the logical
+//! processes of a partition (one process for a sequential run).
+
+use super::endpoint::{segments, Flow, TcpPair, Transport};
+use super::event::Ev;
+use super::forward::SimLink;
+use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
+use super::lp::Lp;
+use super::{Shared, Simulation};
+use crate::engine::{stream_id, RngStream, Time};
+use crate::net::link::{Link, Port};
+use crate::net::packet::FlowId;
+use crate::scenario::paths::{Simplex, Topology};
+use crate::scenario::Scenario;
+use crate::tcp::{Receiver, Sender, TimerKind};
+use crate::traffic::Cbr;
+use std::collections::VecDeque;
+
+/// Build link direction `sl`. Deterministic: a cut link is built in both of
+/// its processes, and the two copies start identical.
+fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> Link {
+    let (from, to, l) = (sl.from, sl.to, sl.spec);
+    let (rate, loss, cl) = if sl.ab {
+        (l.rate.0, l.loss_ab, l.classifier_ab.as_ref())
+    } else {
+        (
+            l.rate_ba.unwrap_or(l.rate).0,
+            l.loss_ba,
+            l.classifier_ba.as_ref(),
+        )
+    };
+    let name = format!("{}->{}", names[from as usize], names[to as usize]);
+    let spec = sl.queue().cloned().unwrap_or_default();
+    let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
+    let mut port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
+    port.classifier = cl.map(|c| Box::new(crate::net::classifier::Classifier::new(c)));
+    Link {
+        loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
+        name,
+        from,
+        to,
+        rate_bps: rate,
+        delay: l.delay.0,
+        loss,
+        port,
+        tx: None,
+        pipe: VecDeque::new(),
+        monitored: l.monitor.unwrap_or(is_router[from as usize]),
+        busy_ns: 0,
+        tx_bytes: 0,
+        tx_pkts: 0,
+        lost: 0,
+    }
+}
+
+/// A flow of the scenario's `[[flows]]`, before it is placed.
+struct FlowPlan {
+    group: usize,
+    src: u32,
+    dst: u32,
+    start: Time,
+}
+
+/// Every flow of the scenario with its start time, in id order. Start
+/// spreads are drawn from one stream per group name (host patterns give
+/// one group several entries), in id order, whatever the partition.
+fn plan_flows(sc: &Scenario, ids: &impl Fn(&str) -> u32, seed: u64) -> Vec<FlowPlan> {
+    let mut rngs: std::collections::HashMap<&str, RngStream> = Default::default();
+    let mut plans = Vec::new();
+    for (gi, g) in sc.flows.iter().enumerate() {
+        let rng = rngs
+            .entry(g.group.as_str())
+            .or_insert_with(|| RngStream::new(seed, stream_id(&format!("flows:{}", g.group))));
+        for _ in 0..g.count {
+            let spread = if g.start_spread.0 > 0 {
+                rng.below(g.start_spread.0)
+            } else {
+                0
+            };
+            plans.push(FlowPlan {
+                group: gi,
+                src: ids(&g.src),
+                dst: ids(&g.dst),
+                start: g.start.0 + spread,
+            });
+        }
+    }
+    plans
+}
+
+/// The record of flow `fid` as one process holds it.
+fn build_flow(
+    sc: &Scenario,
+    fid: FlowId,
+    fp: &FlowPlan,
+    p: &std::sync::Arc<crate::tcp::TcpParams>,
+) -> Flow {
+    let g = &sc.flows[fp.group];
+    let (s, d) = (fp.src, fp.dst);
+    let t = match &g.cbr {
+        Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0))),
+        None => Transport::Tcp(TcpPair {
+            snd: Sender::new(
+                p.clone(),
+                g.cc.build_for(p.profile),
+                fid,
+                s,
+                d,
+                g.size.map(|x| x.0),
+            ),
+            rcv: Receiver::new(p, fid, d, s).with_echo(g.cc.ecn_echo()),
+        }),
+    };
+    let total = g.size.map(|x| segments(x.0, p.mss));
+    let cc = if g.cbr.is_some() { "cbr" } else { g.cc.name() };
+    Flow::new(fid, g.group.clone(), cc, t, fp.start, total)
+}
+
+/// The one or two processes of an element between `a` and `b`.
+fn places(node_lp: &[LpId], a: u32, b: u32) -> impl Iterator<Item = LpId> {
+    let (x, y) = (node_lp[a as usize], node_lp[b as usize]);
+    std::iter::once(x).chain((y != x).then_some(y))
+}
+
+impl Simulation {
+    /// Build a simulation of a validated scenario with the given seed, run
+    /// sequentially (one logical process).
+    pub fn new(sc: &Scenario, seed: u64) -> Simulation {
+        Self::build(sc, seed, |_| LpId(0), 1)
+    }
+
+    /// Build with node `n` in logical process `node_lp(n)` of `n_lps`.
+    pub(super) fn build(
+        sc: &Scenario,
+        seed: u64,
+        part: impl Fn(&str) -> LpId,
+        n_lps: usize,
+    ) -> Simulation {
+        let topo = Topology::build(sc, seed);
+        let node_names: Vec<String> = topo.names.iter().map(|n| n.to_string()).collect();
+        let node_lp: Vec<LpId> = node_names.iter().map(|n| part(n)).collect();
+        let id = |n: &str| *topo.ids.get(n).expect("validated node");
+        let plans = plan_flows(sc, &id, seed);
+        let (n_links, n_flows) = (topo.links.len(), plans.len());
+        let mut lps: Vec<Lp> = (0..n_lps)
+            .map(|i| Lp::new(LpId(i as u16), n_links, n_flows))
+            .collect();
+        for (gi, sl) in topo.links.iter().enumerate() {
+            let (tx_lp, rx_lp) = (node_lp[sl.from as usize], node_lp[sl.to as usize]);
+            for lp in places(&node_lp, sl.from, sl.to) {
+                let lp = &mut lps[lp.ix()];
+                lp.link_ix[gi] = lp.links.len() as u32;
+                lp.links.push(SimLink {
+                    l: build_link(sl, seed, &node_names, &topo.is_router),
+                    id: LinkId(gi as u32),
+                    tx_lp,
+                    rx_lp,
+                });
+            }
+        }
+        let params: Vec<_> = (0..sc.flows.len())
+            .map(|gi| std::sync::Arc::new(sc.tcp_params(gi)))
+            .collect();
+        let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
+        let bins = sc.duration.0.checked_div(tput_bin);
+        for (fid, fp) in plans.iter().enumerate() {
+            let fid = fid as FlowId;
+            for lp in places(&node_lp, fp.src, fp.dst) {
+                let lp = &mut lps[lp.ix()];
+                let lf = LocalFlow(lp.flows.len() as u32);
+                let mut f = build_flow(sc, fid, fp, &params[fp.group]);
+                if lp.id == node_lp[fp.dst as usize] {
+                    f.tput = bins.map(|n| vec![0; n as usize + 1]);
+                }
+                lp.flow_ix[fid as usize] = lf.0;
+                lp.flows.push(f);
+                if lp.id == node_lp[fp.src as usize] {
+                    lp.events
+                        .schedule_timer(fp.start, Ev::Timer(lf, TimerKind::Start));
+                }
+            }
+        }
+        let mut fid = 0usize;
+        for g in &sc.flows {
+            for _ in 0..g.count {
+                if g.trace_cwnd && g.cbr.is_none() {
+                    let lp = &mut lps[node_lp[plans[fid].src as usize].ix()];
+                    let lf = LocalFlow(lp.flow_ix[fid]);
+                    lp.cwnd.push((lf, Vec::new()));
+                }
+                fid += 1;
+            }
+        }
+        for lp in lps.iter_mut() {
+            if !lp.cwnd.is_empty() {
+                lp.events.schedule(0, Ev::CwndSample);
+            }
+            let id = lp.id;
+            lp.series = (lp.links.iter().enumerate())
+                .filter(|(_, sl)| sl.l.monitored && sl.tx_lp == id)
+                .map(|(i, _)| (LocalLink(i as u32), Vec::new()))
+                .collect();
+            if !lp.series.is_empty() {
+                lp.events.schedule(0, Ev::Sample);
+            }
+        }
+        let workload_lp = Self::place_workloads(sc, seed, &node_lp, &topo.ids, &mut lps);
+        let sh = Shared {
+            routes: topo.routes,
+            node_ids: topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect(),
+            node_names,
+            end: sc.duration.0,
+            sample_interval: sc.output.sample_interval.0,
+            cwnd_interval: sc
+                .output
+                .cwnd_interval
+                .unwrap_or(sc.output.sample_interval)
+                .0,
+            tput_bin,
+        };
+        Simulation {
+            name: sc.name.clone(),
+            seed,
+            now: 0,
+            sh,
+            lps,
+            node_lp,
+            n_links,
+            workload_lp,
+        }
+    }
+
+    /// The workloads run in the process of their hosts (the partition keeps
+    /// every workload host in one process).
+    fn place_workloads(
+        sc: &Scenario,
+        seed: u64,
+        node_lp: &[LpId],
+        ids: &std::collections::HashMap<&str, u32>,
+        lps: &mut [Lp],
+    ) -> LpId {
+        let at = (sc.workloads.iter())
+            .flat_map(|w| w.hosts())
+            .filter_map(|(_, h)| ids.get(h))
+            .map(|&n| node_lp[n as usize])
+            .next()
+            .unwrap_or(LpId(0));
+        let lp = &mut lps[at.ix()];
+        lp.workloads = sc
+            .workloads
+            .iter()
+            .map(|w| w.build(&sc.tcp, seed))
+            .collect();
+        for (wi, w) in lp.workloads.iter().enumerate() {
+            if let Some(t) = w.first_arrival() {
+                lp.events.schedule(t, Ev::Workload(wi as u32));
+            }
+        }
+        lp.wl_flows = vec![Vec::new(); lp.workloads.len()];
+        at
+    }
+}

@@ -1,0 +1,362 @@
+//! Result collection: the figures of every logical process merged in global
+//! link and flow order into one [`RunResult`], the same whatever the
+//! partition.
+
+use super::endpoint::Flow;
+use super::ids::{LinkId, LpId};
+use super::Simulation;
+use crate::engine::{to_secs, Time};
+use crate::metrics::{
+    jain, ClassResult, Conservation, CwndTrace, FlowResult, LinkResult, QueueResult, QueueSeries,
+    RequestResult, RunResult, ThroughputSeries, WorkloadResult,
+};
+use crate::net::link::ClassCounters;
+use std::collections::BTreeMap;
+
+/// A flow's two halves: the record that ran its sender and the one that ran
+/// its receiver (the same record unless the flow crosses processes).
+struct Halves<'a> {
+    snd: &'a Flow,
+    rcv: &'a Flow,
+}
+
+impl Simulation {
+    /// Every flow's halves, by global id.
+    fn halves(&self) -> Vec<Halves<'_>> {
+        let n = self.lps.iter().map(|lp| lp.next_flow).max().unwrap_or(0) as usize;
+        let mut snd: Vec<Option<&Flow>> = vec![None; n];
+        let mut rcv: Vec<Option<&Flow>> = vec![None; n];
+        for lp in &self.lps {
+            for f in &lp.flows {
+                let (s, d) = f.t.ep_ref().nodes();
+                if self.node_lp[s as usize] == lp.id {
+                    snd[f.id as usize] = Some(f);
+                }
+                if self.node_lp[d as usize] == lp.id {
+                    rcv[f.id as usize] = Some(f);
+                }
+            }
+        }
+        snd.into_iter()
+            .zip(rcv)
+            .map(|(s, r)| Halves {
+                snd: s.expect("every flow has a sender"),
+                rcv: r.expect("every flow has a receiver"),
+            })
+            .collect()
+    }
+
+    fn flow_result(&self, h: &Halves, drops: u64) -> FlowResult {
+        let (s, r) = (h.snd, h.rcv);
+        let name = |n: u32| self.sh.node_names[n as usize].clone();
+        let (src, dst) = s.t.ep_ref().nodes();
+        let mut res = FlowResult {
+            id: s.id,
+            group: s.group.clone(),
+            src: name(src),
+            dst: name(dst),
+            cc: s.cc.to_string(),
+            start_s: to_secs(s.start),
+            bytes_acked: 0,
+            segments_delivered: 0,
+            goodput_bps: 0.0,
+            segments_sent: 0,
+            retransmits: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            ecn_reductions: 0,
+            drops,
+            completion_s: None,
+            final_cwnd: 0.0,
+            srtt_s: None,
+            mean_owd_s: (r.owd_n > 0).then(|| r.owd_sum as f64 / r.owd_n as f64 / 1e9),
+            max_owd_s: (r.owd_n > 0).then(|| to_secs(r.owd_max)),
+        };
+        r.t.ep_ref().report_receiver(&mut res);
+        let end = self.sh.end;
+        let stop = s.t.ep_ref().report_sender(&mut res, end);
+        if let Some(snd) = s.t.sender() {
+            res.completion_s = snd.completion_time.map(|t| to_secs(t - s.start));
+        }
+        let dur = stop.saturating_sub(s.start);
+        if s.started && dur > 0 {
+            res.goodput_bps = res.bytes_acked as f64 * 8.0 / to_secs(dur);
+        }
+        res
+    }
+
+    /// The link results and queue results, in global link order.
+    fn collect_links(&mut self) -> (Vec<QueueResult>, Vec<LinkResult>) {
+        let end = self.sh.end;
+        let mut queues = Vec::with_capacity(self.n_links);
+        let mut links = Vec::with_capacity(self.n_links);
+        for gi in 0..self.n_links {
+            let (near, far) = self.link_places(LinkId(gi as u32));
+            let lost = {
+                let lp = &self.lps[far.ix()];
+                lp.links[lp.link_ix[gi] as usize].l.lost
+            };
+            let lp = &mut self.lps[near.ix()];
+            let l = &mut lp.links[lp.link_ix[gi] as usize].l;
+            queues.push(queue_result(l, end));
+            links.push(LinkResult {
+                link: l.name.clone(),
+                from: self.sh.node_names[l.from as usize].clone(),
+                to: self.sh.node_names[l.to as usize].clone(),
+                rate_bps: l.rate_bps,
+                delay_s: to_secs(l.delay),
+                tx_packets: l.tx_pkts,
+                tx_bytes: l.tx_bytes,
+                utilization: (l.busy_ns.min(end) as f64 / end.max(1) as f64).min(1.0),
+                lost,
+            });
+        }
+        (queues, links)
+    }
+
+    /// (near, far) processes of a link.
+    pub(super) fn link_places(&self, id: LinkId) -> (LpId, LpId) {
+        let lp = self
+            .lps
+            .iter()
+            .find(|lp| lp.link_ix[id.ix()] != super::ids::ABSENT)
+            .expect("every link is held");
+        let sl = &lp.links[lp.link_ix[id.ix()] as usize];
+        (sl.tx_lp, sl.rx_lp)
+    }
+
+    fn collect_series(&self) -> Vec<QueueSeries> {
+        let mut all: Vec<(LinkId, QueueSeries)> = Vec::new();
+        for lp in &self.lps {
+            for (li, v) in &lp.series {
+                let sl = &lp.links[li.ix()];
+                all.push((
+                    sl.id,
+                    QueueSeries {
+                        link: sl.l.name.clone(),
+                        samples: v.clone(),
+                    },
+                ));
+            }
+        }
+        all.sort_by_key(|(id, _)| *id);
+        all.into_iter().map(|(_, s)| s).collect()
+    }
+
+    fn collect_cwnd(&self) -> Vec<CwndTrace> {
+        let mut all: Vec<CwndTrace> = Vec::new();
+        for lp in &self.lps {
+            for (lf, v) in &lp.cwnd {
+                let f = &lp.flows[lf.ix()];
+                all.push(CwndTrace {
+                    flow: f.id,
+                    group: f.group.clone(),
+                    cc: f.cc.to_string(),
+                    samples: v.clone(),
+                });
+            }
+        }
+        all.sort_by_key(|t| t.flow);
+        all
+    }
+
+    fn collect_workloads(&self, hv: &[Halves]) -> (Vec<RequestResult>, Vec<WorkloadResult>) {
+        let lp = &self.lps[self.workload_lp.ix()];
+        let mut requests = Vec::new();
+        let mut workloads = Vec::new();
+        for (wi, w) in lp.workloads.iter().enumerate() {
+            let mut rts = Vec::new();
+            let mut completed = 0;
+            for (item, fl) in lp.wl_flows[wi].iter().enumerate() {
+                let (Some(&first), Some(&last)) = (fl.first(), fl.last()) else {
+                    continue;
+                };
+                let (ff, lf) = (&hv[first as usize], &hv[last as usize]);
+                let sent = ff.snd.t.sender().and_then(|s| s.first_data_at);
+                let bytes = lf.snd.t.sender().map_or(0, |s| s.total_bytes());
+                let (first_rx, rx_done) = (lf.rcv.first_rx, lf.rcv.rx_done);
+                let rt = sent.zip(first_rx).map(|(a, b)| to_secs(b - a));
+                if rx_done.is_some() {
+                    completed += 1;
+                }
+                if let Some(x) = rt {
+                    rts.push(x);
+                }
+                requests.push(RequestResult {
+                    workload: w.name().to_string(),
+                    id: item as u32,
+                    bytes,
+                    open_s: to_secs(ff.snd.start),
+                    request_s: sent.map(to_secs),
+                    response_time_s: rt,
+                    completion_s: sent.zip(rx_done).map(|(a, b)| to_secs(b - a)),
+                    total_s: rx_done.map(|b| to_secs(b - ff.snd.start)),
+                });
+            }
+            rts.sort_by(|a, b| a.total_cmp(b));
+            workloads.push(WorkloadResult {
+                name: w.name().to_string(),
+                kind: w.kind().into(),
+                connections: lp.wl_flows[wi].len() as u32,
+                completed,
+                mean_response_time_s: (!rts.is_empty())
+                    .then(|| rts.iter().sum::<f64>() / rts.len() as f64),
+                p50_response_time_s: quantile(&rts, 0.5),
+                p90_response_time_s: quantile(&rts, 0.9),
+                max_response_time_s: rts.last().copied(),
+            });
+        }
+        (requests, workloads)
+    }
+
+    /// Events run: every process's own events, and each sampler instant
+    /// once (every process holding a sampler runs it at the same instants).
+    pub fn events(&self) -> u64 {
+        let own: u64 = (self.lps.iter())
+            .map(|lp| lp.events.popped() - lp.sampler_events - lp.cwnd_events)
+            .sum();
+        let s = self.lps.iter().map(|lp| lp.sampler_events).max();
+        let c = self.lps.iter().map(|lp| lp.cwnd_events).max();
+        own + s.unwrap_or(0) + c.unwrap_or(0)
+    }
+
+    /// The packet-conservation ledger at the current time.
+    pub fn conservation(&self) -> Conservation {
+        let mut c = Conservation {
+            sent: 0,
+            delivered: 0,
+            dropped: 0,
+            in_flight: 0,
+        };
+        let (mut cut_out, mut cut_in) = (0, 0);
+        for lp in &self.lps {
+            c.sent += lp.ledger.sent;
+            c.delivered += lp.ledger.delivered;
+            c.dropped += lp.ledger.dropped;
+            c.in_flight += lp.in_flight();
+            cut_out += lp.ledger.cut_out;
+            cut_in += lp.ledger.cut_in;
+        }
+        // messages handed to another process but not yet accepted there
+        c.in_flight += cut_out - cut_in;
+        c
+    }
+
+    pub(super) fn collect(&mut self, wall: f64) -> RunResult {
+        let (queues, links) = self.collect_links();
+        let hv = self.halves();
+        let mut drops = vec![0u64; hv.len()];
+        for lp in &self.lps {
+            for (d, n) in drops.iter_mut().zip(&lp.flow_drops) {
+                *d += n;
+            }
+        }
+        let flows: Vec<FlowResult> = (hv.iter().zip(&drops))
+            .map(|(h, &d)| self.flow_result(h, d))
+            .collect();
+        let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for f in &flows {
+            groups
+                .entry(f.group.clone())
+                .or_default()
+                .push(f.goodput_bps);
+        }
+        let (requests, workloads) = self.collect_workloads(&hv);
+        let bin_s = to_secs(self.sh.tput_bin);
+        let throughput = (hv.iter())
+            .filter_map(|h| {
+                h.rcv.tput.as_ref().map(|v| ThroughputSeries {
+                    flow: h.rcv.id,
+                    group: h.rcv.group.clone(),
+                    bin_s,
+                    bytes: v.clone(),
+                })
+            })
+            .collect();
+        drop(hv);
+        let end: Time = self.sh.end;
+        RunResult {
+            throughput,
+            requests,
+            workloads,
+            cwnd: self.collect_cwnd(),
+            scenario: self.name.clone(),
+            seed: self.seed,
+            sim_seconds: to_secs(end),
+            wall_seconds: wall,
+            events: self.events(),
+            fairness: groups.into_iter().map(|(g, v)| (g, jain(&v))).collect(),
+            flows,
+            queues,
+            links,
+            conservation: self.conservation(),
+            series: self.collect_series(),
+        }
+    }
+}
+
+fn queue_result(l: &mut crate::net::link::Link, end: Time) -> QueueResult {
+    let c = l.port.counters.clone();
+    let h = &l.port.sojourn;
+    let q = |v: f64| {
+        if c.dequeued == 0 {
+            0.0
+        } else {
+            to_secs(h.quantile(v))
+        }
+    };
+    let mut r = QueueResult {
+        link: l.name.clone(),
+        kind: l.port.qd.kind().to_string(),
+        arrivals: c.arrivals,
+        enqueued: c.enqueued,
+        dequeued: c.dequeued,
+        dropped: c.dropped(),
+        dropped_early: c.dropped_early,
+        dropped_forced: c.dropped_forced,
+        dropped_overflow: c.dropped_overflow,
+        dropped_aqm: c.dropped_aqm,
+        marked: c.marked,
+        mean_len_pkts: 0.0,
+        mean_len_bytes: 0.0,
+        mean_delay_s: l.port.mean_sojourn_ns() / 1e9,
+        p50_delay_s: q(0.5),
+        p99_delay_s: q(0.99),
+        max_delay_s: if c.dequeued == 0 {
+            0.0
+        } else {
+            to_secs(h.max())
+        },
+        classes: class_results(&l.port.by_class),
+    };
+    r.mean_len_pkts = l.port.mean_len_pkts(end);
+    r.mean_len_bytes = l.port.mean_len_bytes(end);
+    r
+}
+
+/// The `q`-quantile of sorted values (nearest rank).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let i = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    Some(sorted[i])
+}
+
+/// Per-class counts of a port, when a classifier tagged any packet.
+fn class_results(by: &[ClassCounters; 3]) -> Vec<ClassResult> {
+    if by[1].arrivals + by[2].arrivals == 0 {
+        return Vec::new();
+    }
+    ["default", "in", "out"]
+        .iter()
+        .zip(by)
+        .filter(|(_, c)| c.arrivals > 0)
+        .map(|(name, c)| ClassResult {
+            class: name.to_string(),
+            arrivals: c.arrivals,
+            dropped: c.dropped,
+            marked: c.marked,
+        })
+        .collect()
+}

@@ -1,0 +1,357 @@
+//! Endpoints: the two ends of a flow behind one trait ([`Endpoint`]), and
+//! what a logical process does with them — deliver a packet, fire a timer,
+//! send what the endpoint produced, open a workload's connections.
+//!
+//! A flow whose ends lie in two logical processes has a record in each: the
+//! process of its source node runs the sending half, the process of its
+//! destination node the receiving half. Collection takes each half's
+//! figures from the record that ran it.
+
+use super::event::Ev;
+use super::ids::{LocalFlow, ABSENT};
+use super::lp::Lp;
+use super::Shared;
+use crate::engine::{Time, TimerAction};
+use crate::metrics::FlowResult;
+use crate::net::packet::{FlowId, NodeId, Packet};
+use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
+use crate::traffic::{Cbr, Role, Spawn};
+
+/// One transport endpoint pair as the simulation drives it (as htsim's
+/// `PacketSink`/`EventSource`): start, packets, timers, results.
+pub trait Endpoint {
+    /// The application starts sending.
+    fn start(&mut self, ctx: &mut TcpCtx);
+    /// A packet of this flow reached one of its ends. Returns the payload
+    /// bytes newly delivered in order when it reached the receiving end.
+    fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) -> Option<u64>;
+    /// A timer of this flow fired (possibly a stale one).
+    fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx);
+    /// Segments received in order, for endpoints that count them.
+    fn rx_segments(&self) -> Option<u64>;
+    /// (source, destination) nodes.
+    fn nodes(&self) -> (NodeId, NodeId);
+    /// Fill the sender's figures; returns when it stopped sending (or `end`).
+    fn report_sender(&self, r: &mut FlowResult, end: Time) -> Time;
+    /// Fill the receiver's figures.
+    fn report_receiver(&self, r: &mut FlowResult);
+}
+
+/// A TCP connection's two ends.
+pub struct TcpPair {
+    pub snd: Sender,
+    pub rcv: Receiver,
+}
+
+/// The endpoints of a flow. TCP's sender and receiver are stored inline
+/// (not boxed), so a flow's state is one contiguous record: one fewer cache
+/// miss per packet with 10⁵ flows; CBR flows are rare.
+#[allow(clippy::large_enum_variant)]
+pub enum Transport {
+    Tcp(TcpPair),
+    Cbr(Cbr),
+}
+
+impl Transport {
+    #[inline]
+    pub fn ep(&mut self) -> &mut dyn Endpoint {
+        match self {
+            Transport::Tcp(t) => t,
+            Transport::Cbr(c) => c,
+        }
+    }
+    pub fn ep_ref(&self) -> &dyn Endpoint {
+        match self {
+            Transport::Tcp(t) => t,
+            Transport::Cbr(c) => c,
+        }
+    }
+    pub fn sender(&self) -> Option<&Sender> {
+        match self {
+            Transport::Tcp(t) => Some(&t.snd),
+            Transport::Cbr(_) => None,
+        }
+    }
+}
+
+impl Endpoint for TcpPair {
+    fn start(&mut self, ctx: &mut TcpCtx) {
+        self.snd.start(ctx);
+    }
+    #[inline]
+    fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) -> Option<u64> {
+        if p.is_forward() {
+            let before = self.rcv.rcv_nxt;
+            self.rcv.on_packet(p, ctx);
+            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.p.mss as u64)
+        } else {
+            self.snd.on_ack(p, ctx);
+            None
+        }
+    }
+    fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
+        let timer = match k {
+            TimerKind::Start => return,
+            TimerKind::Rto => &mut self.snd.rto_timer,
+            TimerKind::Rack => &mut self.snd.rack_timer,
+            TimerKind::Pace => &mut self.snd.pace_timer,
+            TimerKind::DelAck => &mut self.rcv.delack_timer,
+        };
+        match timer.on_event(ctx.now) {
+            (true, _) => match k {
+                TimerKind::Rto => self.snd.on_rto(ctx),
+                TimerKind::Rack => self.snd.on_rack_timer(ctx),
+                TimerKind::Pace => self.snd.on_pace(ctx),
+                TimerKind::DelAck => self.rcv.on_delack(ctx),
+                TimerKind::Start => {}
+            },
+            (false, TimerAction::Schedule(t)) => ctx.timers.push((t, k)),
+            _ => {}
+        }
+    }
+    fn rx_segments(&self) -> Option<u64> {
+        Some(self.rcv.rcv_nxt as u64)
+    }
+    fn nodes(&self) -> (NodeId, NodeId) {
+        (self.snd.src_node(), self.snd.dst_node())
+    }
+    fn report_sender(&self, r: &mut FlowResult, end: Time) -> Time {
+        let s = &self.snd;
+        r.bytes_acked = s.bytes_acked();
+        r.segments_sent = s.counters.segments_sent;
+        r.retransmits = s.counters.retransmits;
+        r.timeouts = s.counters.timeouts;
+        r.fast_retransmits = s.counters.fast_retransmits;
+        r.ecn_reductions = s.counters.ecn_reductions;
+        r.final_cwnd = s.st.cwnd;
+        r.srtt_s = s.srtt().map(crate::engine::to_secs);
+        s.completion_time.unwrap_or(end)
+    }
+    fn report_receiver(&self, r: &mut FlowResult) {
+        r.segments_delivered = self.rcv.rcv_nxt as u64;
+    }
+}
+
+/// A constant-bit-rate source: its next packet is its `Pace` timer.
+impl Endpoint for Cbr {
+    fn start(&mut self, ctx: &mut TcpCtx) {
+        let t = Cbr::start(self, ctx.now);
+        ctx.timers.push((t, TimerKind::Pace));
+    }
+    fn on_packet(&mut self, p: &Packet, _: &mut TcpCtx) -> Option<u64> {
+        self.on_receive(p);
+        Some(p.payload as u64)
+    }
+    fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
+        if k == TimerKind::Pace {
+            if let Some(next) = self.send(ctx.now, ctx.out) {
+                ctx.timers.push((next, TimerKind::Pace));
+            }
+        }
+    }
+    fn rx_segments(&self) -> Option<u64> {
+        None
+    }
+    fn nodes(&self) -> (NodeId, NodeId) {
+        (self.src_node(), self.dst_node())
+    }
+    fn report_sender(&self, r: &mut FlowResult, end: Time) -> Time {
+        r.segments_sent = self.sent;
+        end
+    }
+    fn report_receiver(&self, r: &mut FlowResult) {
+        r.bytes_acked = self.bytes_received;
+        r.segments_delivered = self.received;
+    }
+}
+
+/// A flow as one logical process holds it: its endpoints and what the
+/// simulation measures of it. The sending half's fields (`start`,
+/// `started`) are meaningful in the process of the source node, the
+/// receiving half's (delays, `first_rx`, `rx_done`, `tput`) in that of the
+/// destination node.
+pub struct Flow {
+    /// Global id: the flow's row in the results, the same in every partition.
+    pub id: FlowId,
+    pub group: String,
+    pub cc: &'static str,
+    pub t: Transport,
+    pub start: Time,
+    /// The application has started.
+    pub started: bool,
+    /// One-way delay of data packets delivered: sum, count, max (ns).
+    pub owd_sum: u128,
+    pub owd_n: u64,
+    pub owd_max: Time,
+    /// Segments of a sized transfer (for the receiver-complete event).
+    pub total_segs: Option<u32>,
+    /// First data packet delivered to the receiver.
+    pub first_rx: Option<Time>,
+    /// Whole transfer delivered to the receiver.
+    pub rx_done: Option<Time>,
+    /// (workload, item, role) of a workload's connection.
+    pub owner: Option<(u32, u32, Role)>,
+    /// Payload bytes delivered per throughput bin, if recorded.
+    pub tput: Option<Vec<u64>>,
+}
+
+impl Flow {
+    pub fn new(
+        id: FlowId,
+        group: String,
+        cc: &'static str,
+        t: Transport,
+        start: Time,
+        total_segs: Option<u32>,
+    ) -> Flow {
+        Flow {
+            id,
+            group,
+            cc,
+            t,
+            start,
+            started: false,
+            owd_sum: 0,
+            owd_n: 0,
+            owd_max: 0,
+            total_segs,
+            first_rx: None,
+            rx_done: None,
+            owner: None,
+            tput: None,
+        }
+    }
+
+    /// Record a packet delivered at `now`; true when it completed the
+    /// transfer.
+    #[inline]
+    fn on_delivered(&mut self, p: &Packet, now: Time, bin: usize, ctx: &mut TcpCtx) -> bool {
+        if p.is_data() {
+            let d = now - p.sent_time;
+            self.owd_sum += d as u128;
+            self.owd_n += 1;
+            self.owd_max = self.owd_max.max(d);
+            self.first_rx.get_or_insert(now);
+        }
+        let Some(bytes) = self.t.ep().on_packet(p, ctx) else {
+            return false;
+        };
+        if let Some(b) = self.tput.as_mut().and_then(|v| v.get_mut(bin)) {
+            *b += bytes;
+        }
+        let rx = self.t.ep_ref().rx_segments();
+        if self.rx_done.is_none() && rx.zip(self.total_segs).is_some_and(|(r, n)| r >= n as u64) {
+            self.rx_done = Some(now);
+            return true;
+        }
+        false
+    }
+}
+
+/// Segments of an `bytes`-byte transfer with `mss`-byte segments.
+pub fn segments(bytes: u64, mss: u32) -> u32 {
+    bytes.div_ceil(mss as u64).max(1) as u32
+}
+
+impl Lp {
+    /// A packet reached its destination node.
+    pub(super) fn deliver(&mut self, sh: &Shared, p: Packet) {
+        let lf = LocalFlow(self.flow_ix[p.flow as usize]);
+        let now = self.now;
+        let bin = now.checked_div(sh.tput_bin).unwrap_or(0) as usize;
+        let f = &mut self.flows[lf.ix()];
+        let mut ctx = TcpCtx {
+            now,
+            out: &mut self.out,
+            timers: &mut self.timers,
+        };
+        let completed = f.on_delivered(&p, now, bin, &mut ctx);
+        let owner = f.owner;
+        self.flush_endpoint(sh, lf);
+        if let (true, Some((w, item, role))) = (completed, owner) {
+            for sp in self.workloads[w as usize].transfer_done(item, role, now) {
+                self.spawn(sh, w, sp);
+            }
+        }
+    }
+
+    pub(super) fn on_timer(&mut self, sh: &Shared, lf: LocalFlow, k: TimerKind) {
+        let f = &mut self.flows[lf.ix()];
+        let mut ctx = TcpCtx {
+            now: self.now,
+            out: &mut self.out,
+            timers: &mut self.timers,
+        };
+        if k == TimerKind::Start {
+            if f.started {
+                return;
+            }
+            f.started = true;
+            f.t.ep().start(&mut ctx);
+        } else {
+            f.t.ep().on_timer(k, &mut ctx);
+        }
+        self.flush_endpoint(sh, lf);
+    }
+
+    /// Send what an endpoint produced and schedule its timers.
+    pub(super) fn flush_endpoint(&mut self, sh: &Shared, lf: LocalFlow) {
+        for (t, k) in self.timers.drain(..) {
+            self.events.schedule_timer(t, Ev::Timer(lf, k));
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for mut p in out.drain(..) {
+            p.uid = self.ledger.sent;
+            self.ledger.sent += 1;
+            let li = sh.routes.next_link(p.src, p.dst, p.flow);
+            debug_assert_ne!(li, crate::net::routing::NO_ROUTE);
+            self.send_on_link(super::ids::LinkId(li), p);
+        }
+        self.out = out;
+    }
+
+    /// Create a flow of workload `w` now. Workloads and both ends of their
+    /// connections live in one logical process (the partition keeps them
+    /// together), which numbers the new flows after the scenario's.
+    fn spawn(&mut self, sh: &Shared, w: u32, sp: Spawn) {
+        let fid = self.next_flow;
+        self.next_flow += 1;
+        let (s, d) = (sh.node_ids[&sp.src], sh.node_ids[&sp.dst]);
+        let total = segments(sp.bytes, sp.params.mss);
+        let t = Transport::Tcp(TcpPair {
+            snd: Sender::new(
+                sp.params.clone(),
+                sp.cc.build_for(sp.params.profile),
+                fid,
+                s,
+                d,
+                Some(sp.bytes),
+            ),
+            rcv: Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo()),
+        });
+        let mut f = Flow::new(fid, sp.group, sp.cc.name(), t, self.now, Some(total));
+        f.owner = Some((w, sp.item, sp.role));
+        let lf = LocalFlow(self.flows.len() as u32);
+        self.flows.push(f);
+        if self.flow_ix.len() <= fid as usize {
+            self.flow_ix.resize(fid as usize + 1, ABSENT);
+        }
+        self.flow_ix[fid as usize] = lf.0;
+        let list = &mut self.wl_flows[w as usize];
+        if list.len() <= sp.item as usize {
+            list.resize(sp.item as usize + 1, Vec::new());
+        }
+        list[sp.item as usize].push(fid);
+        self.on_timer(sh, lf, TimerKind::Start);
+    }
+
+    pub(super) fn on_workload(&mut self, sh: &Shared, w: u32) {
+        let (spawns, next) = self.workloads[w as usize].arrive(self.now);
+        for sp in spawns {
+            self.spawn(sh, w, sp);
+        }
+        if let Some(t) = next {
+            self.events.schedule(t, Ev::Workload(w));
+        }
+    }
+}

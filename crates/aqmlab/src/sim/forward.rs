@@ -1,0 +1,165 @@
+//! Forwarding: a packet is queued at a link's port, serialised, propagates
+//! and reaches the next node, which delivers it or forwards it along its
+//! route. A link whose two ends lie in different logical processes is cut:
+//! its port and transmitter run in the process of its near end, its pipe in
+//! that of its far end, and a packet crosses as a timestamped message
+//! ([`Msg`]) handed over at the next window boundary — at least one link
+//! delay (the lookahead) before it is due.
+
+use super::event::Ev;
+use super::ids::{LinkId, LocalLink, LpId, ABSENT};
+use super::lp::Lp;
+use super::Shared;
+use crate::engine::{tx_time, Time};
+use crate::net::link::Link;
+use crate::net::packet::{NodeId, Packet};
+use crate::net::routing::NO_ROUTE;
+
+/// A link direction as a logical process holds it.
+pub struct SimLink {
+    pub l: Link,
+    pub id: LinkId,
+    /// The process running the near end (port, transmitter).
+    pub tx_lp: LpId,
+    /// The process running the far end (pipe, loss, next node).
+    pub rx_lp: LpId,
+}
+
+/// A packet crossing a cut link: it reaches the far end of `link` at `at`.
+#[derive(Clone, Debug)]
+#[allow(dead_code)] // the parallel runner (next commit) hands them over
+pub struct Msg {
+    pub to: LpId,
+    pub link: LinkId,
+    pub at: Time,
+    pub pkt: Packet,
+}
+
+impl Lp {
+    #[inline]
+    pub(super) fn local_link(&self, id: LinkId) -> LocalLink {
+        let i = self.link_ix[id.ix()];
+        debug_assert_ne!(i, ABSENT, "link {} not held by {:?}", id.0, self.id);
+        LocalLink(i)
+    }
+
+    #[inline]
+    pub(super) fn send_on_link(&mut self, id: LinkId, pkt: Packet) {
+        let li = self.local_link(id);
+        let now = self.now;
+        let link = &mut self.links[li.ix()].l;
+        link.port.enqueue(pkt, now, &mut self.drops);
+        if link.tx.is_none() {
+            self.start_tx(li);
+        }
+        self.account_drops();
+    }
+
+    #[inline]
+    fn start_tx(&mut self, li: LocalLink) {
+        let now = self.now;
+        let link = &mut self.links[li.ix()].l;
+        if let Some(p) = link.port.dequeue(now, &mut self.drops) {
+            let d = tx_time(p.size, link.rate_bps);
+            link.tx = Some(p);
+            link.busy_ns += d;
+            self.events.schedule(now + d, Ev::TxDone(li));
+        }
+    }
+
+    #[inline]
+    pub(super) fn account_drops(&mut self) {
+        for p in self.drops.drain(..) {
+            self.ledger.dropped += 1;
+            let f = p.flow as usize;
+            if self.flow_drops.len() <= f {
+                self.flow_drops.resize(f + 1, 0);
+            }
+            self.flow_drops[f] += 1;
+        }
+    }
+
+    /// The flow's TCP parameters as a packet tap gets them (`None`: CBR or
+    /// not held here).
+    fn tap_params(&self, p: &Packet) -> Option<std::sync::Arc<crate::tcp::TcpParams>> {
+        match self.flow_ix.get(p.flow as usize) {
+            Some(&i) if i != ABSENT => self.flows[i as usize].t.sender().map(|s| s.p.clone()),
+            _ => None,
+        }
+    }
+
+    pub(super) fn on_tx_done(&mut self, li: LocalLink) {
+        let now = self.now;
+        let p = self.links[li.ix()].l.tx.take().expect("transmitting");
+        if let Some(Some(_)) = self.taps.get(li.ix()) {
+            let tcp = self.tap_params(&p);
+            let rate = self.links[li.ix()].l.rate_bps;
+            if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
+                // Stamped with the start of its transmission.
+                tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
+            }
+        }
+        let sl = &mut self.links[li.ix()];
+        sl.l.tx_pkts += 1;
+        sl.l.tx_bytes += p.size as u64;
+        let at = now + sl.l.delay;
+        if sl.rx_lp == self.id {
+            self.push_pipe(li, at, p);
+        } else {
+            self.ledger.cut_out += 1;
+            self.outbox.push(Msg {
+                to: sl.rx_lp,
+                link: sl.id,
+                at,
+                pkt: p,
+            });
+        }
+        self.start_tx(li);
+        self.account_drops();
+    }
+
+    /// A packet enters the pipe of a link whose far end is here.
+    #[inline]
+    pub(super) fn push_pipe(&mut self, li: LocalLink, at: Time, p: Packet) {
+        let link = &mut self.links[li.ix()].l;
+        if link.pipe.is_empty() {
+            self.events.schedule(at, Ev::Arrive(li));
+        }
+        link.pipe.push_back((at, p));
+    }
+
+    /// A packet that crossed a cut link from another process.
+    #[allow(dead_code)]
+    pub(super) fn accept(&mut self, m: Msg) {
+        self.ledger.cut_in += 1;
+        let li = self.local_link(m.link);
+        self.push_pipe(li, m.at, m.pkt);
+    }
+
+    pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
+        let link = &mut self.links[li.ix()].l;
+        let (_, p) = link.pipe.pop_front().expect("pipe");
+        if let Some(&(t, _)) = link.pipe.front() {
+            self.events.schedule(t, Ev::Arrive(li));
+        }
+        if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
+            link.lost += 1;
+            self.drops.push(p);
+            self.account_drops();
+            return;
+        }
+        let node = link.to;
+        self.receive(sh, node, p);
+    }
+
+    fn receive(&mut self, sh: &Shared, node: NodeId, p: Packet) {
+        if p.dst == node {
+            self.ledger.delivered += 1;
+            self.deliver(sh, p);
+        } else {
+            let li = sh.routes.next_link(node, p.dst, p.flow);
+            debug_assert_ne!(li, NO_ROUTE, "validated routes");
+            self.send_on_link(LinkId(li), p);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! A logical process: a group of nodes with the links leaving and entering
+//! them, the flow endpoints on them and their timers, one event queue and
+//! one clock. A sequential run is one logical process holding everything;
+//! a parallel run ([`super::parallel`]) has several that exchange packets
+//! crossing cut links as messages ([`Msg`]).
+
+use super::endpoint::Flow;
+use super::event::Ev;
+use super::forward::{Msg, SimLink};
+use super::ids::{LocalFlow, LocalLink, LpId};
+use super::Shared;
+use crate::engine::{EventQueue, Time};
+use crate::metrics::{CwndSample, QueueSample};
+use crate::net::packet::{FlowId, Packet};
+use crate::tcp::TimerKind;
+use crate::traffic::Workload;
+
+/// A packet tap (see [`super::Simulation::set_tap`]): (time, packet, the
+/// flow's TCP parameters or `None` for a CBR flow).
+pub type PacketTap = Box<dyn FnMut(Time, &Packet, Option<&crate::tcp::TcpParams>) + Send>;
+
+/// One process's packet ledger. Summed over the processes it is the run's
+/// [`crate::metrics::Conservation`]; for one process
+/// `sent + cut_in = delivered + dropped + in_flight + cut_out`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    /// Packets its endpoints sent.
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    /// Packets that reached it over a cut link.
+    pub cut_in: u64,
+    /// Packets that left it over a cut link.
+    pub cut_out: u64,
+}
+
+pub struct Lp {
+    pub id: LpId,
+    pub now: Time,
+    pub events: EventQueue<Ev>,
+    pub links: Vec<SimLink>,
+    /// Global link id → local index (or `ABSENT`).
+    pub link_ix: Vec<u32>,
+    pub flows: Vec<Flow>,
+    /// Global flow id → local index (or `ABSENT`).
+    pub flow_ix: Vec<u32>,
+    /// Packets of each flow (global id) dropped in this process.
+    pub flow_drops: Vec<u64>,
+    /// Monitored ports held here and their samples.
+    pub series: Vec<(LocalLink, Vec<QueueSample>)>,
+    /// Traced senders held here and their samples.
+    pub cwnd: Vec<(LocalFlow, Vec<CwndSample>)>,
+    /// The workloads, in the one process that runs them (else empty).
+    pub workloads: Vec<Box<dyn Workload>>,
+    /// Per workload, per item: its flows (global ids) in creation order.
+    pub wl_flows: Vec<Vec<Vec<FlowId>>>,
+    /// Global id of the next flow a workload opens.
+    pub next_flow: FlowId,
+    /// Sampler events run (counted once per instant over the processes).
+    pub sampler_events: u64,
+    pub cwnd_events: u64,
+    pub ledger: Ledger,
+    /// Packets that left over cut links in the current window.
+    pub outbox: Vec<Msg>,
+    /// Packet taps by local link index; empty when none is set.
+    pub taps: Vec<Option<PacketTap>>,
+    // scratch buffers reused on the hot path
+    pub out: Vec<Packet>,
+    pub timers: Vec<(Time, TimerKind)>,
+    pub drops: Vec<Packet>,
+}
+
+impl Lp {
+    pub fn new(id: LpId, n_links: usize, n_flows: usize) -> Lp {
+        Lp {
+            id,
+            now: 0,
+            events: EventQueue::new(),
+            links: Vec::new(),
+            link_ix: vec![super::ids::ABSENT; n_links],
+            flows: Vec::new(),
+            flow_ix: vec![super::ids::ABSENT; n_flows],
+            flow_drops: Vec::new(),
+            series: Vec::new(),
+            cwnd: Vec::new(),
+            workloads: Vec::new(),
+            wl_flows: Vec::new(),
+            next_flow: n_flows as FlowId,
+            sampler_events: 0,
+            cwnd_events: 0,
+            ledger: Ledger::default(),
+            outbox: Vec::new(),
+            taps: Vec::new(),
+            out: Vec::with_capacity(64),
+            timers: Vec::with_capacity(8),
+            drops: Vec::with_capacity(8),
+        }
+    }
+
+    /// Run every event due at or before `limit`, calling `progress(t)` now
+    /// and then.
+    pub fn run_until(&mut self, sh: &Shared, limit: Time, progress: &mut dyn FnMut(Time)) {
+        while let Some(t) = self.events.peek_time() {
+            if t > limit {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(sh, ev);
+            if self.events.popped() & 0x3FFF == 0 {
+                progress(t);
+            }
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, sh: &Shared, ev: Ev) {
+        match ev {
+            Ev::TxDone(l) => self.on_tx_done(l),
+            Ev::Arrive(l) => self.on_arrive(sh, l),
+            Ev::Timer(f, k) => self.on_timer(sh, f, k),
+            Ev::Sample => self.on_sample(sh),
+            Ev::CwndSample => self.on_cwnd_sample(sh),
+            Ev::Workload(w) => self.on_workload(sh, w),
+        }
+    }
+
+    /// Packets queued, being serialised or propagating in this process.
+    pub fn in_flight(&self) -> u64 {
+        self.links
+            .iter()
+            .map(|sl| {
+                let l = &sl.l;
+                let near = sl.tx_lp == self.id;
+                let far = sl.rx_lp == self.id;
+                (near as u64) * (l.port.qd.len_pkts() as u64 + l.tx.is_some() as u64)
+                    + (far as u64) * l.pipe.len() as u64
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,57 @@
+//! Samplers: the queue and congestion-window time series. Each logical
+//! process samples what it holds (the ports of its links, the senders of
+//! its flows) at the same instants; collection merges the series in global
+//! link and flow order, so a series does not depend on the partition.
+
+use super::event::Ev;
+use super::lp::Lp;
+use super::Shared;
+use crate::engine::to_secs;
+use crate::metrics::{CwndSample, QueueSample};
+
+impl Lp {
+    pub(super) fn on_sample(&mut self, sh: &Shared) {
+        let t = to_secs(self.now);
+        for (li, v) in self.series.iter_mut() {
+            let port = &self.links[li.ix()].l.port;
+            let qd = &port.qd;
+            let len = qd.len_pkts();
+            let c = &port.counters;
+            v.push(QueueSample {
+                arrivals: c.arrivals,
+                dropped: c.dropped(),
+                marked: c.marked,
+                time_s: t,
+                len_pkts: len as u32,
+                len_bytes: qd.len_bytes(),
+                avg_pkts: qd.avg_len(),
+                delay_s: if len == 0 {
+                    0.0
+                } else {
+                    to_secs(port.last_sojourn)
+                },
+            });
+        }
+        self.sampler_events += 1;
+        self.events
+            .schedule(self.now + sh.sample_interval, Ev::Sample);
+    }
+
+    pub(super) fn on_cwnd_sample(&mut self, sh: &Shared) {
+        let t = to_secs(self.now);
+        for (lf, v) in self.cwnd.iter_mut() {
+            if let Some(snd) = self.flows[lf.ix()].t.sender() {
+                v.push(CwndSample {
+                    time_s: t,
+                    cwnd: snd.st.cwnd,
+                    ssthresh: (snd.st.ssthresh < 1e8).then_some(snd.st.ssthresh),
+                    in_flight: snd.snd_max - snd.snd_una,
+                    srtt_s: snd.srtt().map(to_secs),
+                });
+            }
+        }
+        self.cwnd_events += 1;
+        self.events
+            .schedule(self.now + sh.cwnd_interval, Ev::CwndSample);
+    }
+}
