@@ -10,6 +10,7 @@
 //! line to the `queue_kinds!` list below.
 
 pub mod fifo;
+pub mod flow_queues;
 pub mod registry;
 
 // The registry: one line per discipline (module, config type, enum
