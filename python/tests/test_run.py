@@ -77,7 +77,9 @@ def test_write_matches_cli(cli, repo, tmp_path, mice):
     for n in py_names - {"summary.json", "provenance.json"}:
         assert (tmp_path / "cli" / n).read_bytes() == (tmp_path / "py" / n).read_bytes(), n
     prov = {d: json.loads((tmp_path / d / "provenance.json").read_text()) for d in ("cli", "py")}
-    invocation = {"command_line", "call", "scenario_file"}
+    # (git_commit: the package and the command may be built at different
+    # commits of a working copy)
+    invocation = {"command_line", "call", "scenario_file", "git_commit"}
     assert {k: v for k, v in prov["py"].items() if k not in invocation} == {
         k: v for k, v in prov["cli"].items() if k not in invocation
     }

@@ -11,8 +11,11 @@
 //! dumbbell (one host pair, N flows, 10 Gbit/s access, a 1 Gbit/s RED
 //! bottleneck), 10 simulated seconds of New Reno bulk transfers, each in its
 //! own child process: set-up time (scenario expansion, validation and
-//! `Simulation::new`), events, events per CPU-second of the run, peak RSS
-//! and peak RSS per flow (above the process's RSS before set-up).
+//! `Simulation::new`), events, events per CPU-second of the event loop and
+//! of the whole run (`+results`: result collection, which costs per flow
+//! and per link rather than per event, included), the CPU time of result
+//! collection, peak RSS and peak RSS per flow (above the process's RSS
+//! before set-up). CPU times are the thread's (`CLOCK_THREAD_CPUTIME_ID`).
 
 use crate::{CliError, CliResult};
 use aqmlab::{Scenario, Simulation};
@@ -91,16 +94,33 @@ pub fn scale_scenario(topology: &str, n: u64, duration: &str) -> Option<String> 
     Some(head + &body)
 }
 
-/// CPU time of the calling thread, seconds (Linux schedstat; 0 elsewhere).
+/// CPU time of the calling thread, seconds (`CLOCK_THREAD_CPUTIME_ID`:
+/// exact to the nanosecond, unlike /proc's schedstat which advances at
+/// scheduler ticks).
 fn thread_cpu_s() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| {
-            s.split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<f64>().ok())
-        })
-        .map_or(0.0, |ns| ns / 1e9)
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// Minor page faults of this process so far (memory touched for the first
+/// time).
+fn minor_faults() -> u64 {
+    // SAFETY: an all-zero rusage is a valid value, and getrusage writes
+    // only into it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is valid and writable.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0;
+    }
+    ru.ru_minflt as u64
 }
 
 fn rss_kib(key: &str) -> u64 {
@@ -126,12 +146,21 @@ fn scale_one(spec: &str, duration: &str) -> CliResult {
     let mut sim = Simulation::new(&sc, sc.seed);
     drop(sc);
     let (setup_wall, setup_cpu) = (w0.elapsed().as_secs_f64(), thread_cpu_s() - c0);
-    let c1 = thread_cpu_s();
-    let r = sim.run();
-    let run_cpu = thread_cpu_s() - c1;
+    let (c1, f1) = (thread_cpu_s(), minor_faults());
+    // the event loop ends where the progress callback sees 1.0; result
+    // collection (per flow and per link, not per event) follows
+    let (mut loop_end, mut loop_faults) = (c1, 0);
+    let r = sim.run_with_progress(|f| {
+        if f >= 1.0 {
+            loop_end = thread_cpu_s();
+            loop_faults = minor_faults() - f1;
+        }
+    });
+    let c2 = thread_cpu_s();
+    let (run_cpu, loop_cpu) = (c2 - c1, loop_end - c1);
     let (hist, dense) = sim.histogram_bytes();
     println!(
-        "{{\"flows\":{n},\"setup_wall_s\":{setup_wall},\"setup_cpu_s\":{setup_cpu},\"run_cpu_s\":{run_cpu},\"events\":{},\"peak_kib\":{},\"base_kib\":{base_kib},\"hist_kib\":{},\"dense_ports\":{dense}}}",
+        "{{\"flows\":{n},\"setup_wall_s\":{setup_wall},\"setup_cpu_s\":{setup_cpu},\"run_cpu_s\":{run_cpu},\"loop_cpu_s\":{loop_cpu},\"loop_faults\":{loop_faults},\"events\":{},\"peak_kib\":{},\"base_kib\":{base_kib},\"hist_kib\":{},\"dense_ports\":{dense}}}",
         r.events,
         rss_kib("VmHWM:"),
         hist / 1024
@@ -154,8 +183,16 @@ fn scale(a: &BenchArgs) -> CliResult {
         }
     }
     println!(
-        "{:<9} {:>8} {:>8} {:>12} {:>11} {:>10} {:>10}",
-        "topology", "flows", "setup s", "events", "M ev/CPU-s", "peak MiB", "KiB/flow"
+        "{:<9} {:>8} {:>8} {:>12} {:>11} {:>9} {:>9} {:>10} {:>10}",
+        "topology",
+        "flows",
+        "setup s",
+        "events",
+        "M ev/CPU-s",
+        "+results",
+        "results s",
+        "peak MiB",
+        "KiB/flow"
     );
     for t in &topos {
         let mut n = 10u64;
@@ -179,12 +216,14 @@ fn scale(a: &BenchArgs) -> CliResult {
                     .map_err(|e| CliError::Internal(format!("bench child output: {e}")))?;
                 let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
                 println!(
-                    "{:<9} {:>8} {:>8.3} {:>12.0} {:>11.2} {:>10.1} {:>10.2}",
+                    "{:<9} {:>8} {:>8.3} {:>12.0} {:>11.2} {:>9.2} {:>9.3} {:>10.1} {:>10.2}",
                     t,
                     n,
                     f("setup_cpu_s"),
                     f("events"),
+                    f("events") / f("loop_cpu_s").max(1e-9) / 1e6,
                     f("events") / f("run_cpu_s").max(1e-9) / 1e6,
+                    f("run_cpu_s") - f("loop_cpu_s"),
                     f("peak_kib") / 1024.0,
                     (f("peak_kib") - f("base_kib")) / n as f64
                 );

@@ -126,130 +126,17 @@ pub fn main(a: SweepArgs) -> CliResult {
     if seeds == 0 {
         return Err(CliError::Input("--seeds must be at least 1".into()));
     }
-    let lim = if a.allow_large {
-        Limits::NONE
-    } else {
-        Limits::DEFAULT
-    };
-    let seeds_key = if a.seeds.is_some() {
-        "--seeds"
-    } else {
-        "sweep.seeds"
-    };
-    check_runs(
-        points.len() as u64,
-        seeds,
-        seeds_key,
-        a.jobs.map(|j| j as u64),
-        &lim,
-    )
-    .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
-    if !a.allow_large {
-        for p in &points {
-            crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
-        }
-    }
+    check_sweep(&a, &points, &spec, seeds, &file)?;
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
-    if let Some(l) = &spec.link {
-        let names: Vec<String> = points[0]
-            .scenario
-            .links
-            .iter()
-            .flat_map(|k| [format!("{}->{}", k.a, k.b), format!("{}->{}", k.b, k.a)])
-            .collect();
-        if !names.contains(l) {
-            return Err(CliError::Input(format!(
-                "{file}: `sweep.link`: no link direction `{l}`; allowed: {}",
-                names.join(", ")
-            )));
-        }
-    }
     check_out(&a.out)?;
     // Axes: one column each; the value of every point on every axis (the
     // points are the axes' cartesian product, first axis fastest).
     let axes: Vec<String> = spec.vary.iter().map(|x| x.key.clone()).collect();
-    let mut axis_values: Vec<Vec<String>> = Vec::new();
-    let mut docs = Vec::new();
     let base = scenario_doc(&text, &file, &a.set)?;
-    for k0 in 0..points.len() {
-        let (mut k, mut vals, mut doc) = (k0, Vec::new(), base.clone());
-        for ax in &spec.vary {
-            let j = k % ax.values.len();
-            k /= ax.values.len();
-            aqmlab::scenario::set_path(&mut doc, &ax.key, ax.values[j].clone())
-                .map_err(|m| CliError::Input(format!("{file}: `{}`: {m}", ax.key)))?;
-            vals.push(match &ax.labels {
-                Some(l) => l[j].clone(),
-                None => axis_value(&ax.values[j]),
-            });
-        }
-        axis_values.push(vals);
-        docs.push(doc);
-    }
-    let mut jobs = Vec::new();
-    for (i, p) in points.iter().enumerate() {
-        for seed in 1..=seeds {
-            let (toml, prov) = provenance(&docs[i], seed, Some(&a.file), &a.set)?;
-            jobs.push(Job {
-                point: i,
-                seed,
-                rel: format!("{}/seed-{seed}", p.label),
-                toml,
-                prov,
-            });
-        }
-    }
-    // Runs of another sweep are never mixed in.
-    let keep: BTreeSet<String> = jobs.iter().map(|j| j.rel.clone()).collect();
-    let stale = output::stale_runs(&a.out, &keep);
-    if !stale.is_empty() {
-        let list = stale.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-        let more = if stale.len() > 5 { ", …" } else { "" };
-        if !a.force {
-            return Err(CliError::Input(format!(
-                "--out `{}` holds {} run folder(s) that are not part of this sweep ({list}{more}); \
-                 they would be mixed with its results: use another --out, remove them, \
-                 or pass --force to delete them",
-                a.out.display(),
-                stale.len()
-            )));
-        }
-        output::remove_stale_runs(&a.out, &stale).map_err(out_err)?;
-        eprintln!(
-            "sweep: --force: deleted {} run folder(s) not part of this sweep: {list}{more}",
-            stale.len()
-        );
-    }
-    let done: Vec<bool> = jobs
-        .iter()
-        .map(|j| complete(&a.out.join(&j.rel), j))
-        .collect();
-    let todo: Vec<usize> = (0..jobs.len())
-        .filter(|&k| !done[k])
-        .filter(|&k| match shard {
-            Some((i, n)) => k as u64 % n == i - 1,
-            None => true,
-        })
-        .collect();
-    let n_done = done.iter().filter(|d| **d).count();
-    if !todo.is_empty() {
-        // The tables describe a complete set of runs: remove the earlier
-        // ones before any run changes (they are written again at the end).
-        for t in TABLES {
-            let p = a.out.join(t);
-            if p.is_file() {
-                std::fs::remove_file(&p).map_err(|e| out_err(output::path_err(&p, e)))?;
-            }
-        }
-    }
-    if n_done > 0 {
-        eprintln!(
-            "sweep: {n_done} of {} runs already complete in {} (same scenario and seed); running {}",
-            jobs.len(),
-            a.out.display(),
-            todo.len()
-        );
-    }
+    let (axis_values, docs) = axis_docs(&spec, points.len(), &base, &file)?;
+    let jobs = make_jobs(&a, &points, &docs, seeds)?;
+    remove_stale(&a, &jobs)?;
+    let (todo, n_done) = pending(&a, &jobs, shard)?;
     crate::interrupt::install(jobs.len(), &a.out);
     for _ in 0..n_done {
         crate::interrupt::run_done();
@@ -288,6 +175,177 @@ pub fn main(a: SweepArgs) -> CliResult {
         run_wall,
         todo.len(),
     )
+}
+
+/// The sweep's size against the resource limits (unless `--allow-large`),
+/// and `sweep.link` against the scenario's link directions.
+fn check_sweep(
+    a: &SweepArgs,
+    points: &[aqmlab::scenario::SweepPoint],
+    spec: &aqmlab::scenario::SweepSpec,
+    seeds: u64,
+    file: &str,
+) -> CliResult {
+    let lim = if a.allow_large {
+        Limits::NONE
+    } else {
+        Limits::DEFAULT
+    };
+    let seeds_key = if a.seeds.is_some() {
+        "--seeds"
+    } else {
+        "sweep.seeds"
+    };
+    check_runs(
+        points.len() as u64,
+        seeds,
+        seeds_key,
+        a.jobs.map(|j| j as u64),
+        &lim,
+    )
+    .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
+    if !a.allow_large {
+        for p in points {
+            crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
+        }
+    }
+    if let Some(l) = &spec.link {
+        let names: Vec<String> = points[0]
+            .scenario
+            .links
+            .iter()
+            .flat_map(|k| [format!("{}->{}", k.a, k.b), format!("{}->{}", k.b, k.a)])
+            .collect();
+        if !names.contains(l) {
+            return Err(CliError::Input(format!(
+                "{file}: `sweep.link`: no link direction `{l}`; allowed: {}",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per sweep point, its value on every axis.
+type AxisValues = Vec<Vec<String>>;
+
+/// Per sweep point: its value on every axis (a label where the axis gives
+/// them) and its scenario document (`base` with the axes' values set).
+fn axis_docs(
+    spec: &aqmlab::scenario::SweepSpec,
+    n_points: usize,
+    base: &toml::Value,
+    file: &str,
+) -> CliResult<(AxisValues, Vec<toml::Value>)> {
+    let mut axis_values: Vec<Vec<String>> = Vec::new();
+    let mut docs = Vec::new();
+    for k0 in 0..n_points {
+        let (mut k, mut vals, mut doc) = (k0, Vec::new(), base.clone());
+        for ax in &spec.vary {
+            let j = k % ax.values.len();
+            k /= ax.values.len();
+            aqmlab::scenario::set_path(&mut doc, &ax.key, ax.values[j].clone())
+                .map_err(|m| CliError::Input(format!("{file}: `{}`: {m}", ax.key)))?;
+            vals.push(match &ax.labels {
+                Some(l) => l[j].clone(),
+                None => axis_value(&ax.values[j]),
+            });
+        }
+        axis_values.push(vals);
+        docs.push(doc);
+    }
+    Ok((axis_values, docs))
+}
+
+/// One job per sweep point and seed, with its effective scenario and
+/// provenance.
+fn make_jobs(
+    a: &SweepArgs,
+    points: &[aqmlab::scenario::SweepPoint],
+    docs: &[toml::Value],
+    seeds: u64,
+) -> CliResult<Vec<Job>> {
+    let mut jobs = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        for seed in 1..=seeds {
+            let (toml, prov) = provenance(&docs[i], seed, Some(&a.file), &a.set)?;
+            jobs.push(Job {
+                point: i,
+                seed,
+                rel: format!("{}/seed-{seed}", p.label),
+                toml,
+                prov,
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+/// Run folders under `--out` that are not this sweep's: an error, or
+/// deleted with `--force`.
+fn remove_stale(a: &SweepArgs, jobs: &[Job]) -> CliResult {
+    // Runs of another sweep are never mixed in.
+    let keep: BTreeSet<String> = jobs.iter().map(|j| j.rel.clone()).collect();
+    let stale = output::stale_runs(&a.out, &keep);
+    if !stale.is_empty() {
+        let list = stale.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        let more = if stale.len() > 5 { ", …" } else { "" };
+        if !a.force {
+            return Err(CliError::Input(format!(
+                "--out `{}` holds {} run folder(s) that are not part of this sweep ({list}{more}); \
+                 they would be mixed with its results: use another --out, remove them, \
+                 or pass --force to delete them",
+                a.out.display(),
+                stale.len()
+            )));
+        }
+        output::remove_stale_runs(&a.out, &stale).map_err(out_err)?;
+        eprintln!(
+            "sweep: --force: deleted {} run folder(s) not part of this sweep: {list}{more}",
+            stale.len()
+        );
+    }
+    Ok(())
+}
+
+/// The jobs to run now (not complete, in this shard) and how many are
+/// complete; removes the sweep's tables before any run changes.
+fn pending(
+    a: &SweepArgs,
+    jobs: &[Job],
+    shard: Option<(u64, u64)>,
+) -> CliResult<(Vec<usize>, usize)> {
+    let done: Vec<bool> = jobs
+        .iter()
+        .map(|j| complete(&a.out.join(&j.rel), j))
+        .collect();
+    let todo: Vec<usize> = (0..jobs.len())
+        .filter(|&k| !done[k])
+        .filter(|&k| match shard {
+            Some((i, n)) => k as u64 % n == i - 1,
+            None => true,
+        })
+        .collect();
+    let n_done = done.iter().filter(|d| **d).count();
+    if !todo.is_empty() {
+        // The tables describe a complete set of runs: remove the earlier
+        // ones before any run changes (they are written again at the end).
+        for t in TABLES {
+            let p = a.out.join(t);
+            if p.is_file() {
+                std::fs::remove_file(&p).map_err(|e| out_err(output::path_err(&p, e)))?;
+            }
+        }
+    }
+    if n_done > 0 {
+        eprintln!(
+            "sweep: {n_done} of {} runs already complete in {} (same scenario and seed); running {}",
+            jobs.len(),
+            a.out.display(),
+            todo.len()
+        );
+    }
+    Ok((todo, n_done))
 }
 
 /// Run one job and rename its files into place (the CSVs' `label`
@@ -465,6 +523,43 @@ fn fingerprint(s: &Value) -> Value {
     s
 }
 
+/// The metrics of `summary.md` and the metrics plot: (key in a run's row,
+/// title, scale).
+const METRICS: [(&str, &str, f64); 8] = [
+    ("mean_delay_s", "mean delay (ms)", 1e3),
+    ("p99_delay_s", "p99 delay (ms)", 1e3),
+    ("mean_len_pkts", "mean queue (pkts)", 1.0),
+    ("drop_rate", "drop rate", 1.0),
+    ("mark_rate", "mark rate", 1.0),
+    ("utilization", "utilization", 1.0),
+    ("goodput_bps", "goodput (Mbit/s)", 1e-6),
+    ("jain_tcp", "Jain (TCP)", 1.0),
+];
+
+/// A finished sweep's runs, read back from its folder.
+struct Finished<'a> {
+    points: &'a [aqmlab::scenario::SweepPoint],
+    jobs: &'a [Job],
+    rows: Vec<Row>,
+    data: Vec<RunData>,
+    seeds: u64,
+    /// The queue reported.
+    link: String,
+    /// The scenario's name.
+    name: &'a str,
+}
+
+impl Finished<'_> {
+    /// The runs of combination `i`, with their rows.
+    fn runs_of(&self, i: usize) -> impl Iterator<Item = (&Row, &RunData)> {
+        self.jobs
+            .iter()
+            .zip(self.rows.iter().zip(&self.data))
+            .filter(move |(j, _)| j.point == i)
+            .map(|(_, rd)| rd)
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn tables(
     a: &SweepArgs,
@@ -489,23 +584,9 @@ fn tables(
             missing[0]
         )));
     }
-    // The reported queue: sweep.link, or the busiest monitored queue of the
-    // first run.
     let link = match link {
         Some(l) => l,
-        None => {
-            let (d, monitored) = read_run(&a.out.join(&jobs[0].rel), None)?;
-            let qs = d.summary["queues"].as_array().cloned().unwrap_or_default();
-            qs.iter()
-                .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
-                .max_by_key(|q| q["enqueued"].as_u64().unwrap_or(0))
-                .and_then(|q| q["link"].as_str().map(str::to_string))
-                .ok_or_else(|| {
-                    CliError::Input(
-                        "sweep: no monitored queue to report; set sweep.link = \"a->b\"".into(),
-                    )
-                })?
-        }
+        None => busiest_monitored(&a.out.join(&jobs[0].rel))?,
     };
     let mut data = Vec::new();
     let mut rows = Vec::new();
@@ -514,55 +595,86 @@ fn tables(
         rows.push(row(&d.summary, &link)?);
         data.push(d);
     }
-    let groups: BTreeSet<String> = rows
+    let fin = Finished {
+        points,
+        jobs,
+        rows,
+        data,
+        seeds,
+        link,
+        name: &points[0].scenario.name,
+    };
+    let mut st = Staging::new(&a.out).map_err(out_err)?;
+    write_sweep_csv(&st.path("sweep.csv"), &a.out, &fin, axes, axis_values)?;
+    eprintln!("sweep: {ran} runs computed now in {run_wall:.1} s wall");
+    let stats = metric_stats(&fin);
+    let md = summary_md(&fin, &stats);
+    print!("{md}");
+    std::io::Write::flush(&mut std::io::stdout())?;
+    st.write("summary.md", md.as_bytes()).map_err(out_err)?;
+    sweep_plots(&mut st, &fin, &stats)?;
+    st.commit().map_err(out_err)?;
+    eprintln!(
+        "sweep: results, sweep.csv, summary.md and plots in {}",
+        a.out.display()
+    );
+    Ok(())
+}
+
+/// The reported queue when `sweep.link` is not set: the busiest monitored
+/// queue of the run in `dir` (the first run).
+fn busiest_monitored(dir: &Path) -> CliResult<String> {
+    let (d, monitored) = read_run(dir, None)?;
+    let qs = d.summary["queues"].as_array().cloned().unwrap_or_default();
+    qs.iter()
+        .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
+        .max_by_key(|q| q["enqueued"].as_u64().unwrap_or(0))
+        .and_then(|q| q["link"].as_str().map(str::to_string))
+        .ok_or_else(|| {
+            CliError::Input("sweep: no monitored queue to report; set sweep.link = \"a->b\"".into())
+        })
+}
+
+/// `sweep.csv` (at `path`, staged for `out`): one line per run, the axes'
+/// values, the run's metrics and its groups' goodput.
+fn write_sweep_csv(
+    path: &Path,
+    out: &Path,
+    fin: &Finished,
+    axes: &[String],
+    axis_values: &[Vec<String>],
+) -> CliResult {
+    let groups: BTreeSet<String> = fin
+        .rows
         .iter()
         .flat_map(|r| r.goodput.keys().cloned())
         .collect();
-    // sweep.csv
-    let mut st = Staging::new(&a.out).map_err(out_err)?;
-    {
-        let p = st.path("sweep.csv");
-        let e = |e: csv::Error| out_err(output::path_err(&a.out.join("sweep.csv"), e));
-        let mut w = csv::Writer::from_path(&p).map_err(e)?;
-        let mut head: Vec<String> = axes.to_vec();
-        head.extend(["seed", "run_dir", "link", "kind"].map(String::from));
-        head.extend(rows[0].values.iter().map(|(k, _)| k.to_string()));
-        head.extend(groups.iter().map(|g| format!("goodput_bps_{g}")));
-        w.write_record(&head).map_err(e)?;
-        for (j, r) in jobs.iter().zip(&rows) {
-            let mut rec = axis_values[j.point].clone();
-            rec.extend([
-                j.seed.to_string(),
-                j.rel.clone(),
-                r.link.clone(),
-                r.kind.clone(),
-            ]);
-            rec.extend(r.values.iter().map(|(_, v)| fmt_opt(*v)));
-            rec.extend(groups.iter().map(|g| fmt_opt(r.goodput.get(g).copied())));
-            w.write_record(&rec).map_err(e)?;
-        }
-        w.flush()
-            .map_err(|x| out_err(output::path_err(&a.out.join("sweep.csv"), x)))?;
+    let e = |e: csv::Error| out_err(output::path_err(&out.join("sweep.csv"), e));
+    let mut w = csv::Writer::from_path(path).map_err(e)?;
+    let mut head: Vec<String> = axes.to_vec();
+    head.extend(["seed", "run_dir", "link", "kind"].map(String::from));
+    head.extend(fin.rows[0].values.iter().map(|(k, _)| k.to_string()));
+    head.extend(groups.iter().map(|g| format!("goodput_bps_{g}")));
+    w.write_record(&head).map_err(e)?;
+    for (j, r) in fin.jobs.iter().zip(&fin.rows) {
+        let mut rec = axis_values[j.point].clone();
+        rec.extend([
+            j.seed.to_string(),
+            j.rel.clone(),
+            r.link.clone(),
+            r.kind.clone(),
+        ]);
+        rec.extend(r.values.iter().map(|(_, v)| fmt_opt(*v)));
+        rec.extend(groups.iter().map(|g| fmt_opt(r.goodput.get(g).copied())));
+        w.write_record(&rec).map_err(e)?;
     }
-    // summary.md
-    let name = &points[0].scenario.name;
-    let mut md = format!(
-        "# Sweep: {name}\n\n{} combinations × {seeds} seeds = {} runs. \
-         Queue reported: `{link}`. Drop and mark rates are per packet arrival at that queue.\n\n",
-        points.len(),
-        jobs.len(),
-    );
-    eprintln!("sweep: {ran} runs computed now in {run_wall:.1} s wall");
-    let metrics: [(&str, &str, f64); 8] = [
-        ("mean_delay_s", "mean delay (ms)", 1e3),
-        ("p99_delay_s", "p99 delay (ms)", 1e3),
-        ("mean_len_pkts", "mean queue (pkts)", 1.0),
-        ("drop_rate", "drop rate", 1.0),
-        ("mark_rate", "mark rate", 1.0),
-        ("utilization", "utilization", 1.0),
-        ("goodput_bps", "goodput (Mbit/s)", 1e-6),
-        ("jain_tcp", "Jain (TCP)", 1.0),
-    ];
+    w.flush()
+        .map_err(|x| out_err(output::path_err(&out.join("sweep.csv"), x)))
+}
+
+/// Per combination and metric of [`METRICS`]: (mean, sd, half-width of the
+/// 95 % interval) over seeds.
+fn metric_stats(fin: &Finished) -> Vec<Vec<(f64, f64, f64)>> {
     let val = |r: &Row, k: &str| {
         r.values
             .iter()
@@ -570,27 +682,34 @@ fn tables(
             .and_then(|(_, v)| *v)
             .unwrap_or(f64::NAN)
     };
-    let mut stats: Vec<Vec<(f64, f64, f64)>> = Vec::new(); // [point][metric]
-    for (i, _) in points.iter().enumerate() {
-        let rs: Vec<&Row> = jobs
-            .iter()
-            .zip(&rows)
-            .filter(|(j, _)| j.point == i)
-            .map(|(_, r)| r)
-            .collect();
-        stats.push(
-            metrics
+    (0..fin.points.len())
+        .map(|i| {
+            let rs: Vec<&Row> = fin.runs_of(i).map(|(r, _)| r).collect();
+            METRICS
                 .iter()
                 .map(|(k, _, scale)| {
                     let xs: Vec<f64> = rs.iter().map(|r| val(r, k) * scale).collect();
                     spread(&xs)
                 })
-                .collect(),
-        );
-    }
+                .collect()
+        })
+        .collect()
+}
+
+/// `summary.md`: the metrics' means with intervals, their standard
+/// deviations, and a warning for combinations whose seeds change nothing.
+fn summary_md(fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> String {
+    let (points, seeds, link) = (fin.points, fin.seeds, &fin.link);
+    let mut md = format!(
+        "# Sweep: {}\n\n{} combinations × {seeds} seeds = {} runs. \
+         Queue reported: `{link}`. Drop and mark rates are per packet arrival at that queue.\n\n",
+        fin.name,
+        points.len(),
+        fin.jobs.len(),
+    );
     let mut head = String::from("| combination |");
     let mut rule = String::from("|---|");
-    for (_, title, _) in &metrics {
+    for (_, title, _) in &METRICS {
         let _ = write!(head, " {title} |");
         rule.push_str("---:|");
     }
@@ -609,7 +728,7 @@ fn tables(
             format!("{x:.4}")
         }
     };
-    for (p, s) in points.iter().zip(&stats) {
+    for (p, s) in points.iter().zip(stats) {
         let cells: Vec<String> = s
             .iter()
             .map(|(m, _, h)| {
@@ -623,29 +742,11 @@ fn tables(
         let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
     }
     let _ = writeln!(md, "\nStandard deviation over seeds:\n\n{head}\n{rule}");
-    for (p, s) in points.iter().zip(&stats) {
+    for (p, s) in points.iter().zip(stats) {
         let cells: Vec<String> = s.iter().map(|(_, sd, _)| f(*sd)).collect();
         let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
     }
-    // Seeds that change nothing are not replication.
-    let mut warnings = Vec::new();
-    if seeds >= 2 {
-        for (i, p) in points.iter().enumerate() {
-            let fps: Vec<Value> = jobs
-                .iter()
-                .zip(&data)
-                .filter(|(j, _)| j.point == i)
-                .map(|(_, d)| fingerprint(&d.summary))
-                .collect();
-            if fps.windows(2).all(|w| w[0] == w[1]) {
-                warnings.push(format!(
-                    "warning: `{}`: the {seeds} seeds gave identical results (nothing in the scenario is random); \
-                     its spread is zero and its seeds are not replications",
-                    p.label
-                ));
-            }
-        }
-    }
+    let warnings = identical_seeds(fin);
     if !warnings.is_empty() {
         md.push('\n');
         for w in &warnings {
@@ -653,21 +754,43 @@ fn tables(
             eprintln!("{w}");
         }
     }
-    print!("{md}");
-    std::io::Write::flush(&mut std::io::stdout())?;
-    st.write("summary.md", md.as_bytes()).map_err(out_err)?;
-    // Plots: every seed (mean and band), and the metrics with intervals.
+    md
+}
+
+/// Seeds that change nothing are not replication: a warning per
+/// combination whose seeds all gave the same results.
+fn identical_seeds(fin: &Finished) -> Vec<String> {
+    let seeds = fin.seeds;
+    if seeds < 2 {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    for (i, p) in fin.points.iter().enumerate() {
+        let fps: Vec<Value> = fin
+            .runs_of(i)
+            .map(|(_, d)| fingerprint(&d.summary))
+            .collect();
+        if fps.windows(2).all(|w| w[0] == w[1]) {
+            warnings.push(format!(
+                "warning: `{}`: the {seeds} seeds gave identical results (nothing in the scenario is random); \
+                 its spread is zero and its seeds are not replications",
+                p.label
+            ));
+        }
+    }
+    warnings
+}
+
+/// Plots: queue delay and length over time (every seed: mean and band), and
+/// the metrics with their intervals.
+fn sweep_plots(st: &mut Staging, fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> CliResult {
+    let (seeds, link, name) = (fin.seeds, &fin.link, fin.name);
     let band = |f: &dyn Fn(&(f64, f64, f64)) -> f64| -> Vec<crate::plot::Band> {
-        points
+        fin.points
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let runs: Vec<&RunData> = jobs
-                    .iter()
-                    .zip(&data)
-                    .filter(|(j, _)| j.point == i)
-                    .map(|(_, d)| d)
-                    .collect();
+                let runs: Vec<&RunData> = fin.runs_of(i).map(|(_, d)| d).collect();
                 let n = runs.iter().map(|d| d.series.len()).min().unwrap_or(0);
                 let pts = (0..n)
                     .map(|k| {
@@ -714,7 +837,7 @@ fn tables(
     let panels = [0usize, 3, 5, 6, 7]
         .iter()
         .map(|&m| crate::plot::ErrorPanel {
-            title: metrics[m].1.to_string(),
+            title: METRICS[m].1.to_string(),
             values: stats
                 .iter()
                 .map(|s| (s[m].0, if s[m].2.is_finite() { s[m].2 } else { 0.0 }))
@@ -725,16 +848,10 @@ fn tables(
         &crate::plot::ErrorBars {
             title: format!("Sweep metrics at {link} — {name}"),
             subtitle: format!("mean over {seeds} seed(s), bars: 95 % interval (Student's t)"),
-            categories: points.iter().map(|p| p.label.clone()).collect(),
+            categories: fin.points.iter().map(|p| p.label.clone()).collect(),
             panels,
         },
         &st.plot_stem("metrics"),
     )
-    .map_err(out_err)?;
-    st.commit().map_err(out_err)?;
-    eprintln!(
-        "sweep: results, sweep.csv, summary.md and plots in {}",
-        a.out.display()
-    );
-    Ok(())
+    .map_err(out_err)
 }

@@ -1,16 +1,11 @@
 //! The `aqmlab` binary as a user meets it: outputs, exit codes, messages.
 
-use assert_cmd::Command;
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn aqmlab() -> Command {
-    Command::cargo_bin("aqmlab").unwrap()
-}
+use common::{aqmlab, root};
 
 const GOOD: &str = r#"
 name = "cli-test"
@@ -40,17 +35,7 @@ start_spread = "100ms"
 
 /// Run `aqmlab run` on `text`; return (exit code, stderr, out dir).
 fn run_text(dir: &Path, text: &str, extra: &[&str]) -> (i32, String, PathBuf) {
-    let f = dir.join("s.toml");
-    fs::write(&f, text).unwrap();
-    let out = dir.join("out");
-    let mut c = aqmlab();
-    c.arg("run").arg(&f).arg("--out").arg(&out).args(extra);
-    let o = c.output().unwrap();
-    (
-        o.status.code().unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-        out,
-    )
+    common::run_scenario(dir, text, extra)
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! scenario files: exit 2, one line naming the key, the value and what is
 //! allowed, and no output (issue 13, items 1 and 2).
 
+mod common;
+
 use assert_cmd::Command;
 use std::fs;
 use std::path::Path;
@@ -31,18 +33,15 @@ dst = "h2"
 "#;
 
 fn aqmlab() -> Command {
-    let mut c = Command::cargo_bin("aqmlab").unwrap();
+    let mut c = common::aqmlab();
     c.timeout(Duration::from_secs(60));
     c
 }
 
 /// `aqmlab <args>` → (exit code, stderr).
 fn exec(args: &[&str]) -> (i32, String) {
-    let o = aqmlab().args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let (code, _, err) = common::output(aqmlab().args(args));
+    (code, err)
 }
 
 /// `aqmlab run` on `text` with `extra` flags → (exit code, stderr); asserts

@@ -1,15 +1,14 @@
 //! Output folders: complete or absent, reuse, provenance, tables, resumable
 //! and sharded sweeps, interruption, progress lines, pcap traces.
 
-use assert_cmd::Command;
+mod common;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn aqmlab() -> Command {
-    Command::cargo_bin("aqmlab").unwrap()
-}
+use common::{aqmlab, write};
 
 /// A dumbbell with RED + ECN at the bottleneck (marks), a lossy reverse
 /// path (retransmissions) and a CBR flow (UDP in pcap).
@@ -87,19 +86,8 @@ key = "links.bottleneck.queue_ab.limit"
 values = [10, 40]
 "#;
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let f = dir.join(name);
-    fs::write(&f, text).unwrap();
-    f
-}
-
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = aqmlab().args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::output(aqmlab().args(args))
 }
 
 fn s(p: &Path) -> &str {

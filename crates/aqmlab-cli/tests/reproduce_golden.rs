@@ -8,13 +8,14 @@
 //! AQMLAB_UPDATE_GOLDEN=1 cargo test --release -p aqmlab-cli --test reproduce_golden
 //! ```
 
-use assert_cmd::Command;
+mod common;
+
 use std::fs;
 use std::path::PathBuf;
 
 fn golden_path(paper: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
+    common::root()
+        .join("crates/aqmlab-cli/tests/golden")
         .join(format!("{paper}.tables.csv"))
 }
 
@@ -23,8 +24,7 @@ fn golden_path(paper: &str) -> PathBuf {
 fn check(paper: &str, args: &[&str]) {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join(paper);
-    let o = Command::cargo_bin("aqmlab")
-        .unwrap()
+    let o = common::aqmlab()
         .args(["reproduce", paper, "--jobs", "1"])
         .args(args)
         .arg("--out")

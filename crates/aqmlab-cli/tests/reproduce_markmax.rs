@@ -2,16 +2,16 @@
 //! (`--duration`): the paper's numbers are printed beside
 //! ours, and the report, the tables and the plots are written.
 
+mod common;
+
 use aqmlab_cli::reproduce::table::{read_csv, HEADER};
-use assert_cmd::Command;
 use std::fs;
 
 #[test]
 fn reproduce_markmax_writes_tables_report_and_plots() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("mm");
-    let o = Command::cargo_bin("aqmlab")
-        .unwrap()
+    let o = common::aqmlab()
         .args([
             "reproduce",
             "markmax",
@@ -101,8 +101,7 @@ fn reproduce_rejects_bad_duration_and_load_flags() {
     for (paper, flags, want) in cases {
         let d = tempfile::tempdir().unwrap();
         let out = d.path().join("x");
-        let o = Command::cargo_bin("aqmlab")
-            .unwrap()
+        let o = common::aqmlab()
             .args(["reproduce", paper, "--seeds", "1"])
             .args(flags)
             .arg("--out")

@@ -4,14 +4,13 @@
 //! Also the MaxNet bad-input cases of `aqmlab run`: exit 2 with a message
 //! that names the key.
 
+mod common;
+
 use aqmlab_cli::reproduce::table::{read_csv, HEADER};
-use assert_cmd::Command;
 use std::fs;
 use std::path::Path;
 
-fn aqmlab() -> Command {
-    Command::cargo_bin("aqmlab").unwrap()
-}
+use common::aqmlab;
 
 #[test]
 fn reproduce_maxnet_mice_writes_tables_report_and_plots() {

@@ -2,16 +2,16 @@
 //! (`--duration`): the paper's tables are printed beside ours,
 //! and the report, the CSV table and the plot are written.
 
+mod common;
+
 use aqmlab_cli::reproduce::table::{read_csv, HEADER};
-use assert_cmd::Command;
 use std::fs;
 
 #[test]
 fn reproduce_rio_ps_writes_tables_report_and_plot() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("rio");
-    let o = Command::cargo_bin("aqmlab")
-        .unwrap()
+    let o = common::aqmlab()
         .args([
             "reproduce",
             "rio-ps",

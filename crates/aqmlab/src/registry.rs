@@ -640,6 +640,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "pace at Linux's rate: cwnd/srtt x 200 % in slow start, 120 % after"
     ),
     param!(
+        "ack_first_segment",
+        "",
+        "true/false",
+        "",
+        "ACK the first data segment after the handshake at once (ns-3)"
+    ),
+    param!(
         "limited_transmit",
         "",
         "true/false",

@@ -5,7 +5,7 @@
 //! still in the network (queued, being serialised, or propagating), and the
 //! drop count agrees with the per-queue, per-link and per-flow counters.
 //!
-//! Determinism (DESIGN.md "Conventions"): the same scenario and seed give
+//! Determinism: the same scenario and seed give
 //! byte-identical output files except `wall_seconds` in `summary.json`, also
 //! when runs execute concurrently on several threads; a different seed gives
 //! different results.

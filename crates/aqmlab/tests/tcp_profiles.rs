@@ -200,3 +200,56 @@ fn timestamps_sample_every_ack_even_after_retransmission() {
         }
     }
 }
+
+/// ns-3's receiver ACKs the first data segment after the handshake at once
+/// (`TcpSocketBase`: `m_delAckCount = m_delAckMaxCount` on ESTABLISHED),
+/// then every second segment; the `ns3-3.44` profile sets it, the others
+/// do not.
+#[test]
+fn ns3_profile_acks_the_first_data_segment_at_once() {
+    use aqmlab::tcp::Receiver;
+    let acks_after = |profile: &str, segs: u32| {
+        let p = scenario(&format!("profile = \"{profile}\""), "")
+            .unwrap()
+            .tcp_params(0);
+        let mut r = Receiver::new(&p, 0, 1, 0);
+        let (mut out, mut timers) = (vec![], vec![]);
+        let mut ctx = TcpCtx {
+            now: 0,
+            out: &mut out,
+            timers: &mut timers,
+        };
+        r.on_packet(
+            &Packet {
+                flags: flags::SYN,
+                ..Default::default()
+            },
+            &mut ctx,
+        );
+        let syn_acks = r.acks_sent;
+        let mut counts = vec![];
+        for seq in 0..segs {
+            r.on_packet(
+                &Packet {
+                    seq,
+                    size: 1000,
+                    ..Default::default()
+                },
+                &mut ctx,
+            );
+            counts.push(r.acks_sent - syn_acks);
+        }
+        counts
+    };
+    // ns-3: ACK after segments 1, 3, 5 (2n − 1 per slow-start round)
+    assert_eq!(acks_after("ns3-3.44", 5), [1, 1, 2, 2, 3]);
+    // Linux profile (no quick-ACK mode modelled): every second segment
+    assert_eq!(acks_after("linux-6.1", 5), [0, 1, 1, 2, 2]);
+    let p = scenario("profile = \"ns3-3.44\"\nack_first_segment = false", "")
+        .unwrap()
+        .tcp_params(0);
+    assert!(
+        !p.ack_first_segment,
+        "an explicit key overrides the profile"
+    );
+}

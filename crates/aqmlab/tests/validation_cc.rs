@@ -1,6 +1,6 @@
 //! Validation of the high-speed congestion controls (issue 4) against their
 //! specifications and against the behaviour their papers claim
-//! (DESIGN.md, validation layers 1 and 2).
+//! (validation against the specification and against theory).
 //!
 //! Sources: RFC 9438 (CUBIC), ns-2.35 tcp-linux `tcp_cubic.c` (CUBIC v2.1,
 //! Linux 2.6.22), Leith & Shorten 2004 / Linux `tcp_htcp.c` (H-TCP),

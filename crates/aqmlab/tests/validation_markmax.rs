@@ -1,5 +1,5 @@
 //! Validation of MarkMax (N. Osipova, A. Blanc, K. Avrachenkov, "Improving
-//! TCP Fairness with MarkMax Policy", slides `papers/markmax.txt`): the
+//! TCP Fairness with MarkMax Policy", slides): the
 //! discipline against the slides' algorithm, the fluid model against its
 //! threshold conditions, and the packet model against the fluid model.
 //!

@@ -1,8 +1,8 @@
 //! Validation of MaxNet (`aqm/maxnet.rs`, `tcp/cc/maxnet.rs`) against the
-//! properties `maxnet-mice.txt` and the MaxNet papers claim, on packet-level
+//! properties Phan et al., "MaxNet and TCP Reno/RED on Mice Traffic" and the MaxNet papers claim, on packet-level
 //! runs. Every run also checks packet conservation.
 //!
-//! 1. Equilibrium (`maxnet-mice.txt` §2.2): N long-lived MaxNet flows on one
+//! 1. Equilibrium (Phan et al. §2.2): N long-lived MaxNet flows on one
 //!    bottleneck converge to an aggregate rate within 2 % of μC, share it
 //!    equally (Jain ≥ 0.99) and keep no standing queue. The queue criterion
 //!    is "mean below one packet" where the flows share one path; with
@@ -14,7 +14,7 @@
 //! 2. Max-min (Wydrowski & Zukerman 2002): on a two-bottleneck parking lot,
 //!    flows bottlenecked at different links get the max-min allocation of
 //!    the capacities μC (within 5 %).
-//! 3. Transient bound (`maxnet-mice.txt` eq. 4): when one flow joins N at
+//! 3. Transient bound (Phan et al. eq. 4): when one flow joins N at
 //!    equilibrium, the aggregate arrival rate exceeds C by at most
 //!    `((1 + 1/N)μ − 1)C`; the transient queue shrinks as N grows.
 //! 4. MaxStart (§3, SAW08): a new flow reaches the advertised rate about two

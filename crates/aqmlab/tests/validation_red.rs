@@ -1,6 +1,6 @@
-//! Validation of RED's early-drop process against its formula (DESIGN.md,
-//! validation layer 2; S. Floyd and V. Jacobson, "Random Early Detection
-//! Gateways for Congestion Avoidance", IEEE/ACM ToN 1(4), 1993, §7 and Fig. 2;
+//! Validation of RED's early-drop process against its formula (S. Floyd
+//! and V. Jacobson, "Random Early Detection Gateways for Congestion
+//! Avoidance", IEEE/ACM ToN 1(4), 1993, §7 and Fig. 2;
 //! ns-2 `queue/red.cc` `modify_p` for `wait` and `gentle`).
 //!
 //! Method: the discipline is driven directly through the `QueueDisc` trait.

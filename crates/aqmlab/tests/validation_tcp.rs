@@ -1,4 +1,4 @@
-//! Validation of the TCP model against theory (DESIGN.md, validation layer 2).
+//! Validation of the TCP model against theory.
 //!
 //! 1. Reno/NewReno throughput under independent random loss against the full
 //!    formula of J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP

@@ -31,6 +31,7 @@ use super::common::{check_conservation, md_rows, text_table};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
+use super::template::render;
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
@@ -43,6 +44,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
+
+/// The report's prose and its discussion, `{{name}}` filled from the run.
+const REPORT: &str = include_str!("templates/markmax.md");
+const DISCUSSION: &str = include_str!("templates/markmax-discussion.md");
 
 const SCHEME1_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme1.toml");
 const SCHEME2_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme2.toml");
@@ -502,7 +507,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     plot_bars(&ctx, out)?;
     let rows = table_rows(&ctx);
     write_csv(&rows, &out.join("tables.csv"))?;
-    let rep = report(&ctx, &tables);
+    let rep = report(&ctx, &tables)?;
     aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
 
     let events: u64 = results.iter().map(|r| r.events).sum();
@@ -840,69 +845,43 @@ fn signed(v: f64, d: usize) -> String {
     format!("{v:+.d$}")
 }
 
-fn report(cx: &Ctx, stdout_tables: &str) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# MarkMax (Osipova, Blanc, Avrachenkov) — reproduction with aqmlab\n\n\
-         Paper: N. Osipova, A. Blanc, K. Avrachenkov, \"Improving TCP Fairness with MarkMax \
-         Policy\" (slides), tables \"NS2 simulations – results scheme1\" \
-         and \"results scheme2\" and the congestion-window figures for δ2/δ1 = 7 and 10. \
-         Command: `aqmlab reproduce markmax --seeds {}`.\n",
-        cx.seeds
-    );
-    if cx.shortened {
-        let _ = writeln!(
-            s,
+type Vars = Vec<(&'static str, String)>;
+
+/// The report: `templates/markmax.md` filled from the run.
+fn report(cx: &Ctx, stdout_tables: &str) -> CliResult<String> {
+    let (fluid, fluid_j) = fluid_table(cx);
+    let (sens_summary, sens_detail) = sensitivity_tables(cx);
+    let duration_note = if cx.shortened {
+        format!(
             "**Run length set by `--duration`** ({:.0} s, warm-up {:.1} s, instead of the \
              default {DURATION_S:.0} s / {WARMUP_S:.0} s); shortened runs are for checking the \
-             command only, their numbers are not the reproduction.\n",
+             command only, their numbers are not the reproduction.\n\n",
             cx.dur, cx.warm
-        );
-    }
-    // --- setup
-    let _ = writeln!(
-        s,
-        "## Setup\n\n\
-         - Topology: sources s1, s2 (scheme 2: also s3) → router r over 300 Mbit/s access \
-         links; r → d is the 70 Mbit/s bottleneck; ACKs return the same way.\n\
-         - δ1 = 12 ms; δ2 = δ1·(δ2/δ1); scheme 2: δ3 = δ2.\n\
-         - DropTail: 240 packets. MarkMax: θ_l = 200, θ = 240, θ_h = 280 packets (the paper's \
-         \"MSS\"), buffer 1000 packets (not given by the paper; never filled, see Checks), \
-         backlog counted in bytes (all data packets have the same size, so bytes and packets \
-         select the same flow), ECN marks.\n\
-         - TCP New Reno (RFC 6582), ECN-capable (RFC 3168) under MarkMax, not under DropTail.\n\
-         - Runs of {:.0} s, {} seed(s) per configuration (the seed draws each flow's start in \
-         [0, 1) s). J (Jain's index of the flows' goodputs), ρ (bottleneck busy fraction) and \
-         T̄ (mean time from enqueue to dequeue at the bottleneck, per packet) are measured \
-         over [{:.0} s, {:.0} s]: each run is repeated up to {:.0} s with the same seed — an \
-         exact prefix, the simulator being deterministic — and the window's values are the \
-         differences of the two runs' counters.\n",
-        cx.dur, cx.seeds, cx.warm, cx.dur, cx.warm
-    );
-    let _ = writeln!(
-        s,
-        "### Choices where the paper is silent (pinned in `scenarios/papers/markmax/*.toml`)\n\n\
-         - **What δ_i is.** The slides give each access link a pair (μ_i, δ_i) and define \
-         \"δ_i – propagation and queue delays\". We take δ_i as the one-way propagation delay \
-         of access link i (what an ns-2 script sets with `duplex-link`) and give the \
-         bottleneck no propagation delay, so δ2/δ1 is exactly the ratio of the flows' \
-         round-trip propagation delays (2δ_i; 24 ms for flow 1). The other reading (δ_i = the \
-         round-trip propagation delay) is in the sensitivity table below.\n\
-         - **Packets:** ns-2's Agent/TCP packetSize_ of 1000 bytes + 40 bytes of TCP/IP \
-         header (1040 B on the wire), 40-byte ACKs; thresholds and buffers counted in packets. \
-         500-byte segments are in the sensitivity table.\n\
-         - **ACKs:** one per segment (ns-2's Agent/TCPSink; no delayed ACKs).\n\
-         - **Sender:** ns-2.35 defaults windowInit_ 2, minrto_ 0.2 s, tcpTick_ 10 ms, initial \
-         RTO 3 s; the receive window (ns-2's window_, default 20) is raised to 10000 segments so \
-         that it never limits (20 segments per 24 ms cannot fill 70 Mbit/s).\n\
-         - **Other queues:** host and reverse-path DropTail queues of 10000 packets (never \
-         drop).\n\
-         - **Duration and warm-up:** not given; 300 s with the first 50 s (slow start and its \
-         aftermath) left out of J, ρ and T̄. Whole-run values are in `tables.csv`.\n"
-    );
-    // --- tables
-    let _ = writeln!(s, "## Results\n\n```text\n{stdout_tables}```\n");
+        )
+    } else {
+        String::new()
+    };
+    let vars: Vars = vec![
+        ("seeds", cx.seeds.to_string()),
+        ("duration_note", duration_note),
+        ("dur", format!("{:.0}", cx.dur)),
+        ("warm", format!("{:.0}", cx.warm)),
+        ("stdout_tables", stdout_tables.to_string()),
+        ("scheme_tables", scheme_tables(cx)),
+        ("per_flow", per_flow_table(cx)),
+        ("sens_summary", sens_summary),
+        ("sens_detail", sens_detail),
+        ("mu_pps", format!("{:.0}", MU_BPS / (1040.0 * 8.0))),
+        ("fluid", fluid),
+        ("discussion", discussion(cx, &fluid_j)?),
+        ("checks", checks(cx)),
+    ];
+    render(REPORT, &vars)
+}
+
+/// Per scheme: paper | aqmlab | difference for J, ρ and T̄.
+fn scheme_tables(cx: &Ctx) -> String {
+    let mut s = String::new();
     for scheme in [1, 2] {
         let _ = writeln!(
             s,
@@ -940,15 +919,11 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
         s.push_str(&md_rows(&head, &rows));
         s.push('\n');
     }
-    // --- per-flow detail
-    let _ = writeln!(
-        s,
-        "### Per-flow detail (our reading, means over seeds, over the window)\n\n\
-         Goodput per flow (Mbit/s); signals at the bottleneck per second (MarkMax: CE marks; \
-         DropTail: drops); each flow's window reductions per second (ECN echoes under \
-         MarkMax, fast retransmits under DropTail) and timeouts in the window; time-averaged \
-         queue and the largest queue of the whole run (packets).\n"
-    );
+    s
+}
+
+/// Per-flow goodput, signals, reductions and timeouts; queue sizes.
+fn per_flow_table(cx: &Ctx) -> String {
     let head = strings(&[
         "scheme",
         "δ2/δ1",
@@ -1006,20 +981,12 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_rows(&head, &rows));
-    s.push('\n');
+    md_rows(&head, &rows)
+}
 
-    // --- sensitivity
-    let _ = writeln!(
-        s,
-        "### Sensitivity to the readings the paper leaves open\n\n\
-         J, ρ and T̄ (ms) under DropTail / MarkMax for each reading: ours (δ_i the one-way \
-         delay of access link i, no bottleneck delay, 1000-byte segments, 300 s); δ_i as the \
-         round-trip propagation delay (access links of δ_i/2); a 12 ms propagation delay on \
-         the bottleneck; 500-byte segments (scheme 1 only; thresholds and buffers still in \
-         packets); runs of 1000 s (δ2/δ1 ≥ 20 only; same 50 s warm-up). First, the mean \
-         absolute difference from the paper over the cells each reading was run for:\n"
-    );
+/// The readings the paper leaves open: (mean absolute difference from the
+/// paper per reading, every cell under every reading).
+fn sensitivity_tables(cx: &Ctx) -> (String, String) {
     let head = strings(&[
         "reading",
         "cells",
@@ -1054,8 +1021,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             f(d[2] / n_f, 1),
         ]);
     }
-    s.push_str(&md_rows(&head, &rows));
-    s.push('\n');
+    let summary = md_rows(&head, &rows);
     let head = strings(&[
         "scheme",
         "δ2/δ1",
@@ -1092,21 +1058,15 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_rows(&head, &rows));
-    s.push('\n');
+    (summary, md_rows(&head, &rows))
+}
 
-    // --- fluid model
-    let _ = writeln!(
-        s,
-        "### The fluid model beside the packet runs\n\n\
-         The slides' fluid model (`aqmlab::fluid::markmax`) for each MarkMax configuration: \
-         μ = {:.0} packets/s, θ = 240, β = 0.5, RTT_i = 2δ_i + the MarkMax runs' mean \
-         queueing delay, α = Σ 1/RTT_i², every flow entering at μ/N, the largest rate cut, \
-         measured over the same window. The single-cut bound is the slides' \
-         μ²(1−β)²/(2α(N−1+β)²); \"positive backlog\" is the slides' second condition. Packet \
-         cuts/s = ECN window reductions per second.\n",
-        MU_BPS / (1040.0 * 8.0)
-    );
+/// Per MarkMax configuration: (scheme, δ2/δ1, fluid J, packet J).
+type FluidJ = Vec<(usize, f64, f64, f64)>;
+
+/// The fluid model beside the packet runs: (table, [`FluidJ`]).
+fn fluid_table(cx: &Ctx) -> (String, FluidJ) {
+    let span = cx.dur - cx.warm;
     let head = strings(&[
         "scheme",
         "δ2/δ1",
@@ -1144,34 +1104,7 @@ fn report(cx: &Ctx, stdout_tables: &str) -> String {
             }
         }
     }
-    s.push_str(&md_rows(&head, &rows));
-    s.push_str(
-        "\nThe fluid model's ρ is below 1 because its open-loop rates (λ_i = λ_0,i + t/RTT_i²) \
-         empty the buffer after each cut, as its positive-backlog condition (not met here) \
-         predicts; ACK-clocked TCP cannot send much faster than μ, and the packet runs stay \
-         at ρ ≈ 1. The fluid model also cuts more often, and cuts the long-RTT flows it \
-         started at an equal share. A like-for-like comparison (flows started in congestion \
-         avoidance at equal windows, the packet run's mean RTT in the fluid model) is the \
-         validation test `packet_model_agrees_with_fluid_model` in \
-         `crates/aqmlab/tests/validation_markmax.rs`: one cut per congestion epoch in both, \
-         cut frequency within 25 %, J within 0.03.\n\n",
-    );
-
-    s.push_str(&discussion(cx, &fluid_j));
-    s.push_str(&checks(cx));
-    let _ = writeln!(
-        s,
-        "## Files\n\n\
-         - `tables.csv`: every configuration (scheme, δ2/δ1, queue, reading) with J, ρ, T̄ \
-         (paper, aqmlab mean and sd, difference, runs), per-flow goodput, whole-run J/ρ/T̄, \
-         mean and largest queue.\n\
-         - `cwnd_ratio7.png`/`.svg`, `cwnd_ratio10.png`/`.svg`: each flow's congestion window \
-         over time under DropTail (top) and MarkMax (bottom), scheme 1, seed 1 (the paper's \
-         figures).\n\
-         - `fairness.png`/`.svg`, `delay.png`/`.svg`: J and T̄ by δ2/δ1, paper vs aqmlab, both \
-         schemes.\n"
-    );
-    s
+    (md_rows(&head, &rows), fluid_j)
 }
 
 /// The tolerances under which a cell agrees with the paper: J and ρ within
@@ -1222,25 +1155,45 @@ fn summary(
     )
 }
 
-/// The discussion, with the measured numbers filled in.
-fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
-    let mut s = String::from("## Where aqmlab differs from the paper, and why\n\n");
-    let get = |sch: usize, r: f64, q: Queue, v: Variant| ours(cx.agg(sch, r, q, v));
-    let main = |sch: usize, r: f64, q: Queue| get(sch, r, q, Variant::Main);
-    let cells = |sch: usize| paper_rows(sch).iter();
-    let range = |v: &[f64]| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lo, hi)
-    };
-    // --- summary
+/// The smallest and largest of `v`.
+fn range(v: &[f64]) -> (f64, f64) {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lo, hi)
+}
+
+impl Ctx<'_> {
+    /// aqmlab's (J, ρ, T̄) of one configuration.
+    fn ours(&self, scheme: usize, ratio: f64, q: Queue, v: Variant) -> [f64; 3] {
+        ours(self.agg(scheme, ratio, q, v))
+    }
+    /// … of the main reading.
+    fn main(&self, scheme: usize, ratio: f64, q: Queue) -> [f64; 3] {
+        self.ours(scheme, ratio, q, Variant::Main)
+    }
+}
+
+/// The discussion (`templates/markmax-discussion.md`), with the measured
+/// numbers filled in.
+fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> CliResult<String> {
+    let mut vars: Vars = vec![("summary", discussion_summary(cx))];
+    vars.extend(large_ratio_vars(cx, fluid_j));
+    vars.extend(droptail_vars(cx));
+    vars.extend(utilisation_vars(cx));
+    vars.extend(delay_vars(cx));
+    render(DISCUSSION, &vars)
+}
+
+/// The summary paragraph: MarkMax against DropTail, and every cell against
+/// the paper's under [`TOLS`].
+fn discussion_summary(cx: &Ctx) -> String {
     let mut better = 0;
     let mut gains = Vec::new();
     for scheme in [1, 2] {
-        for row in cells(scheme) {
+        for row in paper_rows(scheme) {
             let (dt, mm) = (
-                main(scheme, row.ratio, Queue::DropTail),
-                main(scheme, row.ratio, Queue::MarkMax),
+                cx.main(scheme, row.ratio, Queue::DropTail),
+                cx.main(scheme, row.ratio, Queue::MarkMax),
             );
             if mm[0] > dt[0] {
                 better += 1;
@@ -1251,15 +1204,16 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
             ));
         }
     }
-    let close: Vec<(f64, f64)> = cells(1)
+    let close: Vec<(f64, f64)> = paper_rows(1)
+        .iter()
         .filter(|r| r.ratio <= 10.0)
-        .map(|r| (main(1, r.ratio, Queue::MarkMax)[0], r.mm[0]))
+        .map(|r| (cx.main(1, r.ratio, Queue::MarkMax)[0], r.mm[0]))
         .collect();
     let mut differ = Vec::new();
     for scheme in [1usize, 2] {
-        for row in cells(scheme) {
+        for row in paper_rows(scheme) {
             for (q, paper) in [(Queue::DropTail, &row.dt), (Queue::MarkMax, &row.mm)] {
-                let m = main(scheme, row.ratio, q);
+                let m = cx.main(scheme, row.ratio, q);
                 for (k, tol) in TOLS.iter().enumerate() {
                     if !tol.within(m[k], paper[k]) {
                         differ.push(format!(
@@ -1273,16 +1227,20 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
             }
         }
     }
-    s.push_str(&summary(better, gains.len(), &gains, &close, &differ));
-    // --- MarkMax J at large ratios
+    summary(better, gains.len(), &gains, &close, &differ)
+}
+
+/// MarkMax at large δ2/δ1 and with three flows: how slowly a cut long-RTT
+/// flow regains its share, longer runs, the fluid model.
+fn large_ratio_vars(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> Vars {
     let long: Vec<String> = [(1, 20.0), (2, 20.0), (2, 50.0)]
         .iter()
         .map(|&(sc, r)| {
-            let row = cells(sc).find(|x| x.ratio == r).expect("row");
+            let row = paper_rows(sc).iter().find(|x| x.ratio == r).expect("row");
             format!(
                 "{sc}:{r:.0} {:.3} (300 s) → {:.3} (1000 s), paper {:.3}",
-                main(sc, r, Queue::MarkMax)[0],
-                get(sc, r, Queue::MarkMax, Variant::Long)[0],
+                cx.main(sc, r, Queue::MarkMax)[0],
+                cx.ours(sc, r, Queue::MarkMax, Variant::Long)[0],
                 row.mm[0]
             )
         })
@@ -1298,40 +1256,35 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
         .iter()
         .map(|(sc, r, jf, jp)| format!("{sc}:{r:.0} {jf:.3} vs {jp:.3}"))
         .collect();
-    let _ = writeln!(
-        s,
-        "**MarkMax at large δ2/δ1 and with three flows.** A long-RTT flow that has been cut \
-         regains rate at 1/RTT² per second: at δ2/δ1 = 20 (RTT {rtt20:.3} s with the mean \
-         queueing delay) {alpha20:.1} packets/s², so {:.0} s from half to its fair share \
-         of {share:.0} packets/s; at δ2/δ1 = 10 its window grows by {:.1} segments per \
-         second (the slow ramps of flow 2 in the MarkMax cwnd figures). J at large δ2/δ1 is \
-         therefore set by where slow start leaves the long-RTT flows and by the run length, \
-         not by the marking: with 1000-s runs J rises (scheme:δ2/δ1 {}). The fluid model, \
-         started with every flow at an equal share, stays fair (fluid vs packet J, {}); the \
-         paper's near-fair values at δ2/δ1 = 20 and 50 suggest longer runs or long-RTT \
-         flows that left slow start with a larger window. The paper gives neither the \
-         duration nor the start times.\n",
-        share / 2.0 / alpha20,
-        1.0 / rtt10,
-        long.join("; "),
-        fl.join(", ")
-    );
-    // --- DropTail
+    vec![
+        ("rtt20", format!("{rtt20:.3}")),
+        ("alpha20", format!("{alpha20:.1}")),
+        ("regain_s", format!("{:.0}", share / 2.0 / alpha20)),
+        ("share", format!("{share:.0}")),
+        ("cwnd_growth", format!("{:.1}", 1.0 / rtt10)),
+        ("long_runs", long.join("; ")),
+        ("fluid_vs_packet", fl.join(", ")),
+    ]
+}
+
+/// DropTail: the long-RTT flow's share and timeouts, and the readings.
+fn droptail_vars(cx: &Ctx) -> Vars {
     let dt7 = cx.agg(1, 7.0, Queue::DropTail, Variant::Main);
     let span = cx.dur - cx.warm;
     let to7 = dt7.m(|r| r.timeouts.get(1).copied().unwrap_or(0) as f64);
     let gp7 = dt7.m(|r| r.goodput.get(1).copied().unwrap_or(0.0) / 1e6);
-    let bd: Vec<String> = cells(1)
+    let cells = || paper_rows(1).iter();
+    let bd: Vec<String> = cells()
         .map(|r| {
-            let o = get(1, r.ratio, Queue::DropTail, Variant::BottleneckDelay);
+            let o = cx.ours(1, r.ratio, Queue::DropTail, Variant::BottleneckDelay);
             format!(
                 "{:.0}: J {:.3}, ρ {:.4}, T̄ {:.1} ms (paper {:.3}, {:.4}, {:.1})",
                 r.ratio, o[0], o[1], o[2], r.dt[0], r.dt[1], r.dt[2]
             )
         })
         .collect();
-    let rho_dt1: Vec<f64> = cells(1)
-        .map(|r| main(1, r.ratio, Queue::DropTail)[1])
+    let rho_dt1: Vec<f64> = cells()
+        .map(|r| cx.main(1, r.ratio, Queue::DropTail)[1])
         .collect();
     let (rl, rh) = range(&rho_dt1);
     let both: Vec<&str> = [
@@ -1342,96 +1295,89 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
     ]
     .into_iter()
     .filter(|&v| {
-        cells(1)
+        cells()
             .filter(|r| r.ratio == 3.0 || r.ratio == 7.0)
-            .all(|r| TOLS[0].within(get(1, r.ratio, Queue::DropTail, v)[0], r.dt[0]))
+            .all(|r| TOLS[0].within(cx.ours(1, r.ratio, Queue::DropTail, v)[0], r.dt[0]))
     })
     .map(Variant::describe)
     .collect();
-    let rtt_j: Vec<String> = cells(1)
+    let rtt_j: Vec<String> = cells()
         .map(|r| {
             format!(
                 "{:.0}: {:.3}",
                 r.ratio,
-                get(1, r.ratio, Queue::DropTail, Variant::DeltaIsRtt)[0]
+                cx.ours(1, r.ratio, Queue::DropTail, Variant::DeltaIsRtt)[0]
             )
         })
         .collect();
-    let _ = writeln!(
-        s,
-        "**DropTail.** Our DropTail gives the short-RTT flow almost everything beyond \
-         δ2/δ1 = 3: at δ2/δ1 = 7 flow 2 gets {gp7:.1} Mbit/s and suffers {to7:.0} \
-         timeouts in the {span:.0}-s window (the paper's J = 0.754 implies roughly a 1:3.5 \
-         split). Flow 2's window stays small (mostly below 100 segments; see the DropTail \
-         cwnd figures), so a drop in the overflow bursts caused by flow 1 often leaves it \
-         without three duplicate ACKs. In scheme 1 our \
-         DropTail ρ is {rl:.4}–{rh:.4} against the paper's 0.956–0.999: with our reading \
-         flow 1's bandwidth-delay product (24 ms × 8413 packets/s ≈ 202 packets) is below \
-         the 240-packet buffer, so a halved window still covers the pipe and the link \
-         never idles. The paper's lower ρ and its T̄ of 7.8–8.9 ms (a mean queue of \
-         ~70 packets) fit a longer base RTT: with a 12 ms bottleneck delay (BDP ≈ 404 \
-         packets) our DropTail gives, by δ2/δ1, {}. Reading δ_i as the round-trip delay \
-         instead changes DropTail's J to {} (paper 0.989, 0.754, 0.536, 0.548). Readings that give DropTail's J at \
-         δ2/δ1 = 3 and 7 together (each within {} of the paper's): {}. DropTail's split is \
-         a matter of loss synchronisation and timeouts, sensitive to details (start times, \
-         ACK policy, packet size, exact buffer accounting) the paper does not give.\n",
-        bd.join("; "),
-        rtt_j.join(", "),
-        TOLS[0].describe(""),
-        if both.is_empty() {
-            "none".to_string()
-        } else {
-            both.join("; ")
-        },
-    );
-    // --- utilisation
-    let rho_mm2: Vec<f64> = cells(2)
-        .map(|r| main(2, r.ratio, Queue::MarkMax)[1])
-        .collect();
-    let rho_dt2: Vec<f64> = cells(2)
-        .map(|r| main(2, r.ratio, Queue::DropTail)[1])
-        .collect();
-    let rho_bd2: Vec<f64> = cells(2)
+    vec![
+        ("gp7", format!("{gp7:.1}")),
+        ("to7", format!("{to7:.0}")),
+        ("span", format!("{span:.0}")),
+        ("rl", format!("{rl:.4}")),
+        ("rh", format!("{rh:.4}")),
+        ("bneck_delay", bd.join("; ")),
+        ("rtt_j", rtt_j.join(", ")),
+        ("j_tol", TOLS[0].describe("")),
+        (
+            "both",
+            if both.is_empty() {
+                "none".to_string()
+            } else {
+                both.join("; ")
+            },
+        ),
+    ]
+}
+
+/// Utilisation in scheme 2.
+fn utilisation_vars(cx: &Ctx) -> Vars {
+    let cells = || paper_rows(2).iter();
+    let rho = |q: Queue| -> Vec<f64> { cells().map(|r| cx.main(2, r.ratio, q)[1]).collect() };
+    let rho_bd2: Vec<f64> = cells()
         .flat_map(|r| {
             [Queue::DropTail, Queue::MarkMax]
-                .map(|q| get(2, r.ratio, q, Variant::BottleneckDelay)[1])
+                .map(|q| cx.ours(2, r.ratio, q, Variant::BottleneckDelay)[1])
         })
         .collect();
-    let (a, b) = range(&rho_mm2);
-    let (c, d) = range(&rho_dt2);
+    let (a, b) = range(&rho(Queue::MarkMax));
+    let (c, d) = range(&rho(Queue::DropTail));
     let (e, g) = range(&rho_bd2);
-    let _ = writeln!(
-        s,
-        "**Utilisation in scheme 2.** The paper's three-flow ρ (DropTail 0.915–0.950, \
-         MarkMax 0.951–0.994) is lower than its two-flow ρ; ours is {c:.4}–{d:.4} and \
-         {a:.4}–{b:.4}, and {e:.4}–{g:.4} with a 12 ms bottleneck delay. In our model \
-         window-unlimited New Reno flows keep a 240-packet buffer busy whichever flow is \
-         cut; something that limits the flows (a receive window, an application limit) or \
-         a different measurement of ρ would be needed, and the paper does not describe \
-         one.\n"
-    );
-    // --- delay
+    vec![
+        ("rho_dt2_lo", format!("{c:.4}")),
+        ("rho_dt2_hi", format!("{d:.4}")),
+        ("rho_mm2_lo", format!("{a:.4}")),
+        ("rho_mm2_hi", format!("{b:.4}")),
+        ("rho_bd2_lo", format!("{e:.4}")),
+        ("rho_bd2_hi", format!("{g:.4}")),
+    ]
+}
+
+/// Queueing delay against the paper's, and what 500-byte segments change.
+fn delay_vars(cx: &Ctx) -> Vars {
     let ratio_t: Vec<f64> = [1, 2]
         .iter()
         .flat_map(|&sc| {
-            cells(sc).flat_map(move |row| {
+            paper_rows(sc).iter().flat_map(move |row| {
                 [(Queue::DropTail, row.dt[2]), (Queue::MarkMax, row.mm[2])]
                     .into_iter()
                     .map(move |(q, p)| (sc, row.ratio, q, p))
             })
         })
-        .map(|(sc, r, q, p)| main(sc, r, q)[2] / p)
+        .map(|(sc, r, q, p)| cx.main(sc, r, q)[2] / p)
         .collect();
     let (a, b) = range(&ratio_t);
-    let pkt500: Vec<f64> = cells(1)
+    let pkt500: Vec<f64> = paper_rows(1)
+        .iter()
         .flat_map(|row| {
             [(Queue::DropTail, row.dt[2]), (Queue::MarkMax, row.mm[2])]
                 .into_iter()
-                .map(move |(q, p)| get(1, row.ratio, q, Variant::Segments500)[2] / p)
+                .map(move |(q, p)| cx.ours(1, row.ratio, q, Variant::Segments500)[2] / p)
         })
         .collect();
     let (c, d) = range(&pkt500);
-    let mq: Vec<f64> = cells(1)
+    let mq: Vec<f64> = paper_rows(1)
+        .iter()
         .map(|row| {
             cx.agg(1, row.ratio, Queue::MarkMax, Variant::Main)
                 .m(|r| r.mean_q)
@@ -1439,24 +1385,18 @@ fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> String {
         .collect();
     let (e, g) = range(&mq);
     let pkt_ms = 1040.0 * 8.0 / MU_BPS * 1e3;
-    let _ = writeln!(
-        s,
-        "**Queueing delay.** aqmlab's T̄ is {a:.2}–{b:.2} times the paper's. MarkMax keeps \
-         the queue between roughly θ minus half the cut window and θ = 240 packets: in \
-         scheme 1 our mean queue under MarkMax is {e:.0}–{g:.0} packets, {:.1}–{:.1} ms of \
-         1040-byte packets at 70 Mbit/s, while the paper's 8.4–9.9 ms would be a mean \
-         queue of {:.0}–{:.0} such packets, far below θ_l = 200 — possible only if a cut \
-         drains the queue much further than ours do (a longer base RTT, see DropTail \
-         above) or if the packets are smaller: with 500-byte segments (thresholds in \
-         packets, so half the bytes) the ratio becomes {c:.2}–{d:.2}. Scheme 2's T̄ of \
-         3.2–5.7 ms (27–48 packets of 1040 bytes on average for a θ of 240) is not \
-         reached by any reading we ran for scheme 2. The slides do not define how T̄ was averaged.\n",
-        e * pkt_ms,
-        g * pkt_ms,
-        8.4 / pkt_ms,
-        9.9 / pkt_ms,
-    );
-    s
+    vec![
+        ("t_ratio_lo", format!("{a:.2}")),
+        ("t_ratio_hi", format!("{b:.2}")),
+        ("mq_lo", format!("{e:.0}")),
+        ("mq_hi", format!("{g:.0}")),
+        ("mq_lo_ms", format!("{:.1}", e * pkt_ms)),
+        ("mq_hi_ms", format!("{:.1}", g * pkt_ms)),
+        ("paper_q_lo", format!("{:.0}", 8.4 / pkt_ms)),
+        ("paper_q_hi", format!("{:.0}", 9.9 / pkt_ms)),
+        ("t500_lo", format!("{c:.2}")),
+        ("t500_hi", format!("{d:.2}")),
+    ]
 }
 
 fn checks(cx: &Ctx) -> String {

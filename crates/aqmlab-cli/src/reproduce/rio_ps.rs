@@ -328,6 +328,14 @@ struct Out {
     seeds: u64,
 }
 
+impl Out {
+    /// A `tables.csv` row of a value pooled over the seeds (no sd).
+    fn pooled(&mut self, table: String, row: impl Into<String>, column: &str, unit: &str, v: f64) {
+        let r = TableRow::new(table, row, column, unit, None, v, 0.0, self.seeds);
+        self.table.push(r.pooled());
+    }
+}
+
 /// The web experiment's settings, from the options.
 struct WebSetup {
     secs: f64,
@@ -628,18 +636,12 @@ fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Po
         }
         for (s, v) in [(0, dt), (2, rio)] {
             if let Some(v) = v {
-                w.table.push(
-                    TableRow::new(
-                        format!("web {label}: response time relative to RED"),
-                        format!("size {}+ packets", 1u64 << b),
-                        SCHEMES[s],
-                        "ratio",
-                        None,
-                        v,
-                        0.0,
-                        w.seeds,
-                    )
-                    .pooled(),
+                w.pooled(
+                    format!("web {label}: response time relative to RED"),
+                    format!("size {}+ packets", 1u64 << b),
+                    SCHEMES[s],
+                    "ratio",
+                    v,
                 );
             }
         }
@@ -819,19 +821,7 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
             .iter()
             .zip(v)
             {
-                w.table.push(
-                    TableRow::new(
-                        format!("web {label}: per class"),
-                        *scheme,
-                        *k,
-                        "%",
-                        None,
-                        x,
-                        0.0,
-                        w.seeds,
-                    )
-                    .pooled(),
-                );
+                w.pooled(format!("web {label}: per class"), *scheme, k, "%", x);
             }
         }
     }
@@ -849,14 +839,35 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
 
 /// Seed 1's drop and mark rates over time: `signal_over_time.csv` and its plot.
 fn signal_over_time(per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
-    let mut ot_csv = String::from("experiment,scheme,seed,t_end_s,drop_pct,mark_pct\n");
+    // Through the csv crate, as every CSV aqmlab writes (quoting if needed).
+    let csv_err = |e: csv::Error| CliError::Internal(format!("signal_over_time.csv: {e}"));
+    let mut ot_csv = csv::Writer::from_writer(Vec::new());
+    ot_csv
+        .write_record([
+            "experiment",
+            "scheme",
+            "seed",
+            "t_end_s",
+            "drop_pct",
+            "mark_pct",
+        ])
+        .map_err(csv_err)?;
     let mut panels = Vec::new();
     for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
         let mut ser = Vec::new();
         for (s, scheme) in SCHEMES.iter().enumerate() {
             let w = &per[ei * 3 + s][0];
             for (t, d, m) in &w.over_time {
-                let _ = writeln!(ot_csv, "{label},{scheme},1,{t},{d:.5},{m:.5}");
+                ot_csv
+                    .write_record([
+                        label.to_string(),
+                        scheme.to_string(),
+                        "1".to_string(),
+                        t.to_string(),
+                        format!("{d:.5}"),
+                        format!("{m:.5}"),
+                    ])
+                    .map_err(csv_err)?;
             }
             ser.push((
                 scheme.to_string(),
@@ -865,7 +876,10 @@ fn signal_over_time(per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
         }
         panels.push((label.to_string(), ser));
     }
-    aqmlab::output::write_atomic(&out.join("signal_over_time.csv"), ot_csv.as_bytes())?;
+    let bytes = ot_csv
+        .into_inner()
+        .map_err(|e| CliError::Internal(format!("signal_over_time.csv: {e}")))?;
+    aqmlab::output::write_atomic(&out.join("signal_over_time.csv"), &bytes)?;
     crate::plot::panel_lines(
         &crate::plot::PanelLines {
             title: "Drop + mark rate at the bottleneck over time".into(),

@@ -25,7 +25,12 @@
 //! - `variant` = `"linux"` (default; RFC 8289 / Linux) or `"ns2"` (the
 //!   Pollere patch for ns-2.35 used by the high-speed TCP paper, see below).
 //!
-//! Variants (see `../shared/reference/anchors.md` §2.2):
+//! The state machine ([`codel_dequeue`]) is written once here and run by
+//! `codel`, by each flow queue of `fq_codel` and by each bin of
+//! `sfq_codel`; the points where the reference codes differ are
+//! [`CodelVariant`]s.
+//!
+//! Variants:
 //! - `linux`: re-entry `delta = count − lastcount; count = delta` if
 //!   `delta > 1` and `now − drop_next < 16·interval`, else 1;
 //!   `lastcount = count`. The backlog exemption uses `mtu`.
@@ -34,6 +39,14 @@
 //!   else 1; the backlog exemption uses the largest packet seen so far
 //!   (`maxpacket`, starting at 256 bytes) instead of `mtu`; `ok_to_drop` as
 //!   soon as `now ≥ first_above_time` (Linux: strictly after).
+//! - sfqCoDel bins (ns-2.35 `queue/sfqcodel.cc`, Pollere; used by
+//!   `sfq_codel` only): re-entry `count = count − 2` if `count > 2` and
+//!   `now − drop_next < 8·interval`, else 1; on going above target soon
+//!   after a dropping state (`count > 1`, within 8·interval) the first
+//!   drop waits `interval/√count` instead of `interval`; `count` grows after
+//!   a drop that keeps the bin in the dropping state (Linux: before each
+//!   drop); the backlog exemption uses the largest packet the whole queue
+//!   has seen; an empty bin leaves `first_above_time` as it is.
 
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::Time;
@@ -42,12 +55,20 @@ use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+/// Where the reference codes of the CoDel state machine differ.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum CodelVariant {
+    /// RFC 8289 / Linux `codel_impl.h`.
     #[default]
     Linux,
+    /// ns-2.35 `queue/codel.cc` (Pollere patch).
     Ns2,
+    /// ns-2.35 `queue/sfqcodel.cc` (Pollere), the state machine of each
+    /// sfqCoDel bin; chosen by `sfq_codel`, not a `variant` a scenario
+    /// names.
+    #[serde(skip)]
+    SfqPollere,
 }
 
 /// The CoDel control parameters shared by CoDel, FQ-CoDel and sfqCoDel.
@@ -89,6 +110,13 @@ pub trait CodelSource {
     /// Backlog (bytes) used for the "at most one MTU queued" exemption,
     /// measured after the pop (Linux: the qdisc backlog).
     fn backlog(&self) -> u64;
+    /// sfqCoDel: note a dequeued packet of `size` bytes and return the
+    /// largest packet seen by the whole queue (ns-2 `maxpacket_`, starting
+    /// at 256 bytes), the backlog exemption's size. Other variants do not
+    /// call it.
+    fn max_packet(&mut self, size: u32) -> u32 {
+        size
+    }
 }
 
 /// The control law: `t + interval / √count`.
@@ -96,37 +124,48 @@ pub fn control_law(t: Time, interval: Time, count: u32) -> Time {
     t + (interval as f64 / (count.max(1) as f64).sqrt()) as Time
 }
 
-/// Linux `codel_should_drop` / RFC 8289 `dodequeue`.
-fn should_drop(
+/// Linux `codel_should_drop` / RFC 8289 `dodequeue` / ns-2 `dodeque`.
+fn should_drop<S: CodelSource>(
     v: &mut CodelVars,
     p: &CodelParams,
     pkt: Option<&Packet>,
-    backlog: u64,
+    src: &mut S,
     now: Time,
 ) -> bool {
     let Some(pkt) = pkt else {
-        v.first_above_time = 0;
+        // sfqcodel.cc returns from an empty bin without touching the state
+        if p.variant != CodelVariant::SfqPollere {
+            v.first_above_time = 0;
+        }
         return false;
     };
     let sojourn = now - pkt.enq_time;
+    let backlog = src.backlog();
     let small = match p.variant {
         CodelVariant::Linux => backlog <= p.mtu as u64,
         CodelVariant::Ns2 => {
             v.maxpacket = v.maxpacket.max(pkt.size);
             backlog <= v.maxpacket as u64
         }
+        CodelVariant::SfqPollere => backlog <= src.max_packet(pkt.size) as u64,
     };
     if sojourn < p.target || small {
         v.first_above_time = 0;
         return false;
     }
     if v.first_above_time == 0 {
-        v.first_above_time = now + p.interval;
+        // sfqcodel.cc: soon after a dropping state, wait interval/√count
+        let recent = (now as i128 - v.drop_next as i128) < 8 * p.interval as i128;
+        v.first_above_time = if p.variant == CodelVariant::SfqPollere && recent && v.count > 1 {
+            control_law(now, p.interval, v.count)
+        } else {
+            now + p.interval
+        };
         false
     } else {
         match p.variant {
             CodelVariant::Linux => now > v.first_above_time,
-            CodelVariant::Ns2 => now >= v.first_above_time,
+            CodelVariant::Ns2 | CodelVariant::SfqPollere => now >= v.first_above_time,
         }
     }
 }
@@ -142,8 +181,31 @@ fn mark(p: &CodelParams, pkt: &mut Packet, ctx: &mut QdCtx) -> bool {
     }
 }
 
-/// Linux `codel_dequeue` / RFC 8289 `dequeue`: the CoDel state machine over
-/// any [`CodelSource`]. Dropped packets go to `ctx` with cause `Aqm`.
+/// `count` on entering the dropping state: restart from the rate that
+/// controlled the queue last time if that was recent.
+fn reentry_count(v: &mut CodelVars, p: &CodelParams, now: Time) -> u32 {
+    let since = now as i128 - v.drop_next as i128;
+    match p.variant {
+        CodelVariant::Linux => {
+            let delta = v.count.wrapping_sub(v.lastcount);
+            let count = if delta > 1 && now.wrapping_sub(v.drop_next) < 16 * p.interval {
+                delta
+            } else {
+                1
+            };
+            v.lastcount = count;
+            count
+        }
+        CodelVariant::Ns2 if v.count > 1 && since < 16 * p.interval as i128 => v.count - 1,
+        CodelVariant::SfqPollere if v.count > 2 && since < 8 * p.interval as i128 => v.count - 2,
+        _ => 1,
+    }
+}
+
+/// The CoDel state machine over any [`CodelSource`] — Linux
+/// `codel_dequeue` / RFC 8289 `dequeue`, ns-2 `codel.cc` and each bin of
+/// ns-2 `sfqcodel.cc` (`variant`). Dropped packets go to `ctx` with cause
+/// `Aqm`.
 pub fn codel_dequeue<S: CodelSource>(
     v: &mut CodelVars,
     p: &CodelParams,
@@ -151,29 +213,42 @@ pub fn codel_dequeue<S: CodelSource>(
     ctx: &mut QdCtx,
 ) -> Option<Packet> {
     let now = ctx.now;
+    // sfqcodel.cc counts a drop once the bin stays in the dropping state;
+    // Linux and codel.cc count it before dropping
+    let count_after = p.variant == CodelVariant::SfqPollere;
     let mut pkt = src.pop();
     if pkt.is_none() {
         v.dropping = false;
-        v.first_above_time = 0;
+        if !count_after {
+            v.first_above_time = 0;
+        }
         return None;
     }
-    let mut drop = should_drop(v, p, pkt.as_ref(), src.backlog(), now);
+    let drop = should_drop(v, p, pkt.as_ref(), src, now);
     if v.dropping {
         if !drop {
             v.dropping = false;
         } else {
             while v.dropping && now >= v.drop_next {
-                v.count += 1;
+                if !count_after {
+                    v.count += 1;
+                }
                 let mut cur = pkt.take().expect("packet while dropping");
                 if mark(p, &mut cur, ctx) {
+                    if count_after {
+                        v.count += 1;
+                    }
                     v.drop_next = control_law(v.drop_next, p.interval, v.count);
                     return Some(cur);
                 }
                 ctx.drop_packet(cur, DropCause::Aqm);
                 pkt = src.pop();
-                if !should_drop(v, p, pkt.as_ref(), src.backlog(), now) {
+                if !should_drop(v, p, pkt.as_ref(), src, now) {
                     v.dropping = false;
                 } else {
+                    if count_after {
+                        v.count += 1;
+                    }
                     v.drop_next = control_law(v.drop_next, p.interval, v.count);
                 }
             }
@@ -185,30 +260,10 @@ pub fn codel_dequeue<S: CodelSource>(
         } else {
             ctx.drop_packet(cur, DropCause::Aqm);
             pkt = src.pop();
-            drop = should_drop(v, p, pkt.as_ref(), src.backlog(), now);
-            let _ = drop;
+            should_drop(v, p, pkt.as_ref(), src, now);
         }
         v.dropping = true;
-        match p.variant {
-            CodelVariant::Linux => {
-                let delta = v.count.wrapping_sub(v.lastcount);
-                v.count = if delta > 1 && now.wrapping_sub(v.drop_next) < 16 * p.interval {
-                    delta
-                } else {
-                    1
-                };
-                v.lastcount = v.count;
-            }
-            CodelVariant::Ns2 => {
-                v.count = if v.count > 1
-                    && (now as i128 - v.drop_next as i128) < 16 * p.interval as i128
-                {
-                    v.count - 1
-                } else {
-                    1
-                };
-            }
-        }
+        v.count = reentry_count(v, p, now);
         v.drop_next = control_law(now, p.interval, v.count);
     }
     pkt
@@ -458,7 +513,7 @@ mod tests {
             // queue rises and drains in multi-second cycles (measured mean
             // ≈ 138 ms at 1.25× load) — CoDel's known behaviour with CBR.
             let bound = match variant {
-                CodelVariant::Ns2 => 15.0,
+                CodelVariant::Ns2 | CodelVariant::SfqPollere => 15.0,
                 CodelVariant::Linux => 250.0,
             };
             assert!(
@@ -574,7 +629,13 @@ mod tests {
                 1_000_000
             }
         }
-        for (variant, expect) in [(CodelVariant::Linux, 6), (CodelVariant::Ns2, 9)] {
+        // Linux: count − lastcount; ns-2 codel.cc: count − 1; sfqcodel.cc:
+        // count − 2
+        for (variant, expect) in [
+            (CodelVariant::Linux, 6),
+            (CodelVariant::Ns2, 9),
+            (CodelVariant::SfqPollere, 8),
+        ] {
             let mut v = CodelVars::new();
             v.count = 10;
             v.lastcount = 4;

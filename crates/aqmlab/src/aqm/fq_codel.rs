@@ -7,7 +7,8 @@
 //!
 //! - Packets are hashed on (flow, src, dst) with a per-run perturbation drawn
 //!   from the queue's random stream into `flows` buckets.
-//! - A bucket that becomes active joins the tail of the new-flows list with
+//! - Flow queueing ([`super::flow_queues`], shared with FQ-PIE): a bucket
+//!   that becomes active joins the tail of the new-flows list with
 //!   `deficit = quantum`. Dequeue serves the head of new-flows if any, else of
 //!   old-flows; a bucket whose deficit is exhausted gets `quantum` more and
 //!   moves to the tail of old-flows; a new bucket that empties moves to
@@ -29,11 +30,12 @@ use super::codel::{
     codel_dequeue, d_interval, d_mtu, d_target, validate_codel, CodelParams, CodelSource,
     CodelVariant, CodelVars,
 };
+use super::flow_queues::FlowQueues;
+pub use super::flow_queues::bucket_of;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::Packet;
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -98,61 +100,27 @@ impl FqCodelConfig {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
-struct Bucket {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    deficit: i64,
-    list: List,
-    cv: CodelVars,
-}
-
-/// A bucket seen by CoDel: pops from the bucket, backlog of the whole queue.
+/// A flow queue seen by CoDel: pops from the queue, backlog of the whole
+/// discipline (Linux passes `sch->qstats.backlog`).
 struct View<'a> {
-    b: &'a mut Bucket,
-    total_bytes: &'a mut u64,
-    total_pkts: &'a mut usize,
+    fq: &'a mut FlowQueues<CodelVars>,
+    idx: u32,
 }
 
 impl CodelSource for View<'_> {
     fn pop(&mut self) -> Option<Packet> {
-        let p = self.b.q.pop_front()?;
-        self.b.bytes -= p.size as u64;
-        *self.total_bytes -= p.size as u64;
-        *self.total_pkts -= 1;
-        Some(p)
+        self.fq.pop(self.idx)
     }
     fn backlog(&self) -> u64 {
-        *self.total_bytes
+        self.fq.bytes
     }
 }
 
 pub struct FqCodel {
     limit: Limit,
-    quantum: i64,
     drop_batch: u32,
     p: CodelParams,
-    buckets: Vec<Bucket>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    perturb: u64,
-    bytes: u64,
-    pkts: usize,
-}
-
-/// Bucket index of a packet: a 64-bit mix of (flow, src, dst, perturbation).
-pub fn bucket_of(p: &Packet, perturb: u64, n: u32) -> u32 {
-    let mut z = (p.flow as u64) ^ ((p.src as u64) << 32) ^ ((p.dst as u64) << 48) ^ perturb;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    ((z as u128 * n as u128) >> 64) as u32
+    fq: FlowQueues<CodelVars>,
 }
 
 impl FqCodel {
@@ -166,42 +134,20 @@ impl FqCodel {
         };
         FqCodel {
             limit: c.limit,
-            quantum: c.quantum as i64,
             drop_batch: c.drop_batch,
             p,
-            buckets: (0..c.flows)
-                .map(|_| Bucket {
-                    q: VecDeque::new(),
-                    bytes: 0,
-                    deficit: 0,
-                    list: List::None,
-                    cv: CodelVars::new(),
-                })
-                .collect(),
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            perturb,
-            bytes: 0,
-            pkts: 0,
+            fq: FlowQueues::new(c.flows, c.quantum, perturb, CodelVars::new),
         }
     }
 
-    /// Drop from the head of the fattest bucket; returns its index.
+    /// Drop from the head of the fattest queue until half its backlog or
+    /// `drop_batch` packets are gone (`fq_codel_drop`); returns its index.
     fn drop_from_fattest(&mut self, ctx: &mut QdCtx) -> u32 {
-        let (idx, _) = self
-            .buckets
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, b)| (b.bytes, std::cmp::Reverse(*i)))
-            .expect("at least one bucket");
-        let b = &mut self.buckets[idx];
-        let threshold = b.bytes / 2;
+        let idx = self.fq.fattest();
+        let threshold = self.fq.flows[idx as usize].bytes / 2;
         let mut dropped_bytes = 0;
         let mut n = 0;
-        while let Some(p) = b.q.pop_front() {
-            b.bytes -= p.size as u64;
-            self.bytes -= p.size as u64;
-            self.pkts -= 1;
+        while let Some(p) = self.fq.pop(idx) {
             dropped_bytes += p.size as u64;
             n += 1;
             ctx.drop_packet(p, DropCause::Overflow);
@@ -209,7 +155,7 @@ impl FqCodel {
                 break;
             }
         }
-        idx as u32
+        idx
     }
 }
 
@@ -219,22 +165,13 @@ impl QueueDisc for FqCodel {
     }
 
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
-        let idx = bucket_of(&pkt, self.perturb, self.buckets.len() as u32);
-        let b = &mut self.buckets[idx as usize];
-        b.bytes += pkt.size as u64;
-        b.q.push_back(pkt);
-        self.bytes += pkt.size as u64;
-        self.pkts += 1;
-        if b.list == List::None {
-            b.list = List::New;
-            b.deficit = self.quantum;
-            self.new_flows.push_back(idx);
-        }
+        let idx = self.fq.index_of(&pkt);
+        self.fq.push(idx, pkt);
         // One batch always suffices for a packet limit (as in Linux); a byte
         // limit needs more when a batch frees fewer bytes than arrived.
         while match self.limit {
-            Limit::Packets(n) => self.pkts > n as usize,
-            Limit::Bytes(n) => self.bytes > n,
+            Limit::Packets(n) => self.fq.pkts > n as usize,
+            Limit::Bytes(n) => self.fq.bytes > n,
         } {
             self.drop_from_fattest(ctx);
         }
@@ -243,61 +180,33 @@ impl QueueDisc for FqCodel {
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         loop {
-            let from_new = !self.new_flows.is_empty();
-            let idx = if from_new {
-                *self.new_flows.front()?
-            } else {
-                *self.old_flows.front()?
-            };
-            let b = &mut self.buckets[idx as usize];
-            if b.deficit <= 0 {
-                b.deficit += self.quantum;
-                b.list = List::Old;
-                if from_new {
-                    self.new_flows.pop_front();
-                } else {
-                    self.old_flows.pop_front();
-                }
-                self.old_flows.push_back(idx);
-                continue;
-            }
-            let mut view = View {
-                b,
-                total_bytes: &mut self.bytes,
-                total_pkts: &mut self.pkts,
-            };
-            let mut cv = std::mem::take(&mut view.b.cv);
-            let got = codel_dequeue(&mut cv, &self.p, &mut view, ctx);
-            let b = &mut self.buckets[idx as usize];
-            b.cv = cv;
+            let (idx, from_new) = self.fq.next_flow()?;
+            let mut cv = std::mem::take(&mut self.fq.flows[idx as usize].state);
+            let got = codel_dequeue(
+                &mut cv,
+                &self.p,
+                &mut View {
+                    fq: &mut self.fq,
+                    idx,
+                },
+                ctx,
+            );
+            self.fq.flows[idx as usize].state = cv;
             match got {
                 Some(p) => {
-                    b.deficit -= p.size as i64;
+                    self.fq.charge(idx, p.size);
                     return Some(p);
                 }
-                None => {
-                    if from_new {
-                        self.new_flows.pop_front();
-                        if !self.old_flows.is_empty() {
-                            b.list = List::Old;
-                            self.old_flows.push_back(idx);
-                        } else {
-                            b.list = List::None;
-                        }
-                    } else {
-                        self.old_flows.pop_front();
-                        b.list = List::None;
-                    }
-                }
+                None => self.fq.retire(idx, from_new),
             }
         }
     }
 
     fn len_pkts(&self) -> usize {
-        self.pkts
+        self.fq.pkts
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fq.bytes
     }
 }
 

@@ -6,10 +6,10 @@
 //! `net/sched/sch_pie.c` (`pie_drop_early`, `pie_process_dequeue`,
 //! `pie_calculate_probability`, `pie_vars_init`); PIE itself is RFC 8033.
 //!
-//! - Flow queueing is FQ-CoDel's (RFC 8290 §4): packets hashed into `flows`
-//!   queues (same hash as [`super::fq_codel`]), new/old flow lists, DRR with
-//!   a byte `quantum`; a new queue that empties moves to the old list if that
-//!   list is non-empty.
+//! - Flow queueing is FQ-CoDel's (RFC 8290 §4), the same code
+//!   ([`super::flow_queues`]): packets hashed into `flows` queues, new/old
+//!   flow lists, DRR with a byte `quantum`; a new queue that empties moves
+//!   to the old list if that list is non-empty.
 //! - Each queue has its own PIE state. On arrival, with the whole queue at
 //!   `limit` the packet is tail-dropped (unlike FQ-CoDel, FQ-PIE does not
 //!   drop from the fattest flow). Otherwise `pie_drop_early` runs on the
@@ -43,13 +43,12 @@
 //! `alpha` = 0.125 Hz, `beta` = 1.25 Hz (tc's 2 and 20 in 1/16),
 //! `max_burst` = 150 ms, `mtu` = 1514 bytes, `ecn` = false, `ecn_prob` = 0.1.
 
-use super::fq_codel::bucket_of;
+use super::flow_queues::FlowQueues;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -159,29 +158,9 @@ impl PieVars {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
-struct Flow {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    deficit: i64,
-    list: List,
-    v: PieVars,
-}
-
 pub struct FqPie {
     c: FqPieConfig,
-    flows: Vec<Flow>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    perturb: u64,
-    bytes: u64,
-    pkts: usize,
+    fq: FlowQueues<PieVars>,
     next_update: Time,
 }
 
@@ -226,36 +205,23 @@ impl FqPie {
     pub fn new(c: &FqPieConfig, perturb: u64) -> Self {
         FqPie {
             c: c.clone(),
-            flows: (0..c.flows)
-                .map(|_| Flow {
-                    q: VecDeque::new(),
-                    bytes: 0,
-                    deficit: 0,
-                    list: List::None,
-                    v: PieVars::new(c.max_burst.0),
-                })
-                .collect(),
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            perturb,
-            bytes: 0,
-            pkts: 0,
+            fq: FlowQueues::new(c.flows, c.quantum, perturb, || {
+                PieVars::new(c.max_burst.0)
+            }),
             next_update: c.t_update.0,
         }
     }
 
     /// The drop probability of the queue `pkt` would join (for tests).
     pub fn prob_of(&self, pkt: &Packet) -> f64 {
-        self.flows[bucket_of(pkt, self.perturb, self.flows.len() as u32) as usize]
-            .v
-            .prob
+        self.fq.flows[self.fq.index_of(pkt) as usize].state.prob
     }
 
     /// `fq_pie_timer`, for every period that has passed.
     fn catch_up(&mut self, now: Time) {
         while now >= self.next_update {
-            for f in &mut self.flows {
-                calculate_probability(&self.c, &mut f.v);
+            for f in &mut self.fq.flows {
+                calculate_probability(&self.c, &mut f.state);
             }
             self.next_update += self.c.t_update.0;
         }
@@ -298,91 +264,52 @@ impl QueueDisc for FqPie {
 
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.catch_up(ctx.now);
-        let idx = bucket_of(&pkt, self.perturb, self.flows.len() as u32);
-        let f = &mut self.flows[idx as usize];
-        if self.c.limit.exceeded_by(self.pkts, self.bytes, pkt.size) {
-            f.v.accu_prob = 0.0;
+        let idx = self.fq.index_of(&pkt);
+        let full = self.c.limit.exceeded_by(self.fq.pkts, self.fq.bytes, pkt.size);
+        let f = &mut self.fq.flows[idx as usize];
+        if full {
+            f.state.accu_prob = 0.0;
             return Err(DropCause::Overflow);
         }
-        if FqPie::drop_early(&self.c, &mut f.v, f.bytes, ctx) {
-            if self.c.ecn && pkt.ecn.capable() && f.v.prob <= self.c.ecn_prob {
+        if FqPie::drop_early(&self.c, &mut f.state, f.bytes, ctx) {
+            if self.c.ecn && pkt.ecn.capable() && f.state.prob <= self.c.ecn_prob {
                 pkt.ecn = Ecn::Ce;
                 ctx.marked += 1;
             } else {
-                f.v.accu_prob = 0.0;
+                f.state.accu_prob = 0.0;
                 return Err(DropCause::Early);
             }
         }
-        if f.list == List::None {
-            f.list = List::New;
-            f.deficit = self.c.quantum as i64;
-            self.new_flows.push_back(idx);
-        }
-        f.bytes += pkt.size as u64;
-        f.q.push_back(pkt);
-        self.bytes += pkt.size as u64;
-        self.pkts += 1;
+        self.fq.push(idx, pkt);
         Ok(())
     }
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         self.catch_up(ctx.now);
         loop {
-            let from_new = !self.new_flows.is_empty();
-            let idx = if from_new {
-                *self.new_flows.front()?
-            } else {
-                *self.old_flows.front()?
-            };
-            let f = &mut self.flows[idx as usize];
-            if f.deficit <= 0 {
-                f.deficit += self.c.quantum as i64;
-                f.list = List::Old;
-                if from_new {
-                    self.new_flows.pop_front();
-                } else {
-                    self.old_flows.pop_front();
-                }
-                self.old_flows.push_back(idx);
-                continue;
-            }
-            match f.q.pop_front() {
+            let (idx, from_new) = self.fq.next_flow()?;
+            match self.fq.pop(idx) {
                 Some(p) => {
-                    f.bytes -= p.size as u64;
-                    f.deficit -= p.size as i64;
-                    self.bytes -= p.size as u64;
-                    self.pkts -= 1;
+                    self.fq.charge(idx, p.size);
                     // pie_process_dequeue, timestamp mode
-                    let v = &mut f.v;
+                    let f = &mut self.fq.flows[idx as usize];
+                    let v = &mut f.state;
                     v.qdelay = if f.bytes == 0 { 0 } else { ctx.now - p.enq_time };
                     let dtime = v.dq_tstamp.map_or(0, |t| ctx.now - t);
                     v.dq_tstamp = Some(ctx.now);
                     v.burst_time = v.burst_time.saturating_sub(dtime);
                     return Some(p);
                 }
-                None => {
-                    if from_new {
-                        self.new_flows.pop_front();
-                        if !self.old_flows.is_empty() {
-                            f.list = List::Old;
-                            self.old_flows.push_back(idx);
-                        } else {
-                            f.list = List::None;
-                        }
-                    } else {
-                        self.old_flows.pop_front();
-                        f.list = List::None;
-                    }
-                }
+                None => self.fq.retire(idx, from_new),
             }
         }
     }
 
     fn len_pkts(&self) -> usize {
-        self.pkts
+        self.fq.pkts
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fq.bytes
     }
 }
 

@@ -2,8 +2,8 @@
 //! backlog, signalled by ECN.
 //!
 //! Source: N. Osipova, A. Blanc, K. Avrachenkov, "Improving TCP Fairness with
-//! MarkMax Policy" (slides `papers/markmax.txt`, "MarkMax algorithm"). No
-//! public code exists (`reference/anchors.md` §2.9); this file implements the
+//! MarkMax Policy" (slides, "MarkMax algorithm"). No
+//! public code of it exists; this file implements the
 //! slides' algorithm, run on every packet arrival:
 //!
 //! ```text
@@ -592,6 +592,19 @@ impl QueueDisc for MarkMax {
 
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+    /// Signals sent (as marks and as drops), flag re-arms and the largest
+    /// queue seen ([`MarkMaxStats`]).
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let s = &self.stats;
+        vec![
+            ("signals", s.signals as f64),
+            ("marks", s.marks as f64),
+            ("drops", s.drops as f64),
+            ("rearm_low", s.rearm_low as f64),
+            ("rearm_high", s.rearm_high as f64),
+            ("max_q", s.max_q as f64),
+        ]
     }
 }
 

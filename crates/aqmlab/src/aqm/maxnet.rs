@@ -2,7 +2,7 @@
 //!
 //! Sources:
 //! - T. K. Phan, T. T. Tran, D. D. Nguyen, N. Thoai, "MaxNet and TCP
-//!   Reno/RED on Mice Traffic" (`papers/maxnet-mice.txt`), eq. (3), quoting
+//!   Reno/RED on Mice Traffic" (MSOCP 2009), eq. (3), quoting
 //!   M. Suchara, L. Andrew, R. Witt, K. Jacobsson, B. Wydrowski, S. Low,
 //!   "Implementation of Provably Stable MaxNet", BROADNETS 2008 [SAW08]:
 //!   `p_l(t + dt) = p_l(t) + dt · (y_l(t) − μ_l C_l) / C_l`;
@@ -16,7 +16,7 @@
 //! - the MaxNet overview (netlab.caltech.edu/maxnet): "only 2 integer
 //!   operations per packet on router fast-path (max & add)", no per-flow
 //!   state;
-//! - MaxStart [SAW08, as summarised in `maxnet-mice.txt` §3]: packets also
+//! - MaxStart [SAW08, as summarised in Phan et al. §3]: packets also
 //!   carry the minimum spare capacity of the links on the path.
 //!
 //! What this discipline does:
@@ -45,7 +45,7 @@
 //!
 //! Parameters:
 //! - `limit` = 1000 packets (packets, or bytes with a unit), as DropTail;
-//! - `mu` μ = 0.95 (target utilisation, `maxnet-mice.txt` §4.1), in (0, 1];
+//! - `mu` μ = 0.95 (target utilisation, Phan et al. §4.1), in (0, 1];
 //! - `update_period` Δt = 10 ms (> 0). Neither source gives the period of
 //!   the Linux qdisc; 10 ms is our choice: at the paper's 10 Mbit/s it spans
 //!   ~8 full-size packets, and it adds at most Δt to the control loop's delay

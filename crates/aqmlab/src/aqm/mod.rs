@@ -10,6 +10,7 @@
 //! line to the `queue_kinds!` list below.
 
 pub mod fifo;
+pub mod flow_queues;
 pub mod registry;
 
 // The registry: one line per discipline (module, config type, enum
@@ -123,6 +124,12 @@ pub trait QueueDisc: Send {
     /// The discipline's averaged queue estimate (RED's `avg`), if it has one.
     fn avg_len(&self) -> Option<f64> {
         None
+    }
+    /// Named statistics beyond the counters every port keeps (e.g. RIO's
+    /// per-class signals), reported in `summary.json` under the queue's
+    /// `stats`. Read once, when the run's results are collected.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
     }
 }
 

@@ -3,7 +3,7 @@
 //! Sources: D. Clark and W. Fang, "Explicit Allocation of Best-Effort Packet
 //! Delivery Service", IEEE/ACM ToN 6(4), 1998 (RIO); L. Guo and I. Matta,
 //! "The War Between Mice and Elephants", ICNP 2001 (RIO-PS, slides
-//! `mice-elephants-rio-ps.txt`, "Core Router – RIO-PS" and the parameter
+//! "Core Router – RIO-PS" and the parameter
 //! table); cross-checked with ns-2.35 `queue/rio.cc`.
 //!
 //! One FIFO holds all packets (no reordering). On every arrival both
@@ -21,7 +21,7 @@
 //! mark. A packet that would exceed `limit` is dropped (overflow).
 //!
 //! Unlike ns-2's `rio.cc` (whose header says it does not update the average
-//! when an Out packet arrives — a known, unrepaired bug, anchors §1.2), both
+//! when an Out packet arrives — a known, unrepaired bug in ns-2.35), both
 //! averages are updated on **every** arrival, whatever its class.
 //!
 //! Parameters (thresholds in packets; `B` = the buffer `limit` in packets, a
@@ -322,6 +322,22 @@ impl QueueDisc for Rio {
     /// The total average (the one long packets are judged by), packets.
     fn avg_len(&self) -> Option<f64> {
         Some(self.avg_total)
+    }
+    /// Each class's arrivals and signals (`short.*` = In, `long.*` = Out).
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let (s, l) = (self.short.stats, self.long.stats);
+        vec![
+            ("short.arrivals", s.arrivals as f64),
+            ("short.early", s.early as f64),
+            ("short.marked", s.marked as f64),
+            ("short.forced", s.forced as f64),
+            ("short.overflow", s.overflow as f64),
+            ("long.arrivals", l.arrivals as f64),
+            ("long.early", l.early as f64),
+            ("long.marked", l.marked as f64),
+            ("long.forced", l.forced as f64),
+            ("long.overflow", l.overflow as f64),
+        ]
     }
 }
 

@@ -28,11 +28,13 @@
 //! Parameters: `limit` = 1000 packets, `target` = 5 ms, `interval` = 100 ms,
 //! `ecn` = false (the original has no ECN), `variant`, `bins`, `quantum`.
 
-use super::codel::{control_law, d_interval, d_target, validate_codel};
-use super::fq_codel::bucket_of;
+use super::codel::{
+    codel_dequeue, d_interval, d_target, validate_codel, CodelParams, CodelSource, CodelVariant,
+    CodelVars,
+};
+use super::flow_queues::bucket_of;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
-use crate::engine::Time;
-use crate::net::packet::{Ecn, Packet};
+use crate::net::packet::Packet;
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -96,24 +98,42 @@ impl SfqCodelConfig {
     }
 }
 
-#[derive(Default)]
 struct Bin {
     q: VecDeque<Packet>,
     on_sched: bool,
     newflag: bool,
     deficit: i64,
-    // CoDel state
-    count: u32,
-    dropping: bool,
-    first_above_time: Time,
-    drop_next: Time,
+    cv: CodelVars,
+}
+
+/// A bin seen by CoDel: pops update the queue's totals and its largest
+/// packet (ns-2 `dodeque`).
+struct BinView<'a> {
+    q: &'a mut VecDeque<Packet>,
+    pkts: &'a mut usize,
+    bytes: &'a mut u64,
+    maxpacket: &'a mut u32,
+}
+
+impl CodelSource for BinView<'_> {
+    fn pop(&mut self) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        *self.pkts -= 1;
+        *self.bytes -= p.size as u64;
+        Some(p)
+    }
+    fn backlog(&self) -> u64 {
+        *self.bytes
+    }
+    fn max_packet(&mut self, size: u32) -> u32 {
+        *self.maxpacket = (*self.maxpacket).max(size);
+        *self.maxpacket
+    }
 }
 
 pub struct SfqCodel {
     limit: Limit,
-    target: Time,
-    interval: Time,
-    ecn: bool,
+    p: CodelParams,
     variant: SfqVariant,
     quantum: i64,
     bins: Vec<Bin>,
@@ -129,12 +149,24 @@ impl SfqCodel {
     pub fn new(c: &SfqCodelConfig, perturb: u64) -> Self {
         SfqCodel {
             limit: c.limit,
-            target: c.target.0,
-            interval: c.interval.0,
-            ecn: c.ecn,
+            p: CodelParams {
+                target: c.target.0,
+                interval: c.interval.0,
+                mtu: 0, // the exemption uses the largest packet seen
+                ecn: c.ecn,
+                variant: CodelVariant::SfqPollere,
+            },
             variant: c.variant,
             quantum: c.quantum as i64,
-            bins: (0..c.bins()).map(|_| Bin::default()).collect(),
+            bins: (0..c.bins())
+                .map(|_| Bin {
+                    q: VecDeque::new(),
+                    on_sched: false,
+                    newflag: false,
+                    deficit: 0,
+                    cv: CodelVars::new(),
+                })
+                .collect(),
             sched: VecDeque::new(),
             perturb,
             pkts: 0,
@@ -182,44 +214,6 @@ impl SfqCodel {
         }
         None
     }
-
-    /// ns-2 `dodeque`: pop the bin's head and decide whether it may be dropped.
-    fn dodeque(&mut self, i: u32, now: Time) -> (Option<Packet>, bool) {
-        let b = &mut self.bins[i as usize];
-        let Some(p) = b.q.pop_front() else {
-            return (None, false);
-        };
-        self.pkts -= 1;
-        self.bytes -= p.size as u64;
-        self.maxpacket = self.maxpacket.max(p.size);
-        let sojourn = now - p.enq_time;
-        let mut ok = false;
-        if sojourn < self.target || self.bytes <= self.maxpacket as u64 {
-            b.first_above_time = 0;
-        } else if b.first_above_time == 0 {
-            b.first_above_time =
-                if (now as i128 - b.drop_next as i128) < 8 * self.interval as i128 && b.count > 1 {
-                    control_law(now, self.interval, b.count)
-                } else {
-                    now + self.interval
-                };
-        } else if now >= b.first_above_time {
-            ok = true;
-        }
-        (Some(p), ok)
-    }
-
-    /// Drop or, with ECN, mark; returns the packet if it was marked.
-    fn drop_or_mark(&mut self, mut p: Packet, ctx: &mut QdCtx) -> Option<Packet> {
-        if self.ecn && p.ecn.capable() {
-            p.ecn = Ecn::Ce;
-            ctx.marked += 1;
-            Some(p)
-        } else {
-            ctx.drop_packet(p, DropCause::Aqm);
-            None
-        }
-    }
 }
 
 impl QueueDisc for SfqCodel {
@@ -262,59 +256,24 @@ impl QueueDisc for SfqCodel {
     }
 
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
-        let now = ctx.now;
         loop {
             let i = self.ready_bin()?;
-            self.bins[i as usize].newflag = false;
-            let (mut p, mut ok) = self.dodeque(i, now);
-            let interval = self.interval;
-            if self.bins[i as usize].dropping {
-                if !ok {
-                    self.bins[i as usize].dropping = false;
-                }
-                while now >= self.bins[i as usize].drop_next && self.bins[i as usize].dropping {
-                    let cur = p.take().expect("packet in dropping state");
-                    if let Some(marked) = self.drop_or_mark(cur, ctx) {
-                        let b = &mut self.bins[i as usize];
-                        b.count += 1;
-                        b.drop_next = control_law(b.drop_next, interval, b.count);
-                        p = Some(marked);
-                        break;
-                    }
-                    (p, ok) = self.dodeque(i, now);
-                    if p.is_none() {
-                        self.ready_bin();
-                    }
-                    let b = &mut self.bins[i as usize];
-                    if !ok {
-                        b.dropping = false;
-                    } else {
-                        b.count += 1;
-                        b.drop_next = control_law(b.drop_next, interval, b.count);
-                    }
-                }
-            } else if ok {
-                let cur = p.take().expect("packet");
-                match self.drop_or_mark(cur, ctx) {
-                    Some(m) => p = Some(m),
-                    None => {
-                        (p, _) = self.dodeque(i, now);
-                        if p.is_none() {
-                            self.ready_bin();
-                        }
-                    }
-                }
-                let b = &mut self.bins[i as usize];
-                b.dropping = true;
-                b.count =
-                    if b.count > 2 && (now as i128 - b.drop_next as i128) < 8 * interval as i128 {
-                        b.count - 2
-                    } else {
-                        1
-                    };
-                b.drop_next = control_law(now, interval, b.count);
-            }
-            if let Some(p) = p {
+            let b = &mut self.bins[i as usize];
+            b.newflag = false;
+            let mut cv = std::mem::take(&mut b.cv);
+            let got = codel_dequeue(
+                &mut cv,
+                &self.p,
+                &mut BinView {
+                    q: &mut b.q,
+                    pkts: &mut self.pkts,
+                    bytes: &mut self.bytes,
+                    maxpacket: &mut self.maxpacket,
+                },
+                ctx,
+            );
+            self.bins[i as usize].cv = cv;
+            if let Some(p) = got {
                 // advance the schedule (packet round robin, or DRR by quantum)
                 if self.sched.front() == Some(&i) {
                     let b = &mut self.bins[i as usize];
@@ -326,6 +285,7 @@ impl QueueDisc for SfqCodel {
                 }
                 return Some(p);
             }
+            // the bin emptied: the next ready_bin takes it off the schedule
         }
     }
 

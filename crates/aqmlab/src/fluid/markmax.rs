@@ -1,7 +1,7 @@
 //! The MarkMax fluid model and its threshold conditions.
 //!
 //! Source: N. Osipova, A. Blanc, K. Avrachenkov, "Improving TCP Fairness with
-//! MarkMax Policy" (slides `papers/markmax.txt`, "Fluid model" and
+//! MarkMax Policy" (slides, "Fluid model" and
 //! "Mathematical results: threshold selection").
 //!
 //! The model, as on the slides:
@@ -458,6 +458,130 @@ impl State<'_> {
     }
 }
 
+impl<'a> State<'a> {
+    /// The state at t = 0: every flow at its initial rate, the backlog
+    /// `x0` (split over the flows in proportion to their rates when cuts
+    /// select by backlog).
+    fn new(cfg: &'a FluidConfig) -> Self {
+        let n = cfg.flows.len();
+        let alphas: Vec<f64> = cfg.flows.iter().map(|f| f.alpha()).collect();
+        let r: Vec<f64> = cfg.flows.iter().map(|f| f.rate0).collect();
+        let mut xb = Vec::new();
+        if cfg.selection == Selection::LargestBacklog {
+            let l: f64 = r.iter().sum();
+            xb = r
+                .iter()
+                .map(|ri| {
+                    if l > 0.0 {
+                        cfg.x0 * ri / l
+                    } else {
+                        cfg.x0 / n as f64
+                    }
+                })
+                .collect();
+        }
+        State {
+            cfg,
+            a: alphas.iter().sum(),
+            alphas,
+            t: 0.0,
+            x: cfg.x0,
+            r,
+            xb,
+            int_r: vec![0.0; n],
+            int_x: 0.0,
+            unused: 0.0,
+            min_after: None,
+            max_x: cfg.x0,
+        }
+    }
+
+    /// The backlog reached θ while λ ≥ μ: cut flows (β each) until λ < μ.
+    /// The cuts are appended to `cuts`; returns the epoch (number `e`).
+    fn cut_epoch(&mut self, e: usize, cuts: &mut Vec<Cut>) -> Result<Epoch, String> {
+        let (theta, mu, n) = (self.cfg.theta, self.cfg.mu, self.cfg.flows.len());
+        self.x = theta;
+        let before = self.total();
+        let mut cut_now = vec![false; n];
+        let mut k = 0;
+        while self.total() >= mu {
+            let i = self.select(&cut_now);
+            cut_now[i] = true;
+            let tb = self.total();
+            let rb = self.r[i];
+            self.r[i] *= self.cfg.beta;
+            cuts.push(Cut {
+                t: self.t,
+                flow: i,
+                rate_before: rb,
+                total_before: tb,
+                total_after: self.total(),
+                epoch: e,
+            });
+            k += 1;
+            if k > 10_000 {
+                return Err("more than 10000 cuts at one instant".into());
+            }
+        }
+        if self.min_after.is_none() {
+            self.min_after = Some(theta);
+        }
+        Ok(Epoch {
+            t: self.t,
+            cuts: k,
+            total_before: before,
+            total_after: self.total(),
+        })
+    }
+
+    /// Advance to the next event at most `span` seconds ahead: the backlog
+    /// reaching θ or 0, the idle link turning busy, or the end of `span`.
+    fn step(&mut self, span: f64) {
+        #[derive(PartialEq)]
+        enum Ev {
+            None,
+            Theta,
+            Zero,
+            Busy,
+        }
+        let theta = self.cfg.theta;
+        let b = self.total() - self.cfg.mu;
+        let mut s = span;
+        let idle = self.x <= 0.0 && b < 0.0;
+        let mut ev = Ev::None;
+        if idle {
+            let sb = -b / self.a;
+            if sb <= s {
+                s = sb;
+                ev = Ev::Busy;
+            }
+        } else {
+            let sth = up_root(self.a, b, self.x - theta);
+            if sth <= s {
+                s = sth;
+                ev = Ev::Theta;
+            }
+            if let Some(sz) = down_root(self.a, b, self.x) {
+                if sz <= s {
+                    s = sz;
+                    ev = Ev::Zero;
+                }
+            }
+        }
+        self.advance(s, !idle);
+        match ev {
+            Ev::Theta => self.x = theta,
+            Ev::Zero => {
+                self.x = 0.0;
+                if let Some(m) = self.min_after.as_mut() {
+                    *m = 0.0;
+                }
+            }
+            Ev::Busy | Ev::None => {}
+        }
+    }
+}
+
 /// Integrate the model from t = 0 to `t_end` seconds. With `sample_dt`,
 /// the trajectory is also sampled every `sample_dt` seconds.
 pub fn simulate(cfg: &FluidConfig, t_end: f64, sample_dt: Option<f64>) -> Result<FluidRun, String> {
@@ -470,46 +594,13 @@ pub fn simulate(cfg: &FluidConfig, t_end: f64, sample_dt: Option<f64>) -> Result
             return Err(format!("sample_dt must be positive, got {d}"));
         }
     }
-    let n = cfg.flows.len();
-    let alphas: Vec<f64> = cfg.flows.iter().map(|f| f.alpha()).collect();
-    let backlog = cfg.selection == Selection::LargestBacklog;
-    let r: Vec<f64> = cfg.flows.iter().map(|f| f.rate0).collect();
-    let mut xb = Vec::new();
-    if backlog {
-        let l: f64 = r.iter().sum();
-        xb = r
-            .iter()
-            .map(|ri| {
-                if l > 0.0 {
-                    cfg.x0 * ri / l
-                } else {
-                    cfg.x0 / n as f64
-                }
-            })
-            .collect();
-    }
-    let mut st = State {
-        cfg,
-        a: alphas.iter().sum(),
-        alphas,
-        t: 0.0,
-        x: cfg.x0,
-        r,
-        xb,
-        int_r: vec![0.0; n],
-        int_x: 0.0,
-        unused: 0.0,
-        min_after: None,
-        max_x: cfg.x0,
-    };
+    let mut st = State::new(cfg);
     let mut cuts = Vec::new();
     let mut epochs: Vec<Epoch> = Vec::new();
     let mut samples = Vec::new();
     let mut next_sample = sample_dt.map(|_| 0.0);
     let mut k_sample = 0u64;
-    let theta = cfg.theta;
-    let mu = cfg.mu;
-    let eps = 1e-12 * theta.max(1.0);
+    let eps = 1e-12 * cfg.theta.max(1.0);
     let mut guard = 0u64;
     while st.t < t_end {
         guard += 1;
@@ -524,89 +615,19 @@ pub fn simulate(cfg: &FluidConfig, t_end: f64, sample_dt: Option<f64>) -> Result
             }
         }
         // Cuts: at x = θ while λ ≥ μ.
-        if st.x >= theta - eps && st.total() >= mu {
-            st.x = theta;
+        if st.x >= cfg.theta - eps && st.total() >= cfg.mu {
+            st.x = cfg.theta;
             samples.push(st.sample());
-            let e = epochs.len();
-            let before = st.total();
-            let mut cut_now = vec![false; n];
-            let mut k = 0;
-            while st.total() >= mu {
-                let i = st.select(&cut_now);
-                cut_now[i] = true;
-                let tb = st.total();
-                let rb = st.r[i];
-                st.r[i] *= cfg.beta;
-                cuts.push(Cut {
-                    t: st.t,
-                    flow: i,
-                    rate_before: rb,
-                    total_before: tb,
-                    total_after: st.total(),
-                    epoch: e,
-                });
-                k += 1;
-                if k > 10_000 {
-                    return Err("more than 10000 cuts at one instant".into());
-                }
-            }
-            epochs.push(Epoch {
-                t: st.t,
-                cuts: k,
-                total_before: before,
-                total_after: st.total(),
-            });
-            if st.min_after.is_none() {
-                st.min_after = Some(theta);
-            }
+            let e = st.cut_epoch(epochs.len(), &mut cuts)?;
+            epochs.push(e);
             samples.push(st.sample());
             continue;
         }
-        let l = st.total();
-        let b = l - mu;
-        let mut s = t_end - st.t;
+        let mut span = t_end - st.t;
         if let Some(ns) = next_sample {
-            s = s.min((ns - st.t).max(0.0));
+            span = span.min((ns - st.t).max(0.0));
         }
-        let idle = st.x <= 0.0 && b < 0.0;
-        #[derive(PartialEq)]
-        enum Ev {
-            None,
-            Theta,
-            Zero,
-            Busy,
-        }
-        let mut ev = Ev::None;
-        if idle {
-            let sb = -b / st.a;
-            if sb <= s {
-                s = sb;
-                ev = Ev::Busy;
-            }
-        } else {
-            let sth = up_root(st.a, b, st.x - theta);
-            if sth <= s {
-                s = sth;
-                ev = Ev::Theta;
-            }
-            if let Some(sz) = down_root(st.a, b, st.x) {
-                if sz <= s {
-                    s = sz;
-                    ev = Ev::Zero;
-                }
-            }
-        }
-        st.advance(s, !idle);
-        match ev {
-            Ev::Theta => st.x = theta,
-            Ev::Zero => {
-                st.x = 0.0;
-                if let Some(m) = st.min_after.as_mut() {
-                    *m = 0.0;
-                }
-            }
-            Ev::Busy | Ev::None => {}
-        }
+        st.step(span);
     }
     let t_end = st.t;
     Ok(FluidRun {

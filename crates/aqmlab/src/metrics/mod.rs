@@ -80,6 +80,59 @@ pub struct QueueResult {
     /// marks are attributed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<ClassResult>,
+    /// Statistics of the discipline and its classifier beyond the common
+    /// counters ([`QueueDisc::stats`](crate::aqm::QueueDisc::stats), the
+    /// classifier's under `classifier.`); absent when there are none.
+    #[serde(skip_serializing_if = "Stats::is_empty")]
+    pub stats: Stats,
+}
+
+/// Named statistics a component reports beyond the common counters (a
+/// discipline's per-class counts, a classifier's tags, a congestion
+/// control's state), in `summary.json` under the component's result.
+pub type Stats = BTreeMap<String, f64>;
+
+/// `(name, value)` pairs as [`Stats`], each name after `prefix`.
+pub fn stats_of(prefix: &str, pairs: Vec<(&'static str, f64)>) -> Stats {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (format!("{prefix}{k}"), v))
+        .collect()
+}
+
+/// A queue's [`Stats`]: its discipline's and its classifier's.
+pub fn queue_stats(
+    qd: &dyn crate::aqm::QueueDisc,
+    classifier: Option<&crate::net::classifier::Classifier>,
+) -> Stats {
+    let mut s = stats_of("", qd.stats());
+    if let Some(c) = classifier {
+        s.extend(stats_of("classifier.", c.stats()));
+    }
+    s
+}
+
+/// The [`FlowStats`] of every flow (in id order; `None` for a flow without
+/// a congestion control) whose controller reports any.
+pub fn cc_stats<'a>(
+    ccs: impl Iterator<Item = Option<&'a dyn crate::tcp::cc::CongestionControl>>,
+) -> Vec<FlowStats> {
+    ccs.enumerate()
+        .filter_map(|(i, cc)| {
+            let stats = stats_of("", cc?.stats());
+            (!stats.is_empty()).then_some(FlowStats {
+                flow: i as u32,
+                stats,
+            })
+        })
+        .collect()
+}
+
+/// One flow's congestion-control [`Stats`] (`RunResult::cc_stats`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowStats {
+    pub flow: u32,
+    pub stats: Stats,
 }
 
 /// One packet class's counts at a queue.
@@ -375,6 +428,11 @@ pub struct RunResult {
     pub cwnd: Vec<CwndTrace>,
     /// Per-workload summaries (HTTP response times).
     pub workloads: Vec<WorkloadResult>,
+    /// Congestion controls' statistics ([`CongestionControl::stats`](crate::tcp::cc::CongestionControl::stats)),
+    /// for the flows whose controller reports any. Kept apart from `flows`,
+    /// whose fields are the columns of `flows.csv`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cc_stats: Vec<FlowStats>,
     /// Every HTTP request/response (`requests.csv`).
     #[serde(skip)]
     pub requests: Vec<RequestResult>,

@@ -2,7 +2,7 @@
 //! (`Class::Out`) by how many packets their flow has sent.
 //!
 //! Source: L. Guo and I. Matta, "The War Between Mice and Elephants",
-//! ICNP 2001 (slides `mice-elephants-rio-ps.txt`, "Edge Router – Packet
+//! ICNP 2001 (slides, "Edge Router – Packet
 //! classification"): a counter per flow; a packet is short while its flow's
 //! count is ≤ `L_t`, long afterwards; entries idle for `T_u` are removed;
 //! every `T_c`, `L_t` is adjusted to keep the ratio of active short to long
@@ -237,6 +237,18 @@ impl Classifier {
     /// Entries in the flow table.
     pub fn table_len(&self) -> usize {
         self.table.len()
+    }
+
+    /// Its counters and final threshold, for the queue's `stats` in
+    /// `summary.json`.
+    pub fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("tagged_in", self.counters.tagged_in as f64),
+            ("tagged_out", self.counters.tagged_out as f64),
+            ("expired", self.counters.expired as f64),
+            ("adjustments", self.history.len() as f64),
+            ("threshold", self.threshold),
+        ]
     }
 
     /// Classify and tag `pkt` arriving at `now`.

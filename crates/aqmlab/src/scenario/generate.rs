@@ -228,173 +228,203 @@ impl TopologySpec {
         Ok(())
     }
 
-    /// The hosts, routers and links this topology adds.
+    /// The hosts, routers and links this topology adds, and whether it
+    /// asks for ECMP.
     pub fn expand(&self) -> (Vec<String>, Vec<String>, Vec<LinkSpec>, bool) {
-        let (mut hosts, mut routers, mut links) = (Vec::new(), Vec::new(), Vec::new());
-        let mut ecmp = false;
+        let mut x = Expansion::default();
         match self {
-            TopologySpec::Dumbbell(d) => {
-                routers.extend(["left".to_string(), "right".to_string()]);
-                for i in 0..d.hosts {
-                    hosts.push(format!("src{i}"));
-                }
-                for i in 0..d.hosts {
-                    hosts.push(format!("dst{i}"));
-                }
-                for i in 0..d.hosts {
-                    let h = format!("src{i}");
-                    links.push(access(
-                        &h,
-                        "left",
-                        d.access_rate,
-                        d.access_delay,
-                        &d.access_queue,
-                    ));
-                }
-                links.push(named(
-                    link(
-                        "left",
-                        "right",
-                        d.bottleneck_rate,
-                        d.bottleneck_delay,
-                        d.queue.clone(),
-                    ),
-                    "bottleneck",
-                ));
-                for i in 0..d.hosts {
-                    let h = format!("dst{i}");
-                    links.push(access(
-                        "right",
-                        &h,
-                        d.access_rate,
-                        d.access_delay,
-                        &d.access_queue,
-                    ));
-                }
-            }
-            TopologySpec::Star(s) => {
-                routers.push("hub".to_string());
-                for i in 0..s.hosts {
-                    hosts.push(format!("h{i}"));
-                }
-                hosts.push("sink".to_string());
-                for i in 0..s.hosts {
-                    let h = format!("h{i}");
-                    links.push(access(
-                        &h,
-                        "hub",
-                        s.access_rate,
-                        s.access_delay,
-                        &s.access_queue,
-                    ));
-                }
-                let mut b = named(
-                    link(
-                        "hub",
-                        "sink",
-                        s.bottleneck_rate,
-                        s.bottleneck_delay,
-                        s.queue.clone(),
-                    ),
-                    "bottleneck",
-                );
-                b.monitor = Some(true);
-                links.push(b);
-            }
-            TopologySpec::ParkingLot(p) => {
-                for i in 0..=p.hops {
-                    routers.push(format!("r{i}"));
-                }
-                hosts.extend(["long_src".to_string(), "long_dst".to_string()]);
-                for i in 0..p.hops {
-                    hosts.push(format!("cross_src{i}"));
-                    hosts.push(format!("cross_dst{i}"));
-                }
-                let (ar, ad, aq) = (p.access_rate, p.access_delay, &p.access_queue);
-                links.push(access("long_src", "r0", ar, ad, aq));
-                links.push(access(&format!("r{}", p.hops), "long_dst", ar, ad, aq));
-                for i in 0..p.hops {
-                    links.push(named(
-                        link(
-                            &format!("r{i}"),
-                            &format!("r{}", i + 1),
-                            p.rate,
-                            p.delay,
-                            p.queue.clone(),
-                        ),
-                        &format!("hop{i}"),
-                    ));
-                    links.push(access(
-                        &format!("cross_src{i}"),
-                        &format!("r{i}"),
-                        ar,
-                        ad,
-                        aq,
-                    ));
-                    links.push(access(
-                        &format!("r{}", i + 1),
-                        &format!("cross_dst{i}"),
-                        ar,
-                        ad,
-                        aq,
-                    ));
-                }
-            }
-            TopologySpec::FatTree(f) => {
-                ecmp = f.ecmp;
-                let h = f.k / 2;
-                let host_q = f.host_queue.clone().or(f.queue.clone());
-                let core_q = f.core_queue.clone().or(f.queue.clone());
-                for c in 0..h * h {
-                    routers.push(format!("c{c}"));
-                }
-                for p in 0..f.k {
-                    for a in 0..h {
-                        routers.push(format!("a{p}-{a}"));
-                    }
-                    for e in 0..h {
-                        routers.push(format!("e{p}-{e}"));
-                        for i in 0..h {
-                            let name = format!("h{p}-{e}-{i}");
-                            links.push(access(
-                                &name,
-                                &format!("e{p}-{e}"),
-                                f.rate,
-                                f.delay,
-                                &host_q,
-                            ));
-                            hosts.push(name);
-                        }
-                    }
-                    for e in 0..h {
-                        for a in 0..h {
-                            links.push(link(
-                                &format!("e{p}-{e}"),
-                                &format!("a{p}-{a}"),
-                                f.rate,
-                                f.delay,
-                                f.queue.clone(),
-                            ));
-                        }
-                    }
-                    for a in 0..h {
-                        for j in 0..h {
-                            links.push(link(
-                                &format!("a{p}-{a}"),
-                                &format!("c{}", a * h + j),
-                                f.core_rate.unwrap_or(f.rate),
-                                f.delay,
-                                core_q.clone(),
-                            ));
-                        }
-                    }
-                }
-            }
+            TopologySpec::Dumbbell(d) => d.expand(&mut x),
+            TopologySpec::Star(s) => s.expand(&mut x),
+            TopologySpec::ParkingLot(p) => p.expand(&mut x),
+            TopologySpec::FatTree(f) => f.expand(&mut x),
         }
-        (hosts, routers, links, ecmp)
+        (x.hosts, x.routers, x.links, x.ecmp)
     }
 }
 
+/// What a generator adds to the scenario.
+#[derive(Default)]
+struct Expansion {
+    hosts: Vec<String>,
+    routers: Vec<String>,
+    links: Vec<LinkSpec>,
+    ecmp: bool,
+}
+
+impl DumbbellSpec {
+    /// `hosts` sources on `left`, as many sinks on `right`, one bottleneck between.
+    fn expand(&self, x: &mut Expansion) {
+        x.routers.extend(["left".to_string(), "right".to_string()]);
+        for i in 0..self.hosts {
+            x.hosts.push(format!("src{i}"));
+        }
+        for i in 0..self.hosts {
+            x.hosts.push(format!("dst{i}"));
+        }
+        for i in 0..self.hosts {
+            let h = format!("src{i}");
+            x.links.push(access(
+                &h,
+                "left",
+                self.access_rate,
+                self.access_delay,
+                &self.access_queue,
+            ));
+        }
+        x.links.push(named(
+            link(
+                "left",
+                "right",
+                self.bottleneck_rate,
+                self.bottleneck_delay,
+                self.queue.clone(),
+            ),
+            "bottleneck",
+        ));
+        for i in 0..self.hosts {
+            let h = format!("dst{i}");
+            x.links.push(access(
+                "right",
+                &h,
+                self.access_rate,
+                self.access_delay,
+                &self.access_queue,
+            ));
+        }
+    }
+}
+
+impl StarSpec {
+    /// `hosts` hosts and a `sink` around one `hub`; the hub → sink link is the monitored bottleneck.
+    fn expand(&self, x: &mut Expansion) {
+        x.routers.push("hub".to_string());
+        for i in 0..self.hosts {
+            x.hosts.push(format!("h{i}"));
+        }
+        x.hosts.push("sink".to_string());
+        for i in 0..self.hosts {
+            let h = format!("h{i}");
+            x.links.push(access(
+                &h,
+                "hub",
+                self.access_rate,
+                self.access_delay,
+                &self.access_queue,
+            ));
+        }
+        let mut b = named(
+            link(
+                "hub",
+                "sink",
+                self.bottleneck_rate,
+                self.bottleneck_delay,
+                self.queue.clone(),
+            ),
+            "bottleneck",
+        );
+        b.monitor = Some(true);
+        x.links.push(b);
+    }
+}
+
+impl ParkingLotSpec {
+    /// A chain of `hops` router links; one long flow path across all, a cross path over each.
+    fn expand(&self, x: &mut Expansion) {
+        for i in 0..=self.hops {
+            x.routers.push(format!("r{i}"));
+        }
+        x.hosts
+            .extend(["long_src".to_string(), "long_dst".to_string()]);
+        for i in 0..self.hops {
+            x.hosts.push(format!("cross_src{i}"));
+            x.hosts.push(format!("cross_dst{i}"));
+        }
+        let (ar, ad, aq) = (self.access_rate, self.access_delay, &self.access_queue);
+        x.links.push(access("long_src", "r0", ar, ad, aq));
+        x.links
+            .push(access(&format!("r{}", self.hops), "long_dst", ar, ad, aq));
+        for i in 0..self.hops {
+            x.links.push(named(
+                link(
+                    &format!("r{i}"),
+                    &format!("r{}", i + 1),
+                    self.rate,
+                    self.delay,
+                    self.queue.clone(),
+                ),
+                &format!("hop{i}"),
+            ));
+            x.links.push(access(
+                &format!("cross_src{i}"),
+                &format!("r{i}"),
+                ar,
+                ad,
+                aq,
+            ));
+            x.links.push(access(
+                &format!("r{}", i + 1),
+                &format!("cross_dst{i}"),
+                ar,
+                ad,
+                aq,
+            ));
+        }
+    }
+}
+
+impl FatTreeSpec {
+    /// A k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): (k/2)² core switches, k pods of k/2 aggregation and k/2 edge switches, k/2 hosts per edge switch.
+    fn expand(&self, x: &mut Expansion) {
+        x.ecmp = self.ecmp;
+        let h = self.k / 2;
+        let host_q = self.host_queue.clone().or(self.queue.clone());
+        let core_q = self.core_queue.clone().or(self.queue.clone());
+        for c in 0..h * h {
+            x.routers.push(format!("c{c}"));
+        }
+        for p in 0..self.k {
+            for a in 0..h {
+                x.routers.push(format!("a{p}-{a}"));
+            }
+            for e in 0..h {
+                x.routers.push(format!("e{p}-{e}"));
+                for i in 0..h {
+                    let name = format!("h{p}-{e}-{i}");
+                    x.links.push(access(
+                        &name,
+                        &format!("e{p}-{e}"),
+                        self.rate,
+                        self.delay,
+                        &host_q,
+                    ));
+                    x.hosts.push(name);
+                }
+            }
+            for e in 0..h {
+                for a in 0..h {
+                    x.links.push(link(
+                        &format!("e{p}-{e}"),
+                        &format!("a{p}-{a}"),
+                        self.rate,
+                        self.delay,
+                        self.queue.clone(),
+                    ));
+                }
+            }
+            for a in 0..h {
+                for j in 0..h {
+                    x.links.push(link(
+                        &format!("a{p}-{a}"),
+                        &format!("c{}", a * h + j),
+                        self.core_rate.unwrap_or(self.rate),
+                        self.delay,
+                        core_q.clone(),
+                    ));
+                }
+            }
+        }
+    }
+}
 /// Expand `[topology]` into nodes and links, and host patterns in flow
 /// groups into one entry per host. Returns (key path, message).
 pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
@@ -432,15 +462,8 @@ pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
         Ok(())
     };
     for (i, w) in sc.workloads.iter_mut().enumerate() {
-        match w {
-            crate::traffic::WorkloadSpec::Incast(s) => {
-                expand_list(&mut s.servers, format!("workloads[{i}].servers"))?
-            }
-            crate::traffic::WorkloadSpec::Cdf(s) => {
-                expand_list(&mut s.senders, format!("workloads[{i}].senders"))?;
-                expand_list(&mut s.receivers, format!("workloads[{i}].receivers"))?;
-            }
-            _ => {}
+        for (k, list) in w.host_lists_mut() {
+            expand_list(list, format!("workloads[{i}].{k}"))?;
         }
     }
     if !sc

@@ -580,7 +580,31 @@ impl Scenario {
 
     /// Check cross-references and ranges. Returns (key path, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        let mut names: HashMap<&str, bool> = HashMap::new(); // name -> is_router
+        let names = self.validate_nodes()?;
+        self.validate_output()?;
+        self.validate_links(&names)?;
+        let mut global = TcpParams::default();
+        global.apply(&self.tcp);
+        global
+            .validate()
+            .map_err(|(k, m)| (format!("tcp.{k}"), m))?;
+        if self.flows.is_empty() && self.workloads.is_empty() {
+            return Err((
+                "flows".into(),
+                "declare at least one flow or workload".into(),
+            ));
+        }
+        self.validate_workloads(&names)?;
+        self.validate_flows(&names)?;
+        crate::output::pcap::validate(self)?;
+        paths::check(self)?;
+        crate::sim::partition::check_overrides(self)?;
+        Ok(())
+    }
+
+    /// Every node declared once, and at least one: node name → is a router.
+    fn validate_nodes(&self) -> Result<Nodes<'_>, (String, String)> {
+        let mut names: Nodes = HashMap::new(); // name -> is_router
         for (i, h) in self.nodes.hosts.iter().enumerate() {
             if names.insert(h.as_str(), false).is_some() {
                 return Err((
@@ -603,11 +627,11 @@ impl Scenario {
                 "declare at least two nodes in `hosts`/`routers`".into(),
             ));
         }
-        let known = |n: &str| {
-            let mut v: Vec<&str> = names.keys().copied().collect();
-            v.sort();
-            format!("unknown node `{n}`; declared nodes: {}", v.join(", "))
-        };
+        Ok(names)
+    }
+
+    /// The run length and the output intervals are positive.
+    fn validate_output(&self) -> Result<(), (String, String)> {
         if self.duration.0 == 0 {
             return Err(("duration".into(), "must be positive".into()));
         }
@@ -620,14 +644,20 @@ impl Scenario {
         if self.output.throughput_bin.is_some_and(|d| d.0 == 0) {
             return Err(("output.throughput_bin".into(), "must be positive".into()));
         }
+        Ok(())
+    }
+
+    /// Links join two declared nodes, have distinct names and valid queues,
+    /// classifiers and loss probabilities.
+    fn validate_links(&self, names: &Nodes) -> Result<(), (String, String)> {
         let mut link_names = HashMap::new();
         for (i, l) in self.links.iter().enumerate() {
             let p = format!("links[{i}]");
             if !names.contains_key(l.a.as_str()) {
-                return Err((format!("{p}.a"), known(&l.a)));
+                return Err((format!("{p}.a"), unknown_node(names, &l.a)));
             }
             if !names.contains_key(l.b.as_str()) {
-                return Err((format!("{p}.b"), known(&l.b)));
+                return Err((format!("{p}.b"), unknown_node(names, &l.b)));
             }
             if l.a == l.b {
                 return Err((
@@ -669,17 +699,12 @@ impl Scenario {
                 }
             }
         }
-        let mut global = TcpParams::default();
-        global.apply(&self.tcp);
-        global
-            .validate()
-            .map_err(|(k, m)| (format!("tcp.{k}"), m))?;
-        if self.flows.is_empty() && self.workloads.is_empty() {
-            return Err((
-                "flows".into(),
-                "declare at least one flow or workload".into(),
-            ));
-        }
+        Ok(())
+    }
+
+    /// Workloads: distinct names, hosts that exist, their own parameters and
+    /// TCP options.
+    fn validate_workloads(&self, names: &Nodes) -> Result<(), (String, String)> {
         let mut wl_names = std::collections::HashSet::new();
         for (i, w) in self.workloads.iter().enumerate() {
             let p = format!("workloads[{i}]");
@@ -690,16 +715,7 @@ impl Scenario {
                 ));
             }
             for (k, n) in w.hosts() {
-                match names.get(n) {
-                    None => return Err((format!("{p}.{k}"), known(n))),
-                    Some(true) => {
-                        return Err((
-                            format!("{p}.{k}"),
-                            format!("`{n}` is a router; workloads run between hosts"),
-                        ))
-                    }
-                    Some(false) => {}
-                }
+                check_host(names, format!("{p}.{k}"), n, "workloads")?;
             }
             w.validate().map_err(|(k, m)| (format!("{p}.{k}"), m))?;
             if let Some(o) = w.tcp_options() {
@@ -712,19 +728,25 @@ impl Scenario {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Flow groups: hosts that exist and differ, a count, TCP options, and a
+    /// CBR source or a transfer size the segment counters can hold.
+    fn validate_flows(&self, names: &Nodes) -> Result<(), (String, String)> {
+        // fastest link leaving each node, for the bulk-flow segment bound
+        // (one pass over the links, not one per flow: 10⁵ star flows)
+        let mut out_rate: HashMap<&str, u64> = HashMap::new();
+        for l in &self.links {
+            for (n, r) in [(&l.a, l.rate.0), (&l.b, l.rate_ba.unwrap_or(l.rate).0)] {
+                let e = out_rate.entry(n.as_str()).or_insert(0);
+                *e = (*e).max(r);
+            }
+        }
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             for (k, n) in [("src", &f.src), ("dst", &f.dst)] {
-                match names.get(n.as_str()) {
-                    None => return Err((format!("{p}.{k}"), known(n))),
-                    Some(true) => {
-                        return Err((
-                            format!("{p}.{k}"),
-                            format!("`{n}` is a router; flows run between hosts"),
-                        ))
-                    }
-                    Some(false) => {}
-                }
+                check_host(names, format!("{p}.{k}"), n, "flows")?;
             }
             if f.src == f.dst {
                 return Err((format!("{p}.dst"), "src and dst must differ".into()));
@@ -746,15 +768,31 @@ impl Scenario {
                         check_segments(sz.0, tcp.mss).map_err(|m| (format!("{p}.size"), m))?
                     }
                     None => self
-                        .check_bulk_segments(&f.src, &tcp)
+                        .check_bulk_segments(&f.src, &tcp, &out_rate)
                         .map_err(|m| (format!("{p}.src"), m))?,
                 },
             }
         }
-        crate::output::pcap::validate(self)?;
-        paths::check(self)?;
-        crate::sim::partition::check_overrides(self)?;
         Ok(())
+    }
+}
+
+/// Declared nodes: name → whether it is a router.
+type Nodes<'a> = HashMap<&'a str, bool>;
+
+/// The message for a node name that is not declared.
+fn unknown_node(names: &Nodes, n: &str) -> String {
+    let mut v: Vec<&str> = names.keys().copied().collect();
+    v.sort();
+    format!("unknown node `{n}`; declared nodes: {}", v.join(", "))
+}
+
+/// `n` (at `key`) must be a declared host: `what` runs between hosts.
+fn check_host(names: &Nodes, key: String, n: &str, what: &str) -> Result<(), (String, String)> {
+    match names.get(n) {
+        None => Err((key, unknown_node(names, n))),
+        Some(true) => Err((key, format!("`{n}` is a router; {what} run between hosts"))),
+        Some(false) => Ok(()),
     }
 }
 
@@ -785,21 +823,13 @@ impl Scenario {
     /// A bulk flow from `src` must not be able to send more segments than
     /// its `u32` sequence numbers count within the run: at most `duration`
     /// × the fastest link leaving `src` / (mss + header) segments.
-    fn check_bulk_segments(&self, src: &str, tcp: &TcpParams) -> Result<(), String> {
-        let rate = self
-            .links
-            .iter()
-            .filter_map(|l| {
-                if l.a == src {
-                    Some(l.rate.0)
-                } else if l.b == src {
-                    Some(l.rate_ba.unwrap_or(l.rate).0)
-                } else {
-                    None
-                }
-            })
-            .max()
-            .unwrap_or(0);
+    fn check_bulk_segments(
+        &self,
+        src: &str,
+        tcp: &TcpParams,
+        out_rate: &HashMap<&str, u64>,
+    ) -> Result<(), String> {
+        let rate = out_rate.get(src).copied().unwrap_or(0);
         let bits = (tcp.mss as u128 + tcp.header_bytes as u128) * 8;
         let most = self.duration.0 as u128 * rate as u128 / (bits * 1_000_000_000);
         if most > MAX_SEGMENTS as u128 {

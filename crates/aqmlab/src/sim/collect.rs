@@ -273,9 +273,12 @@ impl Simulation {
                 })
             })
             .collect();
+        let cc_stats =
+            crate::metrics::cc_stats(hv.iter().map(|h| h.snd.t.sender().map(|s| s.cc.as_ref())));
         drop(hv);
         let end: Time = self.sh.end;
         RunResult {
+            cc_stats,
             throughput,
             requests,
             workloads,
@@ -329,6 +332,7 @@ fn queue_result(l: &mut crate::net::link::Link, end: Time) -> QueueResult {
             to_secs(h.max())
         },
         classes: class_results(&l.port.by_class),
+        stats: crate::metrics::queue_stats(&*l.port.qd, l.port.classifier.as_deref()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);
     r.mean_len_bytes = l.port.mean_len_bytes(end);

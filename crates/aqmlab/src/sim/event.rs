@@ -8,8 +8,10 @@ use crate::tcp::TimerKind;
 pub enum Ev {
     /// The transmitter of a link finished serialising its packet.
     TxDone(LocalLink),
-    /// The packet at the head of a link's pipe reaches the far node.
-    Arrive(LocalLink),
+    /// The packet at the head of a link's pipe reaches the far node; the
+    /// flow is the local flow it is delivered to there, or `ABSENT` when
+    /// the node forwards it (used only to prefetch that flow's record).
+    Arrive(LocalLink, LocalFlow),
     /// A flow endpoint's timer (a CBR source's next packet is its `Pace`).
     Timer(LocalFlow, TimerKind),
     /// Sample the monitored queues.

@@ -7,7 +7,7 @@
 //! delay (the lookahead) before it is due.
 
 use super::event::{owner, Ev};
-use super::ids::{LinkId, LocalLink, LpId, ABSENT};
+use super::ids::{LinkId, LocalFlow, LocalLink, LpId, ABSENT};
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{tx_time, Tie, Time};
@@ -145,8 +145,9 @@ impl Lp {
     pub(super) fn push_pipe(&mut self, li: LocalLink, at: Time, p: Packet) {
         let sl = &mut self.links[li.ix()];
         if sl.l.pipe.is_empty() {
+            let f = delivered_to(&self.flow_ix, &sl.l, &p);
             let tie = sl.rx_tie();
-            self.events.schedule(at, tie, Ev::Arrive(li));
+            self.events.schedule(at, tie, Ev::Arrive(li, f));
         }
         sl.l.pipe.push_back((at, p));
     }
@@ -161,9 +162,11 @@ impl Lp {
     pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
         let sl = &mut self.links[li.ix()];
         let (_, p) = sl.l.pipe.pop_front().expect("pipe");
-        if let Some(&(t, _)) = sl.l.pipe.front() {
+        if let Some((t, q)) = sl.l.pipe.front() {
+            let f = delivered_to(&self.flow_ix, &sl.l, q);
+            let t = *t;
             let tie = sl.rx_tie();
-            self.events.schedule(t, tie, Ev::Arrive(li));
+            self.events.schedule(t, tie, Ev::Arrive(li, f));
         }
         let link = &mut sl.l;
         if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
@@ -185,5 +188,16 @@ impl Lp {
             debug_assert_ne!(li, NO_ROUTE, "validated routes");
             self.send_on_link(LinkId(li), p);
         }
+    }
+}
+
+/// The local flow a packet on `link` is delivered to at the link's far end,
+/// or `ABSENT` when that node forwards it (for prefetching only).
+#[inline]
+fn delivered_to(flow_ix: &[u32], link: &Link, p: &Packet) -> LocalFlow {
+    if p.dst == link.to {
+        LocalFlow(flow_ix.get(p.flow as usize).copied().unwrap_or(ABSENT))
+    } else {
+        LocalFlow(ABSENT)
     }
 }

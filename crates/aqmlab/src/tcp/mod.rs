@@ -103,6 +103,10 @@ pub struct TcpOptions {
     /// Pace segments at Linux's internal pacing rate (`tcp_update_pacing_rate`:
     /// cwnd·mss/srtt × 200 % below ssthresh/2, × 120 % above).
     pub pacing: Option<bool>,
+    /// The receiver acknowledges the first data segment after the
+    /// handshake at once, then every `delack_count` (ns-3 `TcpSocketBase`:
+    /// "always respond to first data packet to speed up the connection").
+    pub ack_first_segment: Option<bool>,
     /// Limited Transmit (RFC 3042; RFC 6675 §5 step 3 with SACK): new data
     /// on the duplicate ACKs before DupThresh.
     pub limited_transmit: Option<bool>,
@@ -139,6 +143,7 @@ impl TcpOptions {
             prr,
             rack,
             pacing,
+            ack_first_segment,
             limited_transmit,
             tlp
         );
@@ -180,6 +185,7 @@ pub struct TcpParams {
     pub prr: bool,
     pub rack: bool,
     pub pacing: bool,
+    pub ack_first_segment: bool,
     pub limited_transmit: bool,
     pub tlp: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
@@ -215,6 +221,7 @@ impl Default for TcpParams {
             prr: false,
             rack: false,
             pacing: false,
+            ack_first_segment: false,
             limited_transmit: false,
             tlp: false,
             explicit: TcpOptions::default(),
@@ -282,6 +289,7 @@ impl TcpParams {
         set!(prr);
         set!(rack);
         set!(pacing);
+        set!(ack_first_segment);
         set!(limited_transmit);
         set!(tlp);
         if o.recovery.is_some() {

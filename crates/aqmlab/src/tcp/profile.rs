@@ -18,9 +18,15 @@
 //! | `rack` / `tlp` | off / off | off / off (absent in 3.44) | on / on (`tcp_recovery = 1`, `tcp_early_retrans = 3`) |
 //! | `limited_transmit` | off | on (`LimitedTransmit`) | on (pipe-based `tcp_cwnd_test`) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
+//! | `ack_first_segment` | false | true (§) | false (†) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
 //! | CUBIC `variant` (‡) | `linux-2.6.22` | `ns3` (`TcpCubic`) | `linux` (`tcp_cubic.c`) |
 //!
+//! (§) `TcpSocketBase` sets `m_delAckCount = m_delAckMaxCount` on reaching
+//! ESTABLISHED ("always respond to first data packet to speed up the
+//! connection"): the first data segment is ACKed at once, so each
+//! slow-start round grows the window 2n − 1 (10, 19, 37, 73, …) rather than
+//! 2n, which moves HyStart's exit (see validation/ns3/README.md).
 //! (*) Linux `tcp_rtt_estimator`/`tcp_set_rto`: RTO = srtt + rttvar where
 //! rttvar never falls below `tcp_rto_min` (200 ms): the RFC 6298 formula
 //! with G = 200 ms. (†) Linux adapts the delayed-ACK timeout (`ato`)
@@ -116,6 +122,7 @@ impl Profile {
                 p.timestamps = true;
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
+                p.ack_first_segment = true;
                 // TcpSocketBase "LimitedTransmit", default true
                 p.limited_transmit = true;
             }

@@ -74,6 +74,9 @@ pub struct Receiver {
     delayed_ack: bool,
     delack_count: u32,
     delack_timeout: u64,
+    /// `ack_first_segment`: the first data segment is ACKed at once.
+    ack_first: bool,
+    ack_next: bool,
     /// Next segment expected.
     pub rcv_nxt: u32,
     /// `ooo[i]`: segment `rcv_nxt + i` is buffered (index 0 is always false).
@@ -114,6 +117,8 @@ impl Receiver {
             delayed_ack: p.delayed_ack,
             delack_count: p.delack_count,
             delack_timeout: p.delack_timeout,
+            ack_first: p.ack_first_segment,
+            ack_next: false,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             ooo_count: 0,
@@ -250,6 +255,7 @@ impl Receiver {
         self.spare = p.spare;
         if p.has(flags::SYN) {
             self.send_ack(flags::SYN, ctx);
+            self.ack_next = self.ack_first; // ns-3: ACK the first data at once
             return;
         }
         if p.has(flags::CWR) {
@@ -290,7 +296,7 @@ impl Receiver {
             if self.sack {
                 self.release_runs();
             }
-            if filled_gap || !self.delayed_ack || ack_now {
+            if filled_gap || !self.delayed_ack || ack_now || std::mem::take(&mut self.ack_next) {
                 self.send_ack(0, ctx);
             } else {
                 self.pending += 1;

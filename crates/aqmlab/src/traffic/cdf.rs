@@ -5,8 +5,10 @@
 //! (Alizadeh et al., SIGCOMM 2010), pFabric (SIGCOMM 2013) and HPCC
 //! (SIGCOMM 2019).
 //!
-//! `sizes` is `"web-search"` (shipped: `data/web-search.cdf`, with its
-//! source) or the path of a CDF file in the same format: one point per line,
+//! `sizes` is `"web-search"` or `"data-mining"` (shipped with their sources:
+//! `data/web-search.cdf`, DCTCP's web-search distribution, and
+//! `data/data-mining.cdf`, VL2's data-mining distribution as pFabric
+//! tabulated it) or the path of a CDF file in the same format: one point per line,
 //! `bytes cumulative-percent`, percent rising to 100, `#` comments. A size is
 //! drawn by inverting the CDF with linear interpolation between points (as
 //! the HPCC traffic generator does), rounded up to a whole byte, at least 1.
@@ -26,6 +28,8 @@ use serde::{Deserialize, Serialize};
 
 /// The shipped web-search distribution.
 pub const WEB_SEARCH: &str = include_str!("../../data/web-search.cdf");
+/// The shipped data-mining distribution.
+pub const DATA_MINING: &str = include_str!("../../data/data-mining.cdf");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -122,9 +126,10 @@ impl CdfSpec {
     pub fn load(&self) -> Result<SizeCdf, String> {
         match self.sizes.as_str() {
             "web-search" => SizeCdf::parse(WEB_SEARCH),
+            "data-mining" => SizeCdf::parse(DATA_MINING),
             path => {
                 let t = std::fs::read_to_string(path).map_err(|e| {
-                    format!("cannot read `{path}` ({e}); give \"web-search\" or a CDF file")
+                    format!("cannot read `{path}` ({e}); give \"web-search\", \"data-mining\" or a CDF file")
                 })?;
                 SizeCdf::parse(&t).map_err(|m| format!("`{path}`: {m}"))
             }
@@ -163,7 +168,7 @@ impl CdfSpec {
 
 impl crate::registry::Registered for CdfSpec {
     const KIND: &'static str = "cdf";
-    const ABOUT: &'static str = "Poisson flow arrivals between random hosts, sizes from a CDF (web-search: DCTCP, Alizadeh et al. SIGCOMM 2010)";
+    const ABOUT: &'static str = "Poisson flow arrivals between random hosts, sizes from a CDF (web-search: DCTCP, Alizadeh et al. SIGCOMM 2010; data-mining: VL2, Greenberg et al. SIGCOMM 2009)";
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::param!(required = "\"ws\"", "name", "", "unique among workloads", "", "name in outputs"),
         crate::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
@@ -171,7 +176,7 @@ impl crate::registry::Registered for CdfSpec {
         crate::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
         crate::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
         crate::param!("start", "time", "≥ 0", "", "first arrival"),
-        crate::param!(required = "\"web-search\"", "sizes", "", "\"web-search\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
+        crate::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
         crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
         crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
@@ -206,6 +211,12 @@ impl super::registry::WorkloadKind for CdfSpec {
             Ok(cdf) => vec![("sizes", cdf.quantile(1.0))],
             Err(_) => Vec::new(),
         }
+    }
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+        vec![
+            ("senders", &mut self.senders),
+            ("receivers", &mut self.receivers),
+        ]
     }
 }
 
@@ -302,6 +313,36 @@ mod tests {
         let n = 200_000;
         let m: f64 = (0..n).map(|_| c.quantile(r.uniform()) as f64).sum::<f64>() / n as f64;
         assert!((m / c.mean() - 1.0).abs() < 0.03, "{m}");
+    }
+
+    /// The data-mining table (VL2 via pFabric) inverts at its points and
+    /// between them, and its mean is the trapezoid integral of the table.
+    #[test]
+    fn data_mining_cdf_loads_and_inverts() {
+        let c = SizeCdf::parse(DATA_MINING).unwrap();
+        assert_eq!(c.quantile(0.1), 180);
+        assert_eq!(c.quantile(0.5), 1_100);
+        assert_eq!(c.quantile(0.8), 10_000);
+        assert_eq!(c.quantile(0.95), 3_160_000);
+        // halfway between the 80 % (10 kB) and 90 % (400 kB) points
+        assert_eq!(c.quantile(0.85), 205_000);
+        let top = c.quantile(0.999_999);
+        assert!((999_000_000..=1_000_000_000).contains(&top), "{top}");
+        // trapezoids of the table: 12 658 198.6 bytes, 7.4 x web-search's
+        assert!((c.mean() - 12_658_198.6).abs() < 1e-3, "{}", c.mean());
+        // most flows are small, most bytes are in the largest 2 %
+        let tail = 0.02 * (1e8 + 1e9) / 2.0;
+        assert!(tail / c.mean() > 0.85);
+        // the spec loads it by name, and the workload's largest transfer
+        // (1 GB) fits the segment counter at mss 1460
+        let spec: CdfSpec = toml::from_str(
+            "name = \"dm\"\nsenders = [\"a\"]\nreceivers = [\"b\"]\nflows = 10\nrate = 1.0\nsizes = \"data-mining\"\n",
+        )
+        .unwrap();
+        assert_eq!(spec.load().unwrap(), c);
+        assert!(spec.validate().is_ok());
+        use super::super::registry::WorkloadKind;
+        assert_eq!(spec.largest_transfers(1460), vec![("sizes", 1_000_000_000)]);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! HTTP request/response "mice" (the workload of `maxnet-mice.txt` §4.1,
+//! HTTP request/response "mice" (the workload of Phan et al., "MaxNet and TCP Reno/RED on Mice Traffic" §4.1,
 //! generated there with httperf): each connection sends one request
 //! (default 62 bytes) from the client to the server, and the server answers
 //! with one response (default 4 KB).

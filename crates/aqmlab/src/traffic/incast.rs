@@ -124,6 +124,9 @@ impl super::registry::WorkloadKind for IncastSpec {
             ("response_size", self.response_size.0),
         ]
     }
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+        vec![("servers", &mut self.servers)]
+    }
 }
 
 pub struct IncastWorkload {

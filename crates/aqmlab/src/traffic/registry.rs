@@ -27,6 +27,11 @@ pub trait WorkloadKind: Registered {
     /// (`mss` converts sizes counted in segments), for the segment-counter
     /// check.
     fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)>;
+    /// Its lists of hosts that may hold `prefix*` patterns, by key (expanded
+    /// to the matching hosts when the scenario is loaded); none by default.
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+        Vec::new()
+    }
 }
 
 /// Register workloads: `module::Spec => Variant,` per line. The module is
@@ -60,6 +65,18 @@ macro_rules! workload_kinds {
                 match self {
                     $(WorkloadSpec::$var(c) => c,)*
                 }
+            }
+
+            fn as_kind_mut(&mut self) -> &mut dyn $crate::traffic::registry::WorkloadDyn {
+                match self {
+                    $(WorkloadSpec::$var(c) => c,)*
+                }
+            }
+
+            /// Its host lists that may hold `prefix*` patterns, by key
+            /// (see [`WorkloadKind::host_lists_mut`]).
+            pub fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+                self.as_kind_mut().host_lists_mut()
             }
 
             /// Flows it opens over a run of `duration` ns, and the key
@@ -123,6 +140,7 @@ pub trait WorkloadDyn {
     fn validate(&self) -> Result<(), (String, String)>;
     fn expected_flows(&self, duration: u64) -> (u64, &'static str);
     fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)>;
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)>;
 }
 
 impl<W: WorkloadKind> WorkloadDyn for W {
@@ -146,5 +164,8 @@ impl<W: WorkloadKind> WorkloadDyn for W {
     }
     fn largest_transfers(&self, mss: u32) -> Vec<(&'static str, u64)> {
         WorkloadKind::largest_transfers(self, mss)
+    }
+    fn host_lists_mut(&mut self) -> Vec<(&'static str, &mut Vec<String>)> {
+        WorkloadKind::host_lists_mut(self)
     }
 }

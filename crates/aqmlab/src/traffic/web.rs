@@ -1,6 +1,6 @@
 //! Web sessions (HTTP/1.0, one TCP connection per object) and foreground
 //! probe flows — the workload of Guo & Matta, "The War Between Mice and
-//! Elephants", ICNP 2001 (slides `mice-elephants-rio-ps.txt`, "Simulations
+//! Elephants", ICNP 2001 (slides, "Simulations
 //! setup" and "Study of Foreground Traffic"), in the spirit of ns-2's
 //! `tcl/webcache/webtraf.tcl` (session → page → object).
 //!

@@ -1248,6 +1248,10 @@ const NS3_CNT_CLAMP: u32 = 20;
 ///   (`m_cWndCnt ≥ cnt` → `cwnd += 1`, `m_cWndCnt −= cnt`);
 /// - `GetSsThresh`: `max(⌊cwnd·β⌋, 2)` from cwnd; fast convergence
 ///   `W_max = ⌊cwnd(1 + β)/2⌋`; `β = 0.7`, `C = 0.4` (doubles);
+/// - the delay samples are SRTTs: `TcpSocketBase` calls `PktsAcked` with
+///   `m_tcb->m_srtt` (the estimate after this ACK's sample), so `delay_min`
+///   is the smallest SRTT and HyStart's delay detector compares SRTTs
+///   (Linux: the ACK's own RTT sample);
 /// - delay samples are discarded for `CubicDelta` = 10 ms after an epoch
 ///   starts (Linux: 1 s);
 /// - a timeout (`CA_LOSS`, `CubicReset`) clears the origin, K, the Reno
@@ -1391,8 +1395,12 @@ impl CongestionControl for CubicNs3 {
         "cubic"
     }
 
-    /// `TcpCubic::PktsAcked` and `HystartUpdate`.
-    fn on_rtt(&mut self, s: &CcState, rtt: Time, _acked: u32) {
+    /// `TcpCubic::PktsAcked` and `HystartUpdate`. ns-3's `TcpSocketBase`
+    /// passes the smoothed RTT (`m_tcb->m_srtt`, updated from this ACK's
+    /// sample first), not the ACK's own sample, so `delay_min` is the
+    /// smallest SRTT and HyStart's round minimum is taken over SRTTs.
+    fn on_rtt(&mut self, s: &CcState, sample: Time, _acked: u32) {
+        let rtt = s.srtt.unwrap_or(sample);
         if let Some(e) = self.epoch_start {
             if s.now.saturating_sub(e) < NS3_CUBIC_DELTA {
                 return;
@@ -2058,6 +2066,7 @@ mod tests {
         for i in 0..200u32 {
             s.now += 1_000_000;
             s.snd_una += 1;
+            s.srtt = Some(rtt);
             cc.on_rtt(&s, rtt, 1);
             cc.on_ack(&mut s, 1);
             if s.ssthresh < 1e9 {
@@ -2093,6 +2102,7 @@ mod tests {
                 for i in 0..20 {
                     s.now += 5_000_000;
                     s.snd_una += 1;
+                    s.srtt = Some(rtt);
                     cc.on_rtt(&s, rtt, 1);
                     cc.on_ack(&mut s, 1);
                     if s.ssthresh < 1e9 && exit.is_none() {
@@ -2102,6 +2112,48 @@ mod tests {
             }
             assert_eq!(exit.is_some(), exits, "+{extra_ms} ms: {exit:?}");
         }
+    }
+
+    /// ns-3 feeds HyStart and delay_min with the SRTT, not the ACK's own
+    /// sample: samples 50 ms above a steady 40-ms SRTT do not end slow
+    /// start, and delay_min is the smallest SRTT.
+    #[test]
+    fn ns3_hystart_reads_srtt_not_the_sample() {
+        let mut cc = ns3();
+        let mut s = st(20.0, 1e9);
+        s.now = secs(1.0);
+        let mut seq_end = 0;
+        for round in 0..4 {
+            seq_end += 20;
+            s.snd_nxt = seq_end;
+            for _ in 0..20 {
+                s.now += 5_000_000;
+                s.snd_una += 1;
+                s.srtt = Some(secs(0.04));
+                let sample = if round == 0 { secs(0.04) } else { secs(0.09) };
+                cc.on_rtt(&s, sample, 1);
+                cc.on_ack(&mut s, 1);
+            }
+        }
+        assert!(!cc.hystart_found(), "a +50 ms sample alone must not exit");
+        // the same run fed with the samples as SRTT exits
+        let mut cc = ns3();
+        let mut s = st(20.0, 1e9);
+        s.now = secs(1.0);
+        let mut seq_end = 0;
+        for round in 0..4 {
+            seq_end += 20;
+            s.snd_nxt = seq_end;
+            for _ in 0..20 {
+                s.now += 5_000_000;
+                s.snd_una += 1;
+                let rtt = if round == 0 { secs(0.04) } else { secs(0.09) };
+                s.srtt = Some(rtt);
+                cc.on_rtt(&s, rtt, 1);
+                cc.on_ack(&mut s, 1);
+            }
+        }
+        assert!(cc.hystart_found());
     }
 
     /// ns-3 `GetSsThresh` (β = 0.7 as a double) and `Update` arithmetic:

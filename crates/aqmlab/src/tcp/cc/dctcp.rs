@@ -100,6 +100,11 @@ impl CongestionControl for Dctcp {
         "dctcp"
     }
 
+    /// The final α estimate.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![("alpha", self.alpha)]
+    }
+
     fn on_ack_packet(&mut self, s: &mut CcState, ack: &Packet) {
         let ece = ack.has(flags::ECE);
         self.ece_now = ece;

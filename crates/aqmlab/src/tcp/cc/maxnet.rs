@@ -13,10 +13,10 @@
 //!   numbers of sources, capacities and topologies; "unlike existing
 //!   proposals, MaxNet does not need to estimate the number of bottleneck
 //!   links on the end-to-end path". The link law we use is eq. (3) of
-//!   `maxnet-mice.txt` (quoting SAW08), in `aqm/maxnet.rs`.
+//!   Phan et al., "MaxNet and TCP Reno/RED on Mice Traffic" (quoting SAW08), in `aqm/maxnet.rs`.
 //! - M. Suchara, L. Andrew, R. Witt, K. Jacobsson, B. Wydrowski, S. Low,
 //!   "Implementation of Provably Stable MaxNet", BROADNETS 2008 [SAW08]
-//!   (abstract; summarised in `maxnet-mice.txt` §2.2–3): rate fairness,
+//!   (abstract; summarised in Phan et al. §2.2–3): rate fairness,
 //!   **MaxStart**, a 24-bit price covering 32 bit/s … 1 Pbit/s "with a
 //!   0.001% rate accuracy".
 //! - The full texts of the two letters and of SAW08 could not be retrieved.

@@ -144,6 +144,12 @@ pub trait CongestionControl: Send {
     /// Every ACK the sender receives, before any other processing (for
     /// algorithms that read explicit signals carried in the ACK).
     fn on_ack_packet(&mut self, _s: &mut CcState, _ack: &Packet) {}
+    /// Named statistics of the controller's own state (e.g. DCTCP's α),
+    /// reported in `summary.json` under `cc_stats`. Read once, when the
+    /// run's results are collected.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 
     /// The loss-recovery scheme used with this algorithm when the scenario
     /// does not set `tcp.recovery`.
