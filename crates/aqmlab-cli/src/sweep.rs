@@ -351,7 +351,7 @@ fn pending(
 /// Run one job and rename its files into place (the CSVs' `label`
 /// column: the point's label).
 fn run_one(p: &aqmlab::scenario::SweepPoint, j: &Job, dir: &Path) -> CliResult {
-    output::run_into(&p.scenario, j.seed, dir, &p.label, &j.toml, &j.prov).map_err(out_err)?;
+    output::run_into(&p.scenario, j.seed, dir, &p.label, &j.toml, &j.prov, 1).map_err(out_err)?;
     crate::interrupt::run_done();
     Ok(())
 }

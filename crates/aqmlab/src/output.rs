@@ -393,9 +393,10 @@ pub fn run_into(
     label: &str,
     scenario_toml: &str,
     prov: &Provenance,
+    threads: usize,
 ) -> std::io::Result<(RunResult, Vec<(String, u64)>)> {
     let mut st = Staging::new(dir)?;
-    let mut sim = crate::Simulation::new(sc, seed);
+    let mut sim = crate::Simulation::with_threads(sc, seed, threads);
     let cap = pcap::attach(&mut sim, sc, &mut st)?;
     let r = sim.run();
     if !r.conservation.holds() {

@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 
 /// An egress queue with the statistics every discipline shares.
 pub struct Port {
-    pub qd: Box<dyn QueueDisc>,
-    /// Edge classifier tagging `pkt.class` before `qd` sees the packet.
+    pub disc: Box<dyn QueueDisc>,
+    /// Edge classifier tagging `pkt.class` before `disc` sees the packet.
     pub classifier: Option<Box<Classifier>>,
     pub rng: RngStream,
     pub counters: QueueCounters,
@@ -51,9 +51,9 @@ pub struct ClassCounters {
 }
 
 impl Port {
-    pub fn new(qd: Box<dyn QueueDisc>, rng: RngStream) -> Self {
+    pub fn new(disc: Box<dyn QueueDisc>, rng: RngStream) -> Self {
         Port {
-            qd,
+            disc,
             classifier: None,
             rng,
             counters: QueueCounters::default(),
@@ -72,8 +72,8 @@ impl Port {
     fn integrate(&mut self, now: Time) {
         let dt = (now - self.last_change) as f64;
         if dt > 0.0 {
-            self.area_pkts += self.qd.len_pkts() as f64 * dt;
-            self.area_bytes += self.qd.len_bytes() as f64 * dt;
+            self.area_pkts += self.disc.len_pkts() as f64 * dt;
+            self.area_bytes += self.disc.len_bytes() as f64 * dt;
             self.last_change = now;
         }
     }
@@ -94,7 +94,7 @@ impl Port {
             marked: 0,
         };
         let class = pkt.class as usize;
-        let r = self.qd.enqueue(pkt, &mut ctx);
+        let r = self.disc.enqueue(pkt, &mut ctx);
         self.counters.arrivals += 1;
         self.counters.marked += ctx.marked as u64;
         let c = &mut self.by_class[class];
@@ -121,7 +121,7 @@ impl Port {
             dropped: &mut self.scratch,
             marked: 0,
         };
-        let p = self.qd.dequeue(&mut ctx);
+        let p = self.disc.dequeue(&mut ctx);
         self.counters.marked += ctx.marked as u64;
         if let Some(p) = &p {
             self.by_class[p.class as usize].marked += ctx.marked as u64;

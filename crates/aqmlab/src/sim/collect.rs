@@ -28,7 +28,7 @@ impl Simulation {
         let mut rcv: Vec<Option<&Flow>> = vec![None; n];
         for lp in &self.lps {
             for f in &lp.flows {
-                let (s, d) = f.t.ep_ref().nodes();
+                let (s, d) = f.transport.ep_ref().nodes();
                 if self.node_lp[s as usize] == lp.id {
                     snd[f.id as usize] = Some(f);
                 }
@@ -49,7 +49,7 @@ impl Simulation {
     fn flow_result(&self, h: &Halves, drops: u64) -> FlowResult {
         let (s, r) = (h.snd, h.rcv);
         let name = |n: u32| self.sh.node_names[n as usize].clone();
-        let (src, dst) = s.t.ep_ref().nodes();
+        let (src, dst) = s.transport.ep_ref().nodes();
         let mut res = FlowResult {
             id: s.id,
             group: s.group.clone(),
@@ -72,10 +72,10 @@ impl Simulation {
             mean_owd_s: (r.owd_n > 0).then(|| r.owd_sum as f64 / r.owd_n as f64 / 1e9),
             max_owd_s: (r.owd_n > 0).then(|| to_secs(r.owd_max)),
         };
-        r.t.ep_ref().report_receiver(&mut res);
+        r.transport.ep_ref().report_receiver(&mut res);
         let end = self.sh.end;
-        let stop = s.t.ep_ref().report_sender(&mut res, end);
-        if let Some(snd) = s.t.sender() {
+        let stop = s.transport.ep_ref().report_sender(&mut res, end);
+        if let Some(snd) = s.transport.sender() {
             res.completion_s = snd.completion_time.map(|t| to_secs(t - s.start));
         }
         let dur = stop.saturating_sub(s.start);
@@ -172,8 +172,8 @@ impl Simulation {
                     continue;
                 };
                 let (ff, lf) = (&hv[first as usize], &hv[last as usize]);
-                let sent = ff.snd.t.sender().and_then(|s| s.first_data_at);
-                let bytes = lf.snd.t.sender().map_or(0, |s| s.total_bytes());
+                let sent = ff.snd.transport.sender().and_then(|s| s.first_data_at);
+                let bytes = lf.snd.transport.sender().map_or(0, |s| s.total_bytes());
                 let (first_rx, rx_done) = (lf.rcv.first_rx, lf.rcv.rx_done);
                 let rt = sent.zip(first_rx).map(|(a, b)| to_secs(b - a));
                 if rx_done.is_some() {
@@ -273,8 +273,10 @@ impl Simulation {
                 })
             })
             .collect();
-        let cc_stats =
-            crate::metrics::cc_stats(hv.iter().map(|h| h.snd.t.sender().map(|s| s.cc.as_ref())));
+        let cc_stats = crate::metrics::cc_stats(
+            hv.iter()
+                .map(|h| h.snd.transport.sender().map(|s| s.cc.as_ref())),
+        );
         drop(hv);
         let end: Time = self.sh.end;
         RunResult {
@@ -311,7 +313,7 @@ fn queue_result(l: &mut crate::net::link::Link, end: Time) -> QueueResult {
     };
     let mut r = QueueResult {
         link: l.name.clone(),
-        kind: l.port.qd.kind().to_string(),
+        kind: l.port.disc.kind().to_string(),
         arrivals: c.arrivals,
         enqueued: c.enqueued,
         dequeued: c.dequeued,
@@ -332,7 +334,7 @@ fn queue_result(l: &mut crate::net::link::Link, end: Time) -> QueueResult {
             to_secs(h.max())
         },
         classes: class_results(&l.port.by_class),
-        stats: crate::metrics::queue_stats(&*l.port.qd, l.port.classifier.as_deref()),
+        stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier.as_deref()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);
     r.mean_len_bytes = l.port.mean_len_bytes(end);

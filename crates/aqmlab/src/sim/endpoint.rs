@@ -175,7 +175,7 @@ pub struct Flow {
     pub id: FlowId,
     pub group: String,
     pub cc: &'static str,
-    pub t: Transport,
+    pub transport: Transport,
     pub start: Time,
     /// The application has started.
     pub started: bool,
@@ -204,7 +204,7 @@ impl Flow {
         id: FlowId,
         group: String,
         cc: &'static str,
-        t: Transport,
+        transport: Transport,
         start: Time,
         total_segs: Option<u32>,
     ) -> Flow {
@@ -212,7 +212,7 @@ impl Flow {
             id,
             group,
             cc,
-            t,
+            transport,
             start,
             started: false,
             owd_sum: 0,
@@ -239,13 +239,13 @@ impl Flow {
             self.owd_max = self.owd_max.max(d);
             self.first_rx.get_or_insert(now);
         }
-        let Some(bytes) = self.t.ep().on_packet(p, ctx) else {
+        let Some(bytes) = self.transport.ep().on_packet(p, ctx) else {
             return false;
         };
         if let Some(b) = self.tput.as_mut().and_then(|v| v.get_mut(bin)) {
             *b += bytes;
         }
-        let rx = self.t.ep_ref().rx_segments();
+        let rx = self.transport.ep_ref().rx_segments();
         if self.rx_done.is_none() && rx.zip(self.total_segs).is_some_and(|(r, n)| r >= n as u64) {
             self.rx_done = Some(now);
             return true;
@@ -310,9 +310,9 @@ impl Lp {
                 return;
             }
             f.started = true;
-            f.t.ep().start(&mut ctx);
+            f.transport.ep().start(&mut ctx);
         } else {
-            f.t.ep().on_timer(k, &mut ctx);
+            f.transport.ep().on_timer(k, &mut ctx);
         }
         self.flush_endpoint(sh, lf);
     }

@@ -105,7 +105,10 @@ impl Lp {
     /// not held here).
     fn tap_params(&self, p: &Packet) -> Option<std::sync::Arc<crate::tcp::TcpParams>> {
         match self.flow_ix.get(p.flow as usize) {
-            Some(&i) if i != ABSENT => self.flows[i as usize].t.sender().map(|s| s.p.clone()),
+            Some(&i) if i != ABSENT => self.flows[i as usize]
+                .transport
+                .sender()
+                .map(|s| s.p.clone()),
             _ => None,
         }
     }

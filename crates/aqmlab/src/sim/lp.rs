@@ -166,7 +166,7 @@ impl Lp {
                 let l = &sl.l;
                 let near = sl.tx_lp == self.id;
                 let far = sl.rx_lp == self.id;
-                (near as u64) * (l.port.qd.len_pkts() as u64 + l.tx.is_some() as u64)
+                (near as u64) * (l.port.disc.len_pkts() as u64 + l.tx.is_some() as u64)
                     + (far as u64) * l.pipe.len() as u64
             })
             .sum()

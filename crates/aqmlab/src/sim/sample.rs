@@ -14,7 +14,7 @@ impl Lp {
         let t = to_secs(self.now);
         for (li, v) in self.series.iter_mut() {
             let port = &self.links[li.ix()].l.port;
-            let qd = &port.qd;
+            let qd = &port.disc;
             let len = qd.len_pkts();
             let c = &port.counters;
             v.push(QueueSample {
@@ -43,7 +43,7 @@ impl Lp {
     pub(super) fn on_cwnd_sample(&mut self, sh: &Shared) {
         let t = to_secs(self.now);
         for (lf, v) in self.cwnd.iter_mut() {
-            if let Some(snd) = self.flows[lf.ix()].t.sender() {
+            if let Some(snd) = self.flows[lf.ix()].transport.sender() {
                 v.push(CwndSample {
                     time_s: t,
                     cwnd: snd.st.cwnd,
