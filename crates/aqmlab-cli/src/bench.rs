@@ -61,6 +61,13 @@ pub struct BenchArgs {
     /// Run one scale point in this process (`star:N`), one JSON line.
     #[arg(long, hide = true)]
     pub scale_one: Option<String>,
+    /// Parallel benchmark: the four-site network with each of `--threads`
+    /// (see `bench_parallel.rs`); `--duration` defaults to 0.5s here.
+    #[arg(long)]
+    pub parallel: bool,
+    /// Thread counts of `--parallel`.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
 }
 
 /// The scale scenario `topology` with `n` flows, as scenario text.
@@ -277,6 +284,14 @@ pub fn main(a: BenchArgs) -> CliResult {
     }
     if a.scale {
         return scale(&a);
+    }
+    if a.parallel {
+        let d = if a.duration == "10s" {
+            "0.5s"
+        } else {
+            &a.duration
+        };
+        return crate::bench_parallel::main(&a.threads, a.runs, d);
     }
     if let Some(name) = &a.only {
         let m = run_one(name, a.runs)?;

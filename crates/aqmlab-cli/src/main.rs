@@ -4,6 +4,7 @@
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
 mod bench;
+mod bench_parallel;
 mod interrupt;
 mod run;
 mod sweep;

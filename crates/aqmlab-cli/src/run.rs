@@ -39,6 +39,11 @@ pub struct RunArgs {
     /// flows, nodes: see the README's "Errors and limits").
     #[arg(long)]
     pub allow_large: bool,
+    /// Worker threads for this one run (parallel simulation of logical
+    /// processes; the results are byte-identical to one thread). Falls
+    /// back to one thread, with a note, when the network does not split.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
 }
 
 /// Check that `--out` can be an output folder: not an existing file, and
@@ -140,7 +145,10 @@ pub fn main(a: RunArgs) -> CliResult {
     let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides)?;
     crate::interrupt::install(1, &a.out);
     let mut st = Staging::new(&a.out).map_err(out_err)?;
-    let mut sim = Simulation::new(&sc, seed);
+    let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
+    if let Some(note) = sim.parallel_note() {
+        eprintln!("--threads {}: running sequentially: {note}", a.threads);
+    }
     let cap = output::pcap::attach(&mut sim, &sc, &mut st).map_err(out_err)?;
     let mut bar = Progress::new(format!("{} (seed {seed})", sc.name), 1000);
     let r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));

@@ -1,12 +1,12 @@
 //! The discrete-event engine: integer-nanosecond time, one event queue with a
-//! deterministic tie-break, cheaply re-armable timers and per-component RNG
+//! model-derived tie-break, cheaply re-armable timers and per-component RNG
 //! streams. It knows nothing of networks.
 
 mod queue;
 mod rng;
 mod timer;
 
-pub use queue::EventQueue;
+pub use queue::{EventQueue, Tie};
 pub use rng::{splitmix64, stream_id, RngStream};
 pub use timer::{Timer, TimerAction};
 

@@ -1,10 +1,14 @@
-//! The event queue: events ordered by (time, insertion sequence), so events
-//! at the same time run in the order they were scheduled (as ns-3's
-//! `DefaultSimulatorImpl` orders by (timestamp, uid)). Events are plain data
-//! of the caller's type `E` — no boxed closure per event.
+//! The event queue: events ordered by (time, [`Tie`]), where the tie-break
+//! is derived from the model — the component the event belongs to and that
+//! component's own event counter — not from the order in which events were
+//! inserted. Events at one time therefore run in an order that does not
+//! depend on which part of the model scheduled first, which is what lets a
+//! partitioned (parallel) run reproduce a sequential one byte for byte.
+//! Events are plain data of the caller's type `E` — no boxed closure per
+//! event. Keys must be unique (a component never reuses a counter value).
 //!
-//! Two stores share one sequence counter and are merged on every pop, so the
-//! order is exactly that of one heap:
+//! Two stores are merged on every pop, so the order is exactly that of one
+//! heap:
 //! - a binary min-heap for packet events (about one per busy link);
 //! - a timing wheel for timers ([`EventQueue::schedule_timer`]), of which a
 //!   simulation holds about one per flow: with 10⁵ flows a heap of timers is
@@ -26,14 +30,38 @@ pub const SLOT_SHIFT: u32 = 20;
 /// Slots in the wheel.
 pub const SLOTS: u64 = 4096;
 
+/// The tie-break of events at one time: the owning component's id, then
+/// its own counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Tie {
+    pub owner: u64,
+    pub seq: u64,
+}
+
 struct Entry<E> {
-    key: u128, // time << 64 | seq: one integer comparison per heap step
+    key: u128, // time << 64 | owner: one integer comparison per heap step
+    seq: u64,
     ev: E,
+}
+
+impl<E> Entry<E> {
+    #[inline]
+    fn new(at: Time, tie: Tie, ev: E) -> Self {
+        Entry {
+            key: ((at as u128) << 64) | tie.owner as u128,
+            seq: tie.seq,
+            ev,
+        }
+    }
+    #[inline]
+    fn full(&self) -> (u128, u64) {
+        (self.key, self.seq)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.full() == o.full()
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -44,7 +72,7 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key) // reversed: BinaryHeap is a max-heap
+        o.full().cmp(&self.full()) // reversed: BinaryHeap is a max-heap
     }
 }
 
@@ -85,7 +113,7 @@ impl<E> Wheel<E> {
         let s = slot_of(e.key);
         if s <= self.cur {
             // descending order: insert before the first smaller key
-            let i = self.ready.partition_point(|x| x.key > e.key);
+            let i = self.ready.partition_point(|x| x.full() > e.full());
             self.ready.insert(i, e);
         } else if s < self.cur + SLOTS {
             self.slots[(s % SLOTS) as usize].push(e);
@@ -121,15 +149,15 @@ impl<E> Wheel<E> {
                 std::mem::swap(&mut self.ready, &mut self.slots[i]);
                 self.in_slots -= self.ready.len();
                 self.ready
-                    .sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+                    .sort_unstable_by_key(|e| std::cmp::Reverse(e.full()));
             }
         }
     }
 
     #[inline]
-    fn peek_key(&mut self) -> Option<u128> {
+    fn peek_key(&mut self) -> Option<(u128, u64)> {
         self.refill();
-        self.ready.last().map(|e| e.key)
+        self.ready.last().map(|e| e.full())
     }
 }
 
@@ -137,7 +165,6 @@ impl<E> Wheel<E> {
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     wheel: Wheel<E>,
-    seq: u64,
     popped: u64,
 }
 
@@ -152,38 +179,28 @@ impl<E> EventQueue<E> {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
             wheel: Wheel::new(),
-            seq: 0,
             popped: 0,
         }
     }
 
+    /// Schedule `ev` at absolute time `at` with tie-break `tie`.
     #[inline]
-    fn key(&mut self, at: Time) -> u128 {
-        let key = ((at as u128) << 64) | self.seq as u128;
-        self.seq += 1;
-        key
-    }
-
-    /// Schedule `ev` at absolute time `at`.
-    #[inline]
-    pub fn schedule(&mut self, at: Time, ev: E) {
-        let key = self.key(at);
-        self.heap.push(Entry { key, ev });
+    pub fn schedule(&mut self, at: Time, tie: Tie, ev: E) {
+        self.heap.push(Entry::new(at, tie, ev));
     }
 
     /// Schedule a timer `ev` at absolute time `at`: the same order as
     /// [`EventQueue::schedule`], kept in the timing wheel.
     #[inline]
-    pub fn schedule_timer(&mut self, at: Time, ev: E) {
-        let key = self.key(at);
-        self.wheel.push(Entry { key, ev });
+    pub fn schedule_timer(&mut self, at: Time, tie: Tie, ev: E) {
+        self.wheel.push(Entry::new(at, tie, ev));
     }
 
-    /// Remove and return the earliest event (ties: first scheduled first).
+    /// Remove and return the earliest event (ties: the smaller [`Tie`]).
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let w = self.wheel.peek_key();
-        let h = self.heap.peek().map(|e| e.key);
+        let h = self.heap.peek().map(|e| e.full());
         let e = match (h, w) {
             (Some(h), Some(w)) if w < h => self.wheel.ready.pop(),
             (Some(_), _) => self.heap.pop(),
@@ -200,7 +217,7 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn peek(&mut self) -> Option<&E> {
         let w = self.wheel.peek_key();
-        let h = self.heap.peek().map(|e| e.key);
+        let h = self.heap.peek().map(|e| e.full());
         match (h, w) {
             (Some(h), Some(w)) if w < h => self.wheel.ready.last().map(|e| &e.ev),
             (Some(_), _) => self.heap.peek().map(|e| &e.ev),
@@ -212,12 +229,12 @@ impl<E> EventQueue<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         let w = self.wheel.peek_key();
-        let h = self.heap.peek().map(|e| e.key);
+        let h = self.heap.peek().map(|e| e.full());
         match (h, w) {
             (Some(h), Some(w)) => Some(h.min(w)),
             (a, b) => a.or(b),
         }
-        .map(|k| (k >> 64) as Time)
+        .map(|k| (k.0 >> 64) as Time)
     }
 
     pub fn len(&self) -> usize {
@@ -238,17 +255,24 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
+    fn tie(owner: u64, seq: u64) -> Tie {
+        Tie { owner, seq }
+    }
+
+    /// Time first, then the owner, then the owner's counter — whatever the
+    /// insertion order.
     #[test]
-    fn orders_by_time_then_insertion() {
+    fn orders_by_time_then_owner_then_counter() {
         let mut q = EventQueue::new();
-        q.schedule(5, "c");
-        q.schedule(1, "a");
-        q.schedule(5, "d");
-        q.schedule(1, "b");
-        q.schedule(0, "z");
+        q.schedule(5, tie(2, 0), "d");
+        q.schedule(1, tie(1, 1), "b");
+        q.schedule_timer(5, tie(1, 7), "c");
+        q.schedule(1, tie(1, 0), "a");
+        q.schedule(0, tie(9, 0), "z");
+        q.schedule_timer(1, tie(3, 0), "b2");
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!["z", "a", "b", "c", "d"]);
-        assert_eq!(q.popped(), 5);
+        assert_eq!(order, vec!["z", "a", "b", "b2", "c", "d"]);
+        assert_eq!(q.popped(), 6);
     }
 
     /// Timers in the wheel and events in the heap pop in exactly the order
@@ -272,26 +296,29 @@ mod tests {
                     _ => rng.below(10_000_000_000),
                 };
                 let timer = rng.below(2) == 0;
+                // owners in reverse of insertion: the order is the key's
+                let owner = u64::MAX - seq / 3;
                 if timer {
-                    q.schedule_timer(now + d, seq);
+                    q.schedule_timer(now + d, tie(owner, seq), seq);
                 } else {
-                    q.schedule(now + d, seq);
+                    q.schedule(now + d, tie(owner, seq), seq);
                 }
-                reference.push(std::cmp::Reverse((now + d, seq)));
+                reference.push(std::cmp::Reverse((now + d, owner, seq)));
                 seq += 1;
             }
             if step % 3 != 0 {
                 if let Some((t, e)) = q.pop() {
                     now = t;
                     out.push((t, e));
-                    let std::cmp::Reverse(x) = reference.pop().unwrap();
-                    expect.push(x);
+                    let std::cmp::Reverse((t, _, s)) = reference.pop().unwrap();
+                    expect.push((t, s));
                 }
             }
         }
         while let Some(x) = q.pop() {
             out.push(x);
-            expect.push(reference.pop().unwrap().0);
+            let (t, _, s) = reference.pop().unwrap().0;
+            expect.push((t, s));
         }
         assert_eq!(out.len() as u64, seq);
         assert_eq!(out, expect);
@@ -305,10 +332,12 @@ mod tests {
         let mut rng = crate::engine::RngStream::new(3, 4);
         for i in 0..5_000u64 {
             let at = rng.below(3_000_000_000);
+            // few owners: many ties at one time, broken by the counter
+            let t = tie(rng.below(4), i);
             if rng.below(2) == 0 {
-                q.schedule_timer(at, i);
+                q.schedule_timer(at, t, i);
             } else {
-                q.schedule(at, i);
+                q.schedule(at, t, i);
             }
         }
         while let Some(&e) = q.peek() {
@@ -318,10 +347,10 @@ mod tests {
     }
 
     #[test]
-    fn many_same_time_events_keep_fifo_order() {
+    fn many_same_time_events_of_one_owner_keep_counter_order() {
         let mut q = EventQueue::new();
         for i in 0..10_000u32 {
-            q.schedule(7, i);
+            q.schedule(7, tie(4, i as u64), i);
         }
         for i in 0..10_000u32 {
             assert_eq!(q.pop(), Some((7, i)));

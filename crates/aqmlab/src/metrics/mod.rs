@@ -341,6 +341,58 @@ pub struct WorkloadResult {
     pub max_response_time_s: Option<f64>,
 }
 
+/// How a run used threads (`summary.json` key `parallel`, present when a
+/// run asked for more than one thread). The timings in it (`busy_s`,
+/// `wait_s`, `cpu_s`, `wait_fraction`) are measurements; everything else
+/// in `summary.json` is the same whatever the thread count.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ParallelReport {
+    pub threads: usize,
+    /// Logical processes (one per thread used).
+    pub processes: usize,
+    /// Why the run stayed sequential, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Shortest delay of a cut link: the synchronisation window.
+    pub lookahead_s: f64,
+    /// Simplex links whose ends lie in different processes.
+    pub cut_links: usize,
+    /// Synchronisation windows (one barrier each).
+    pub windows: u64,
+    pub windows_per_sim_s: f64,
+    /// Share of the processes' wall time spent waiting at barriers.
+    pub wait_fraction: f64,
+    pub parts: Vec<PartReport>,
+}
+
+/// One logical process of a parallel run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PartReport {
+    pub nodes: usize,
+    /// Expected work (packet hops and flow ends) the partitioner assigned.
+    pub expected_work: f64,
+    pub events: u64,
+    pub busy_s: f64,
+    pub wait_s: f64,
+    /// CPU seconds of its thread (on a shared machine less than busy_s).
+    pub cpu_s: f64,
+    /// This process's packet ledger: sent + cut_in = delivered + dropped +
+    /// in_flight + cut_out.
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+    pub cut_in: u64,
+    pub cut_out: u64,
+}
+
+impl PartReport {
+    /// Packet conservation within this process.
+    pub fn holds(&self) -> bool {
+        self.sent + self.cut_in == self.delivered + self.dropped + self.in_flight + self.cut_out
+    }
+}
+
 /// Every packet created is delivered, dropped, or still in the network.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Conservation {
@@ -387,6 +439,9 @@ pub struct RunResult {
     /// Per-flow throughput series (`throughput.csv`).
     #[serde(skip)]
     pub throughput: Vec<ThroughputSeries>,
+    /// Threads, partition and synchronisation of a parallel run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<ParallelReport>,
 }
 
 impl RunResult {

@@ -76,6 +76,10 @@ pub struct Scenario {
     pub workloads: Vec<crate::traffic::WorkloadSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Logical process of nodes in a parallel run (`"name-or-prefix*" =
+    /// "process"`): nodes given one name share a process.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub lp: std::collections::BTreeMap<String, String>,
     /// Parameter sweep run by `aqmlab sweep` (ignored by `aqmlab run`).
     #[serde(default)]
     pub sweep: Option<SweepSpec>,
@@ -594,6 +598,7 @@ impl Scenario {
         self.validate_flows(&names)?;
         crate::output::pcap::validate(self)?;
         paths::check(self)?;
+        crate::sim::partition::check_overrides(self)?;
         Ok(())
     }
 

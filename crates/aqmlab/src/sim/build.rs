@@ -4,12 +4,12 @@
 //! processes of a partition (one process for a sequential run).
 
 use super::endpoint::{segments, Flow, TcpPair, Transport};
-use super::event::Ev;
+use super::event::{owner, Ev};
 use super::forward::SimLink;
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
 use super::lp::Lp;
 use super::{Shared, Simulation};
-use crate::engine::{stream_id, RngStream, Time};
+use crate::engine::{stream_id, RngStream, Tie, Time};
 use crate::net::link::{Link, Port};
 use crate::net::packet::FlowId;
 use crate::scenario::paths::{Simplex, Topology};
@@ -128,19 +128,96 @@ impl Simulation {
     /// Build a simulation of a validated scenario with the given seed, run
     /// sequentially (one logical process).
     pub fn new(sc: &Scenario, seed: u64) -> Simulation {
-        Self::build(sc, seed, |_| LpId(0), 1)
+        Self::build(sc, seed, |t| (vec![LpId(0); t.names.len()], 1))
     }
 
-    /// Build with node `n` in logical process `node_lp(n)` of `n_lps`.
-    pub(super) fn build(
+    /// Build a simulation to run on up to `threads` threads: partitioned
+    /// automatically ([`super::partition`]), or sequential with a note
+    /// ([`Simulation::parallel_note`]) when partitioning does not pay.
+    /// The results are the same whatever `threads` is.
+    pub fn with_threads(sc: &Scenario, seed: u64, threads: usize) -> Simulation {
+        let mut note = None;
+        let mut plan = None;
+        let mut sim = Self::build(sc, seed, |t| {
+            let one = (vec![LpId(0); t.names.len()], 1);
+            if threads <= 1 {
+                return one;
+            }
+            if !sc.output.pcap.is_empty() {
+                note = Some("packet capture (output.pcap) runs sequentially".to_string());
+                return one;
+            }
+            match super::partition::plan(sc, t, threads) {
+                Ok(p) => {
+                    let r = (p.node_lp.clone(), p.parts);
+                    plan = Some(p);
+                    r
+                }
+                Err(e) => {
+                    note = Some(e);
+                    one
+                }
+            }
+        });
+        sim.threads = threads.max(1);
+        sim.note = note;
+        sim.plan = plan;
+        sim
+    }
+
+    /// Build with node `n` in logical process `part(n)` (for tests of
+    /// arbitrary partitions). Fails when a cut link has no delay, or when
+    /// the hosts of the workloads are not all in one process.
+    pub fn with_partition(
         sc: &Scenario,
         seed: u64,
-        part: impl Fn(&str) -> LpId,
-        n_lps: usize,
+        part: impl Fn(&str) -> u16,
+    ) -> Result<Simulation, String> {
+        let mut plan = None;
+        let sim = Self::build(sc, seed, |t| {
+            let node_lp: Vec<LpId> = t.names.iter().map(|n| LpId(part(n))).collect();
+            let parts = node_lp.iter().map(|l| l.ix() + 1).max().unwrap_or(1);
+            let (la, cut_links) = super::partition::lookahead(t, &node_lp);
+            plan = Some(super::partition::Plan {
+                node_lp: node_lp.clone(),
+                parts,
+                // no cut link: nothing to wait for
+                lookahead: la.unwrap_or(Time::MAX),
+                weights: vec![0.0; parts],
+                cut_links,
+            });
+            (node_lp, parts)
+        });
+        let mut sim = sim;
+        let wl_lps: std::collections::BTreeSet<u16> = (sc.workloads.iter())
+            .flat_map(|w| w.hosts())
+            .map(|(_, h)| part(h))
+            .collect();
+        if wl_lps.len() > 1 {
+            return Err("the workloads' hosts must share one process".into());
+        }
+        match plan {
+            Some(p) if p.cut_links > 0 && p.lookahead == 0 => {
+                Err("a cut link has no delay: no lookahead".into())
+            }
+            p => {
+                sim.threads = p.as_ref().map_or(1, |p| p.parts);
+                sim.plan = p.filter(|p| p.cut_links > 0 || p.parts > 1);
+                Ok(sim)
+            }
+        }
+    }
+
+    /// Build with the partition `choose` returns for the topology: the
+    /// process of every node and the number of processes.
+    fn build(
+        sc: &Scenario,
+        seed: u64,
+        choose: impl FnOnce(&Topology) -> (Vec<LpId>, usize),
     ) -> Simulation {
         let topo = Topology::build(sc, seed);
         let node_names: Vec<String> = topo.names.iter().map(|n| n.to_string()).collect();
-        let node_lp: Vec<LpId> = node_names.iter().map(|n| part(n)).collect();
+        let (node_lp, n_lps) = choose(&topo);
         let id = |n: &str| *topo.ids.get(n).expect("validated node");
         let plans = plan_flows(sc, &id, seed);
         let (n_links, n_flows) = (topo.links.len(), plans.len());
@@ -157,6 +234,8 @@ impl Simulation {
                     id: LinkId(gi as u32),
                     tx_lp,
                     rx_lp,
+                    tx_seq: 0,
+                    rx_seq: 0,
                 });
             }
         }
@@ -174,12 +253,13 @@ impl Simulation {
                 if lp.id == node_lp[fp.dst as usize] {
                     f.tput = bins.map(|n| vec![0; n as usize + 1]);
                 }
+                if lp.id == node_lp[fp.src as usize] {
+                    let tie = f.tie(TimerKind::Start);
+                    let ev = Ev::Timer(lf, TimerKind::Start);
+                    lp.events.schedule_timer(fp.start, tie, ev);
+                }
                 lp.flow_ix[fid as usize] = lf.0;
                 lp.flows.push(f);
-                if lp.id == node_lp[fp.src as usize] {
-                    lp.events
-                        .schedule_timer(fp.start, Ev::Timer(lf, TimerKind::Start));
-                }
             }
         }
         let mut fid = 0usize;
@@ -195,7 +275,11 @@ impl Simulation {
         }
         for lp in lps.iter_mut() {
             if !lp.cwnd.is_empty() {
-                lp.events.schedule(0, Ev::CwndSample);
+                let tie = Tie {
+                    owner: owner::CWND,
+                    seq: 0,
+                };
+                lp.events.schedule(0, tie, Ev::CwndSample);
             }
             let id = lp.id;
             lp.series = (lp.links.iter().enumerate())
@@ -203,7 +287,11 @@ impl Simulation {
                 .map(|(i, _)| (LocalLink(i as u32), Vec::new()))
                 .collect();
             if !lp.series.is_empty() {
-                lp.events.schedule(0, Ev::Sample);
+                let tie = Tie {
+                    owner: owner::SAMPLE,
+                    seq: 0,
+                };
+                lp.events.schedule(0, tie, Ev::Sample);
             }
         }
         let workload_lp = Self::place_workloads(sc, seed, &node_lp, &topo.ids, &mut lps);
@@ -229,6 +317,11 @@ impl Simulation {
             node_lp,
             n_links,
             workload_lp,
+            threads: 1,
+            note: None,
+            plan: None,
+            windows: 0,
+            stats: Vec::new(),
         }
     }
 
@@ -255,10 +348,15 @@ impl Simulation {
             .collect();
         for (wi, w) in lp.workloads.iter().enumerate() {
             if let Some(t) = w.first_arrival() {
-                lp.events.schedule(t, Ev::Workload(wi as u32));
+                let tie = Tie {
+                    owner: owner::workload(wi as u32),
+                    seq: 0,
+                };
+                lp.events.schedule(t, tie, Ev::Workload(wi as u32));
             }
         }
         lp.wl_flows = vec![Vec::new(); lp.workloads.len()];
+        lp.wl_seq = vec![0; lp.workloads.len()];
         at
     }
 }

@@ -294,6 +294,7 @@ impl Simulation {
             links,
             conservation: self.conservation(),
             series: self.collect_series(),
+            parallel: self.parallel_report(),
         }
     }
 }

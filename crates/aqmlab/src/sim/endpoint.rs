@@ -7,11 +7,11 @@
 //! destination node the receiving half. Collection takes each half's
 //! figures from the record that ran it.
 
-use super::event::Ev;
+use super::event::{owner, Ev};
 use super::ids::{LocalFlow, ABSENT};
 use super::lp::Lp;
 use super::Shared;
-use crate::engine::{Time, TimerAction};
+use crate::engine::{Tie, Time, TimerAction};
 use crate::metrics::FlowResult;
 use crate::net::packet::{FlowId, NodeId, Packet};
 use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
@@ -193,6 +193,10 @@ pub struct Flow {
     pub owner: Option<(u32, u32, Role)>,
     /// Payload bytes delivered per throughput bin, if recorded.
     pub tput: Option<Vec<u64>>,
+    /// Events the sending and the receiving end scheduled (tie-break
+    /// counters).
+    pub snd_seq: u64,
+    pub rcv_seq: u64,
 }
 
 impl Flow {
@@ -219,6 +223,8 @@ impl Flow {
             rx_done: None,
             owner: None,
             tput: None,
+            snd_seq: 0,
+            rcv_seq: 0,
         }
     }
 
@@ -245,6 +251,23 @@ impl Flow {
             return true;
         }
         false
+    }
+
+    /// The tie-break of this flow's next timer of kind `k`: the delayed
+    /// ACK belongs to the receiving end, every other timer to the sending
+    /// end.
+    #[inline]
+    pub fn tie(&mut self, k: TimerKind) -> Tie {
+        let (owner, seq) = if k == TimerKind::DelAck {
+            (owner::receiver(self.id), &mut self.rcv_seq)
+        } else {
+            (owner::sender(self.id), &mut self.snd_seq)
+        };
+        *seq += 1;
+        Tie {
+            owner,
+            seq: *seq - 1,
+        }
     }
 }
 
@@ -296,8 +319,9 @@ impl Lp {
 
     /// Send what an endpoint produced and schedule its timers.
     pub(super) fn flush_endpoint(&mut self, sh: &Shared, lf: LocalFlow) {
+        let f = &mut self.flows[lf.ix()];
         for (t, k) in self.timers.drain(..) {
-            self.events.schedule_timer(t, Ev::Timer(lf, k));
+            self.events.schedule_timer(t, f.tie(k), Ev::Timer(lf, k));
         }
         let mut out = std::mem::take(&mut self.out);
         for mut p in out.drain(..) {
@@ -351,7 +375,13 @@ impl Lp {
             self.spawn(sh, w, sp);
         }
         if let Some(t) = next {
-            self.events.schedule(t, Ev::Workload(w));
+            let seq = &mut self.wl_seq[w as usize];
+            *seq += 1;
+            let tie = Tie {
+                owner: owner::workload(w),
+                seq: *seq,
+            };
+            self.events.schedule(t, tie, Ev::Workload(w));
         }
     }
 }

@@ -6,11 +6,11 @@
 //! ([`Msg`]) handed over at the next window boundary — at least one link
 //! delay (the lookahead) before it is due.
 
-use super::event::Ev;
+use super::event::{owner, Ev};
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId, ABSENT};
 use super::lp::Lp;
 use super::Shared;
-use crate::engine::{tx_time, Time};
+use crate::engine::{tx_time, Tie, Time};
 use crate::net::link::Link;
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
@@ -23,11 +23,32 @@ pub struct SimLink {
     pub tx_lp: LpId,
     /// The process running the far end (pipe, loss, next node).
     pub rx_lp: LpId,
+    /// Events the transmitter and the far end scheduled (tie-break counters).
+    pub tx_seq: u64,
+    pub rx_seq: u64,
+}
+
+impl SimLink {
+    #[inline]
+    fn tx_tie(&mut self) -> Tie {
+        self.tx_seq += 1;
+        Tie {
+            owner: owner::link_tx(self.id),
+            seq: self.tx_seq - 1,
+        }
+    }
+    #[inline]
+    fn rx_tie(&mut self) -> Tie {
+        self.rx_seq += 1;
+        Tie {
+            owner: owner::link_rx(self.id),
+            seq: self.rx_seq - 1,
+        }
+    }
 }
 
 /// A packet crossing a cut link: it reaches the far end of `link` at `at`.
 #[derive(Clone, Debug)]
-#[allow(dead_code)] // the parallel runner (next commit) hands them over
 pub struct Msg {
     pub to: LpId,
     pub link: LinkId,
@@ -58,12 +79,13 @@ impl Lp {
     #[inline]
     fn start_tx(&mut self, li: LocalLink) {
         let now = self.now;
-        let link = &mut self.links[li.ix()].l;
-        if let Some(p) = link.port.dequeue(now, &mut self.drops) {
-            let d = tx_time(p.size, link.rate_bps);
-            link.tx = Some(p);
-            link.busy_ns += d;
-            self.events.schedule(now + d, Ev::TxDone(li));
+        let sl = &mut self.links[li.ix()];
+        if let Some(p) = sl.l.port.dequeue(now, &mut self.drops) {
+            let d = tx_time(p.size, sl.l.rate_bps);
+            sl.l.tx = Some(p);
+            sl.l.busy_ns += d;
+            let tie = sl.tx_tie();
+            self.events.schedule(now + d, tie, Ev::TxDone(li));
         }
     }
 
@@ -121,16 +143,16 @@ impl Lp {
     /// A packet enters the pipe of a link whose far end is here.
     #[inline]
     pub(super) fn push_pipe(&mut self, li: LocalLink, at: Time, p: Packet) {
-        let link = &mut self.links[li.ix()].l;
-        if link.pipe.is_empty() {
-            let f = delivered_to(&self.flow_ix, link, &p);
-            self.events.schedule(at, Ev::Arrive(li, f));
+        let sl = &mut self.links[li.ix()];
+        if sl.l.pipe.is_empty() {
+            let f = delivered_to(&self.flow_ix, &sl.l, &p);
+            let tie = sl.rx_tie();
+            self.events.schedule(at, tie, Ev::Arrive(li, f));
         }
-        link.pipe.push_back((at, p));
+        sl.l.pipe.push_back((at, p));
     }
 
     /// A packet that crossed a cut link from another process.
-    #[allow(dead_code)]
     pub(super) fn accept(&mut self, m: Msg) {
         self.ledger.cut_in += 1;
         let li = self.local_link(m.link);
@@ -138,12 +160,15 @@ impl Lp {
     }
 
     pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
-        let link = &mut self.links[li.ix()].l;
-        let (_, p) = link.pipe.pop_front().expect("pipe");
-        if let Some((t, q)) = link.pipe.front() {
-            let f = delivered_to(&self.flow_ix, link, q);
-            self.events.schedule(*t, Ev::Arrive(li, f));
+        let sl = &mut self.links[li.ix()];
+        let (_, p) = sl.l.pipe.pop_front().expect("pipe");
+        if let Some((t, q)) = sl.l.pipe.front() {
+            let f = delivered_to(&self.flow_ix, &sl.l, q);
+            let t = *t;
+            let tie = sl.rx_tie();
+            self.events.schedule(t, tie, Ev::Arrive(li, f));
         }
+        let link = &mut sl.l;
         if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
             link.lost += 1;
             self.drops.push(p);

@@ -54,6 +54,8 @@ pub struct Lp {
     pub workloads: Vec<Box<dyn Workload>>,
     /// Per workload, per item: its flows (global ids) in creation order.
     pub wl_flows: Vec<Vec<Vec<FlowId>>>,
+    /// Per workload: arrival events scheduled (tie-break counter).
+    pub wl_seq: Vec<u64>,
     /// Global id of the next flow a workload opens.
     pub next_flow: FlowId,
     /// Sampler events run (counted once per instant over the processes).
@@ -85,6 +87,7 @@ impl Lp {
             cwnd: Vec::new(),
             workloads: Vec::new(),
             wl_flows: Vec::new(),
+            wl_seq: Vec::new(),
             next_flow: n_flows as FlowId,
             sampler_events: 0,
             cwnd_events: 0,

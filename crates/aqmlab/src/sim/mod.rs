@@ -20,6 +20,8 @@ mod event;
 mod forward;
 pub mod ids;
 mod lp;
+mod parallel;
+pub mod partition;
 mod sample;
 
 use crate::engine::Time;
@@ -31,6 +33,7 @@ use lp::Lp;
 use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
+pub use parallel::thread_cpu_seconds;
 
 /// What every logical process reads and none writes while running.
 pub(crate) struct Shared {
@@ -56,6 +59,15 @@ pub struct Simulation {
     n_links: usize,
     /// The process running the workloads.
     workload_lp: LpId,
+    /// Threads asked for.
+    threads: usize,
+    /// Why a run asked to use threads stays sequential.
+    note: Option<String>,
+    /// The partition of a parallel run.
+    plan: Option<partition::Plan>,
+    /// Windows run so far, and each process's timings.
+    windows: u64,
+    stats: Vec<parallel::LpStats>,
 }
 
 impl Simulation {
@@ -108,6 +120,61 @@ impl Simulation {
         (ports().map(|p| p.hist_bytes()).sum(), dense)
     }
 
+    /// Why a simulation built to use threads runs sequentially, if it does.
+    pub fn parallel_note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Logical processes (1: sequential).
+    pub fn processes(&self) -> usize {
+        self.lps.len()
+    }
+
+    /// Threads, partition and synchronisation, for runs asked to use
+    /// threads (None for a plain sequential run).
+    pub fn parallel_report(&self) -> Option<crate::metrics::ParallelReport> {
+        if self.threads <= 1 && self.lps.len() <= 1 {
+            return None;
+        }
+        let plan = self.plan.as_ref();
+        let parts = (self.lps.iter().enumerate())
+            .map(|(i, lp)| {
+                let st = self.stats.get(i).cloned().unwrap_or_default();
+                crate::metrics::PartReport {
+                    nodes: self.node_lp.iter().filter(|&&l| l == lp.id).count(),
+                    expected_work: plan.map_or(0.0, |p| p.weights.get(i).copied().unwrap_or(0.0)),
+                    events: lp.events.popped(),
+                    busy_s: st.busy_s,
+                    wait_s: st.wait_s,
+                    cpu_s: st.cpu_s,
+                    sent: lp.ledger.sent,
+                    delivered: lp.ledger.delivered,
+                    dropped: lp.ledger.dropped,
+                    in_flight: lp.in_flight(),
+                    cut_in: lp.ledger.cut_in,
+                    cut_out: lp.ledger.cut_out,
+                }
+            })
+            .collect::<Vec<_>>();
+        let (busy, wait): (f64, f64) =
+            (parts.iter()).fold((0.0, 0.0), |(b, w), p| (b + p.busy_s, w + p.wait_s));
+        Some(crate::metrics::ParallelReport {
+            threads: self.threads,
+            processes: self.lps.len(),
+            note: self.note.clone(),
+            lookahead_s: plan.map_or(0.0, |p| crate::engine::to_secs(p.lookahead)),
+            cut_links: plan.map_or(0, |p| p.cut_links),
+            windows: self.windows,
+            windows_per_sim_s: self.windows as f64 / crate::engine::to_secs(self.now).max(1e-12),
+            wait_fraction: if busy + wait > 0.0 {
+                wait / (busy + wait)
+            } else {
+                0.0
+            },
+            parts,
+        })
+    }
+
     /// Run to the end and collect the results.
     pub fn run(&mut self) -> RunResult {
         self.run_with_progress(|_| {})
@@ -118,8 +185,22 @@ impl Simulation {
         let wall = std::time::Instant::now();
         let end = self.sh.end;
         let mut tick = |t: Time| progress(t as f64 / end as f64);
-        for lp in self.lps.iter_mut() {
-            lp.run_until(&self.sh, end, &mut tick);
+        match &self.plan {
+            Some(p) if self.lps.len() > 1 => {
+                let (w, st) = parallel::run(&mut self.lps, &self.sh, p.lookahead, &mut tick);
+                self.windows += w;
+                self.stats.resize(st.len(), Default::default());
+                for (a, b) in self.stats.iter_mut().zip(st) {
+                    a.wait_s += b.wait_s;
+                    a.busy_s += b.busy_s;
+                    a.cpu_s += b.cpu_s;
+                }
+            }
+            _ => {
+                for lp in self.lps.iter_mut() {
+                    lp.run_until(&self.sh, end, &mut tick);
+                }
+            }
         }
         self.now = end;
         progress(1.0);
@@ -139,7 +220,7 @@ mod tests {
         let flow = std::mem::size_of::<endpoint::Flow>();
         assert!(flow <= 1024, "{flow}");
         let link = std::mem::size_of::<forward::SimLink>();
-        assert!(link <= 776, "{link}");
+        assert!(link <= 800, "{link}");
         // a star of 10⁴ hosts: routing state is one router × one attachment
         // point (every host hangs off the hub), and no port holds a
         // histogram before packets flow

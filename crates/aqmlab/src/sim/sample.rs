@@ -3,10 +3,10 @@
 //! its flows) at the same instants; collection merges the series in global
 //! link and flow order, so a series does not depend on the partition.
 
-use super::event::Ev;
+use super::event::{owner, Ev};
 use super::lp::Lp;
 use super::Shared;
-use crate::engine::to_secs;
+use crate::engine::{to_secs, Tie};
 use crate::metrics::{CwndSample, QueueSample};
 
 impl Lp {
@@ -33,8 +33,11 @@ impl Lp {
             });
         }
         self.sampler_events += 1;
-        self.events
-            .schedule(self.now + sh.sample_interval, Ev::Sample);
+        let tie = Tie {
+            owner: owner::SAMPLE,
+            seq: self.sampler_events,
+        };
+        (self.events).schedule(self.now + sh.sample_interval, tie, Ev::Sample);
     }
 
     pub(super) fn on_cwnd_sample(&mut self, sh: &Shared) {
@@ -51,7 +54,10 @@ impl Lp {
             }
         }
         self.cwnd_events += 1;
-        self.events
-            .schedule(self.now + sh.cwnd_interval, Ev::CwndSample);
+        let tie = Tie {
+            owner: owner::CWND,
+            seq: self.cwnd_events,
+        };
+        (self.events).schedule(self.now + sh.cwnd_interval, tie, Ev::CwndSample);
     }
 }
