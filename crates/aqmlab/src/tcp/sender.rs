@@ -931,6 +931,29 @@ mod tests {
         assert_eq!(h.s.counters.fast_retransmits, 1);
     }
 
+    /// `tcp.rto_restart = "every-ack"` overrides NewReno's own rule (RFC
+    /// 6582 "Impatient": the first partial ACK only): every partial ACK
+    /// restarts the timer, as Linux `tcp_rearm_rto` does.
+    #[test]
+    fn rto_restart_every_ack_overrides_newreno_impatient() {
+        let mut h = H::new(CcKind::NewReno(Default::default()), 10.0);
+        let mut p = (*h.s.p).clone();
+        p.rto_restart = Some(RtoRestart::EveryAck);
+        h.s.p = p.into();
+        h.now = 100_000_000;
+        for a in [1, 2, 2, 2, 2] {
+            h.ack(a);
+        }
+        assert!(h.s.in_recovery);
+        h.now += 10_000_000;
+        h.ack(5);
+        let first = h.s.rto_timer.deadline();
+        h.now += 10_000_000;
+        h.ack(6);
+        assert!(h.s.in_recovery, "6 is a partial ACK");
+        assert!(h.s.rto_timer.deadline() > first, "restarted again");
+    }
+
     #[test]
     fn reno_leaves_recovery_on_first_new_ack() {
         let mut h = H::new(CcKind::Reno(Default::default()), 10.0);
