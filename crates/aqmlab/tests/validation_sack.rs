@@ -10,7 +10,7 @@
 use aqmlab::engine::{Time, TimerAction};
 use aqmlab::net::packet::{flags, Packet};
 use aqmlab::tcp::cc::CcKind;
-use aqmlab::tcp::{Receiver, RecoveryKind, Sender, TcpCtx, TcpParams, TimerKind};
+use aqmlab::tcp::{Receiver, RecoveryKind, RtoRestart, Sender, TcpCtx, TcpParams, TimerKind};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashSet};
 
@@ -802,4 +802,97 @@ fn tlp_needs_rack() {
     assert!(msg.contains("rack = true"), "{msg}");
     p.rack = true;
     assert!(p.validate().is_ok());
+}
+
+fn sack_ack_at(s: &mut Sender, now: Time, a: u32, blocks: &[(u32, u32)]) -> Vec<u32> {
+    let mut pk = Packet {
+        ack: a,
+        flags: flags::ACK,
+        ..Default::default()
+    };
+    for (i, b) in blocks.iter().enumerate() {
+        pk.sack[i] = *b;
+    }
+    pk.nsack = blocks.len() as u8;
+    let mut out = vec![];
+    let mut timers = vec![];
+    s.on_ack(
+        &pk,
+        &mut TcpCtx {
+            now,
+            out: &mut out,
+            timers: &mut timers,
+        },
+    );
+    out.iter().map(|p| p.seq).collect()
+}
+
+/// The retransmission-timer deadlines after the entry into SACK recovery
+/// and after two partial ACKs, with `tcp.rto_restart` as given: segments
+/// 2, 5 and 8 of 20 are lost; three SACKed duplicate ACKs start recovery at
+/// 20 ms, partial ACKs of 5 and 8 arrive at 40 and 60 ms.
+fn recovery_timer_deadlines(restart: Option<RtoRestart>) -> [Time; 3] {
+    let mut p = params(true);
+    p.init_cwnd = 20.0;
+    p.init_ssthresh = 20.0;
+    p.max_window = 20;
+    p.rto_restart = restart;
+    let (mut s, first) = started(p, 100);
+    assert_eq!(first, (0..20).collect::<Vec<_>>());
+    sack_ack_at(&mut s, 10 * MS, 2, &[]);
+    let at_new_ack = s.rto_timer.deadline().unwrap();
+    for (k, b) in [(3, 4), (3, 5), (3, 5)].iter().enumerate() {
+        let blocks: &[(u32, u32)] = if k < 2 { &[*b] } else { &[(3, 5), (6, 7)] };
+        sack_ack_at(&mut s, 20 * MS, 2, blocks);
+    }
+    assert!(s.in_recovery);
+    assert_eq!(s.counters.fast_retransmits, 1);
+    let at_entry = s.rto_timer.deadline().unwrap();
+    assert_eq!(at_entry, at_new_ack, "duplicate ACKs do not restart it");
+    sack_ack_at(&mut s, 40 * MS, 5, &[(6, 8), (9, 12)]);
+    assert!(s.in_recovery, "5 is below RecoveryPoint: a partial ACK");
+    let first = s.rto_timer.deadline().unwrap();
+    sack_ack_at(&mut s, 60 * MS, 8, &[(9, 14)]);
+    assert!(s.in_recovery, "8 is below RecoveryPoint: a partial ACK");
+    let second = s.rto_timer.deadline().unwrap();
+    [at_entry, first, second]
+}
+
+/// `tcp.rto_restart`: which partial ACKs in SACK recovery restart the
+/// retransmission timer. RFC 6298 §5.3 / Linux `tcp_rearm_rto`: every ACK
+/// of new data (the SACK scheme's own rule). ns-3 3.44
+/// `TcpSocketBase::ProcessAck`: `NewAck (ackNumber, m_isFirstPartialAck)`
+/// only the first partial ACK of the episode; the timer set then expires
+/// whatever later partial ACKs arrive.
+#[test]
+fn rto_restart_every_ack_or_first_partial_ack() {
+    let [entry, first, second] = recovery_timer_deadlines(None);
+    assert!(first > entry && second > first, "default: every ACK");
+    assert_eq!(
+        recovery_timer_deadlines(Some(RtoRestart::EveryAck)),
+        [entry, first, second]
+    );
+    let [e2, f2, s2] = recovery_timer_deadlines(Some(RtoRestart::FirstPartialAck));
+    assert_eq!(e2, entry);
+    assert_eq!(f2, first, "the first partial ACK restarts it");
+    assert_eq!(s2, f2, "a later partial ACK does not");
+    // the next recovery restarts it on its own first partial ACK again
+}
+
+/// The profiles: ns-3 3.44 restarts on the first partial ACK only, Linux
+/// on every ACK of new data, ns-2 keeps the scheme's rule.
+#[test]
+fn rto_restart_by_profile() {
+    use aqmlab::tcp::{Profile, TcpOptions};
+    let of = |profile: Profile| {
+        let mut p = TcpParams::default();
+        p.apply(&TcpOptions {
+            profile: Some(profile),
+            ..Default::default()
+        });
+        p.rto_restart
+    };
+    assert_eq!(of(Profile::Ns3), Some(RtoRestart::FirstPartialAck));
+    assert_eq!(of(Profile::Linux), Some(RtoRestart::EveryAck));
+    assert_eq!(of(Profile::Ns2), None);
 }

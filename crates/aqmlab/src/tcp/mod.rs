@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
 pub use receiver::Receiver;
-pub use recovery::RecoveryKind;
+pub use recovery::{RecoveryKind, RtoRestart};
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -112,6 +112,10 @@ pub struct TcpOptions {
     pub limited_transmit: Option<bool>,
     /// Tail Loss Probe (RFC 8985 §7); needs `rack = true`.
     pub tlp: Option<bool>,
+    /// Which new ACKs in fast recovery restart the retransmission timer:
+    /// "every-ack" or "first-partial-ack" (default: the recovery scheme's
+    /// own rule, see [`RtoRestart`]).
+    pub rto_restart: Option<RtoRestart>,
 }
 
 impl TcpOptions {
@@ -145,7 +149,8 @@ impl TcpOptions {
             pacing,
             ack_first_segment,
             limited_transmit,
-            tlp
+            tlp,
+            rto_restart
         );
     }
 }
@@ -188,6 +193,9 @@ pub struct TcpParams {
     pub ack_first_segment: bool,
     pub limited_transmit: bool,
     pub tlp: bool,
+    /// `None`: the recovery scheme's own rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto_restart: Option<RtoRestart>,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -224,6 +232,7 @@ impl Default for TcpParams {
             ack_first_segment: false,
             limited_transmit: false,
             tlp: false,
+            rto_restart: None,
             explicit: TcpOptions::default(),
         }
     }
@@ -294,6 +303,9 @@ impl TcpParams {
         set!(tlp);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
+        }
+        if o.rto_restart.is_some() {
+            self.rto_restart = o.rto_restart;
         }
     }
 

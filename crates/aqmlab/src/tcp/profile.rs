@@ -17,11 +17,25 @@
 //! | `recovery` / `prr` | newreno / off | sack / on (`TcpPrrRecovery`) | sack / on (`tcp_cwnd_reduction`) |
 //! | `rack` / `tlp` | off / off | off / off (absent in 3.44) | on / on (`tcp_recovery = 1`, `tcp_early_retrans = 3`) |
 //! | `limited_transmit` | off | on (`LimitedTransmit`) | on (pipe-based `tcp_cwnd_test`) |
+//! | `rto_restart` (¶) | unset (the scheme's rule) | `first-partial-ack` (`NewAck (ackNumber, m_isFirstPartialAck)`) | `every-ack` (`tcp_rearm_rto`) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `ack_first_segment` | false | true (§) | false (†) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
 //! | CUBIC `variant` (‡) | `linux-2.6.22` | `ns3` (`TcpCubic`) | `linux` (`tcp_cubic.c`) |
 //!
+//! (¶) Which new ACKs in fast recovery restart the retransmission timer.
+//! ns-3 3.44 `TcpSocketBase::ProcessAck`, `CA_RECOVERY` partial ACK:
+//! `NewAck (ackNumber, m_isFirstPartialAck)` restarts it only on the first
+//! partial ACK of the episode (`m_isFirstPartialAck` is set again when
+//! recovery or loss ends), with SACK as without; SACK duplicate ACKs never
+//! do. A recovery longer than the RTO (MinRto 1 s) therefore times out.
+//! Linux 6.1 `tcp_ack` sets `FLAG_SET_XMIT_TIMER` on every ACK of new data
+//! and `tcp_set_xmit_timer` → `tcp_rearm_rto` restarts it. ns-2 keeps the
+//! recovery scheme's own rule (NewReno: first partial ACK, RFC 6582 §4).
+//! With SACK (ns-3 and Linux), Limited Transmit is not a separate rule:
+//! both send new data whenever pipe < cwnd (ns-3 `AvailableWindow` over
+//! `TcpTxBuffer::BytesInFlight` = sent − SACKed − lost + retransmitted;
+//! `m_limitedTx` is read only when SACK is off, in `DupAck`).
 //! (§) `TcpSocketBase` sets `m_delAckCount = m_delAckMaxCount` on reaching
 //! ESTABLISHED ("always respond to first data packet to speed up the
 //! connection"): the first data segment is ACKed at once, so each
@@ -45,7 +59,7 @@
 
 use super::cc::cubic::{CubicConfig, CubicVariant};
 use super::cc::{CcConfig, CongestionControl};
-use super::recovery::RecoveryKind;
+use super::recovery::{RecoveryKind, RtoRestart};
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
@@ -125,6 +139,9 @@ impl Profile {
                 p.ack_first_segment = true;
                 // TcpSocketBase "LimitedTransmit", default true
                 p.limited_transmit = true;
+                // TcpSocketBase::ProcessAck: NewAck (ackNumber,
+                // m_isFirstPartialAck) in CA_RECOVERY
+                p.rto_restart = Some(RtoRestart::FirstPartialAck);
             }
             Profile::Linux => {
                 p.init_cwnd = 10.0;
@@ -145,6 +162,8 @@ impl Profile {
                 // tcp_cwnd_test counts tcp_packets_in_flight (SACKed and
                 // lost segments out): new data goes on every SACKed dupack
                 p.limited_transmit = true;
+                // tcp_ack: FLAG_SET_XMIT_TIMER -> tcp_rearm_rto
+                p.rto_restart = Some(RtoRestart::EveryAck);
             }
         }
         p

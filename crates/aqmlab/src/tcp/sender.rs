@@ -65,7 +65,7 @@
 
 use super::cc::{CcState, CongestionControl, Recovery};
 use super::receiver::TS_OPTION_BYTES;
-use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind};
+use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RtoRestart};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
@@ -101,6 +101,9 @@ pub struct Sender {
     dupacks: u32,
     /// In fast recovery (mirrors the recovery scheme's state).
     pub in_recovery: bool,
+    /// A partial ACK has arrived in the current fast recovery
+    /// (`tcp.rto_restart`; ns-3 `!m_isFirstPartialAck`).
+    partial_acked: bool,
     pub rec: Box<dyn LossRecovery>,
     /// Segments the recovery scheme asks to (re)send now.
     retx_buf: Vec<u32>,
@@ -197,6 +200,7 @@ impl Sender {
             snd_max: 0,
             dupacks: 0,
             in_recovery: false,
+            partial_acked: false,
             rec,
             retx_buf: Vec::new(),
             pending_timers: Vec::new(),
@@ -440,6 +444,9 @@ impl Sender {
         };
         let r = f(self.rec.as_mut(), &mut io);
         self.in_recovery = self.rec.in_recovery();
+        if !self.in_recovery {
+            self.partial_acked = false;
+        }
         if let Some(t) = arm_rack {
             if let TimerAction::Schedule(t) = self.rack_timer.arm(t) {
                 self.pending_timers.push((t, TimerKind::Rack));
@@ -712,7 +719,16 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        let restart_timer = r.restart_timer || self.pto_armed;
+        let mut restart_timer = r.restart_timer || self.pto_armed;
+        if was_in_recovery && self.in_recovery {
+            // A partial ACK: `tcp.rto_restart` overrides the scheme's rule.
+            match self.p.rto_restart {
+                Some(RtoRestart::EveryAck) => restart_timer = true,
+                Some(RtoRestart::FirstPartialAck) => restart_timer = !self.partial_acked,
+                None => {}
+            }
+            self.partial_acked = true;
+        }
         self.tlp_on_ack(a);
         if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
@@ -913,6 +929,29 @@ mod tests {
         assert!(!h.s.in_recovery);
         assert_eq!(h.s.st.cwnd, h.s.st.ssthresh);
         assert_eq!(h.s.counters.fast_retransmits, 1);
+    }
+
+    /// `tcp.rto_restart = "every-ack"` overrides NewReno's own rule (RFC
+    /// 6582 "Impatient": the first partial ACK only): every partial ACK
+    /// restarts the timer, as Linux `tcp_rearm_rto` does.
+    #[test]
+    fn rto_restart_every_ack_overrides_newreno_impatient() {
+        let mut h = H::new(CcKind::NewReno(Default::default()), 10.0);
+        let mut p = (*h.s.p).clone();
+        p.rto_restart = Some(RtoRestart::EveryAck);
+        h.s.p = p.into();
+        h.now = 100_000_000;
+        for a in [1, 2, 2, 2, 2] {
+            h.ack(a);
+        }
+        assert!(h.s.in_recovery);
+        h.now += 10_000_000;
+        h.ack(5);
+        let first = h.s.rto_timer.deadline();
+        h.now += 10_000_000;
+        h.ack(6);
+        assert!(h.s.in_recovery, "6 is a partial ACK");
+        assert!(h.s.rto_timer.deadline() > first, "restarted again");
     }
 
     #[test]

@@ -40,6 +40,27 @@ impl RecoveryKind {
     pub const NAMES: &'static [&'static str] = &["reno", "newreno", "sack"];
 }
 
+/// `tcp.rto_restart`: which new ACKs in fast recovery restart the
+/// retransmission timer. Unset, each scheme keeps its own rule: NewReno
+/// restarts it on the first partial ACK only (RFC 6582 §3.2 step 3,
+/// "Impatient" §4), SACK on every ACK of new data (RFC 6298 §5.3; Linux
+/// `tcp_ack` → `tcp_set_xmit_timer` → `tcp_rearm_rto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoRestart {
+    /// Every ACK of new data restarts the timer (RFC 6298 §5.3).
+    EveryAck,
+    /// In fast recovery only the first partial ACK of the episode restarts
+    /// it; the full ACK that ends recovery and ACKs outside recovery do as
+    /// usual (ns-3 `TcpSocketBase::ProcessAck`: `NewAck (ackNumber,
+    /// m_isFirstPartialAck)` in `CA_RECOVERY`, for SACK and NewReno alike).
+    FirstPartialAck,
+}
+
+impl RtoRestart {
+    pub const NAMES: &'static [&'static str] = &["every-ack", "first-partial-ack"];
+}
+
 /// ECN state the recovery shares with the sender (RFC 3168 §6.1.2).
 #[derive(Clone, Copy, Debug)]
 pub struct EcnState {
