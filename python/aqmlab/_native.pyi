@@ -42,6 +42,7 @@ class NativeScenario:
         seed: int | None = None,
         command_line: list[str] = ...,
         call: str | None = None,
+        threads: int = 1,
     ) -> RunOutput: ...
     def run_into(
         self,
@@ -49,6 +50,7 @@ class NativeScenario:
         seed: int | None = None,
         command_line: list[str] = ...,
         call: str | None = None,
+        threads: int = 1,
     ) -> RunOutput: ...
 
 class RunOutput:

@@ -16,7 +16,10 @@ from ._scenario import PathLike, Scenario, as_scenario
 
 
 def run(
-    scenario: Scenario | PathLike, seed: int | None = None, out: PathLike | None = None
+    scenario: Scenario | PathLike,
+    seed: int | None = None,
+    out: PathLike | None = None,
+    threads: int = 1,
 ) -> Result:
     """Run a scenario (a :class:`Scenario` or a path to a TOML file).
 
@@ -24,18 +27,25 @@ def run(
     the GIL, so threads can run several at once. With ``out``, the run's
     files are also written there as ``aqmlab run --out DIR`` writes them,
     pcap traces (``output.pcap``) included (see :meth:`Result.write`).
-    Raises :class:`aqmlab.ScenarioError` for a bad scenario.
+    ``threads`` > 1 runs one simulation over several worker threads, as
+    ``aqmlab run --threads N`` does: the results are byte-identical to one
+    thread (``summary["parallel"]`` records the partition, or why the run
+    stayed sequential). Raises :class:`aqmlab.ScenarioError` for a bad
+    scenario.
     """
     sc = as_scenario(scenario)
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
+        raise ValueError(f"threads must be an integer from 1 to 256, got {threads!r}")
     shown = seed if seed is not None else sc.seed
     argv = list(sys.orig_argv)
+    extra = f", threads={threads}" if threads != 1 else ""
     if out is None:
-        call = f"aqmlab.run({sc._call()}, seed={shown})"
-        return Result(sc._native.run(seed, argv, call), sc)
-    call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r})"
-    return Result(sc._native.run_into(os.fspath(out), seed, argv, call), sc)
+        call = f"aqmlab.run({sc._call()}, seed={shown}{extra})"
+        return Result(sc._native.run(seed, argv, call, threads), sc)
+    call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r}{extra})"
+    return Result(sc._native.run_into(os.fspath(out), seed, argv, call, threads), sc)
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:

@@ -411,19 +411,21 @@ impl NativeScenario {
     }
 
     /// Run with `seed` (default: the scenario's), releasing the GIL. The
-    /// provenance its files get records `command_line` and `call`.
-    #[pyo3(signature = (seed=None, command_line=Vec::new(), call=None))]
+    /// provenance its files get records `command_line` and `call`. With
+    /// `threads` > 1 the run is a parallel simulation (byte-identical).
+    #[pyo3(signature = (seed=None, command_line=Vec::new(), call=None, threads=1))]
     fn run(
         &self,
         py: Python<'_>,
         seed: Option<u64>,
         command_line: Vec<String>,
         call: Option<String>,
+        threads: usize,
     ) -> PyResult<RunOutput> {
         let seed = seed.unwrap_or(self.sc.seed);
         let (toml, prov) = self.provenance_for(seed, command_line, call)?;
         let sc = &self.sc;
-        let r = py.detach(|| Simulation::new(sc, seed).run());
+        let r = py.detach(|| Simulation::with_threads(sc, seed, threads.max(1)).run());
         if !r.conservation.holds() {
             return Err(PyRuntimeError::new_err(format!(
                 "internal error: packet conservation violated: {:?}",
@@ -442,7 +444,7 @@ impl NativeScenario {
     /// `aqmlab run --out dir` writes into `dir` (pcap traces included, which
     /// are recorded while the run goes), renamed into place together; GIL
     /// released.
-    #[pyo3(signature = (dir, seed=None, command_line=Vec::new(), call=None))]
+    #[pyo3(signature = (dir, seed=None, command_line=Vec::new(), call=None, threads=1))]
     fn run_into(
         &self,
         py: Python<'_>,
@@ -450,12 +452,13 @@ impl NativeScenario {
         seed: Option<u64>,
         command_line: Vec<String>,
         call: Option<String>,
+        threads: usize,
     ) -> PyResult<RunOutput> {
         let seed = seed.unwrap_or(self.sc.seed);
         let (toml, prov) = self.provenance_for(seed, command_line, call)?;
         let sc = &self.sc;
         let (r, _) = py
-            .detach(|| output::run_into(sc, seed, &dir, &sc.name, &toml, &prov))
+            .detach(|| output::run_into(sc, seed, &dir, &sc.name, &toml, &prov, threads.max(1)))
             .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))?;
         Ok(RunOutput {
             r,
@@ -606,7 +609,7 @@ fn run_job(
                     "the provenance record is not of this scenario and seed",
                 ));
             }
-            output::run_into(&sc, seed, &dir, label, &toml, &prov)?;
+            output::run_into(&sc, seed, &dir, label, &toml, &prov, 1)?;
         }
         let p = dir.join("summary.json");
         let summary = std::fs::read_to_string(&p).map_err(|e| output::path_err(&p, e))?;

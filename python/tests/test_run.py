@@ -193,3 +193,21 @@ def test_flows_head_of_the_readme_example(repo, monkeypatch):
     head = aqmlab.run("scenarios/aqm-compare.toml").flows.head()
     assert len(head) == 5 and list(head["group"]) == ["bulk"] * 5
     assert (head["goodput_bps"] > 0).all()
+
+
+MULTI_SITE = "scenarios/multi-site.toml"
+
+
+def test_threads_give_the_one_thread_results(repo: Path) -> None:
+    """`run(..., threads=2)` is a parallel run with the sequential bytes."""
+    sc = aqmlab.Scenario.from_file(repo / MULTI_SITE).set("duration", "0.3s")
+    one = aqmlab.run(sc, seed=3)
+    two = aqmlab.run(sc, seed=3, threads=2)
+    assert two.summary["parallel"]["processes"] == 2
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name))
+    assert without_wall(one.summary) == {
+        k: v for k, v in without_wall(two.summary).items() if k != "parallel"
+    }
+    with pytest.raises(ValueError, match="threads"):
+        aqmlab.run(sc, threads=0)
