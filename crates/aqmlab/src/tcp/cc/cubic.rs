@@ -105,7 +105,7 @@
 //! HyStart thresholds, double-precision cubic function and W_max kept after
 //! a timeout; see [`CubicNs3`] for every difference from `linux`.
 
-use super::{reduction_view, CcState, CongestionControl};
+use super::{CcState, CongestionControl, LossEpisode};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -346,7 +346,7 @@ pub struct CubicRfc9438 {
     epoch: Option<Epoch>,
     hystart: Option<HyStartPP>,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl CubicRfc9438 {
@@ -360,7 +360,7 @@ impl CubicRfc9438 {
             cwnd_prior: None,
             epoch: None,
             hystart: cfg.hystart().then(HyStartPP::default),
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -436,7 +436,7 @@ impl CongestionControl for CubicRfc9438 {
     }
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if s.cwnd < s.ssthresh {
             match self.hystart.as_mut() {
                 Some(h) if h.active => h.on_ack(s),
@@ -448,9 +448,8 @@ impl CongestionControl for CubicRfc9438 {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
+        let view = self.episode.reduce_from(s);
         let s = &view;
-        self.episode = true;
         if let Some(h) = self.hystart.as_mut() {
             h.active = false; // RFC 9406 §4.3: initial slow start only
         }
@@ -466,7 +465,7 @@ impl CongestionControl for CubicRfc9438 {
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 
     fn on_timeout(&mut self, _s: &CcState) {
@@ -615,7 +614,7 @@ pub struct CubicLinux2622 {
     snd_cwnd_cnt: u32,
     last_rtt: Option<Time>,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl CubicLinux2622 {
@@ -645,7 +644,7 @@ impl CubicLinux2622 {
             delayed_ack: 2 << ACK_RATIO_SHIFT,
             snd_cwnd_cnt: 0,
             last_rtt: None,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -772,7 +771,7 @@ impl CongestionControl for CubicLinux2622 {
     }
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         // bictcp_acked (pkts_acked, TCP_CA_Open only): delayed-ACK ratio.
         if acked > 0 {
             let d = self.delayed_ack as i64 + acked as i64
@@ -796,9 +795,8 @@ impl CongestionControl for CubicLinux2622 {
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
+        let view = self.episode.reduce_from(s);
         let s = &view;
-        self.episode = true;
         let cwnd = s.cwnd.floor().max(1.0) as u32;
         self.epoch_start = None;
         self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.fast_convergence {
@@ -812,7 +810,7 @@ impl CongestionControl for CubicLinux2622 {
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 
     fn on_timeout(&mut self, _s: &CcState) {
@@ -913,7 +911,7 @@ pub struct CubicLinux {
     /// `cong_avoid` (on_ack), before any growth.
     pending_ssthresh: Option<u32>,
     /// Inside a loss episode (see `reduction_view`).
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl CubicLinux {
@@ -954,7 +952,7 @@ impl CubicLinux {
             curr_rtt: u32::MAX,
             snd_cwnd_cnt: 0,
             pending_ssthresh: None,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -1152,7 +1150,7 @@ impl CongestionControl for CubicLinux {
 
     /// `cubictcp_cong_avoid` with `tcp_slow_start` and `tcp_cong_avoid_ai`.
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if let Some(th) = self.pending_ssthresh.take() {
             s.ssthresh = th as f64;
         }
@@ -1189,8 +1187,7 @@ impl CongestionControl for CubicLinux {
     /// `cubictcp_recalc_ssthresh`, from `snd_cwnd` (Linux does not inflate
     /// it during recovery; see `reduction_view` for the inflated sender).
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
-        self.episode = true;
+        let view = self.episode.reduce_from(s);
         self.pending_ssthresh = None;
         let cwnd = view.cwnd.floor().max(1.0) as u32;
         self.epoch_start = None;
@@ -1204,7 +1201,7 @@ impl CongestionControl for CubicLinux {
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 
     /// `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset` and
@@ -1282,7 +1279,7 @@ pub struct CubicNs3 {
     tcp_cwnd: u32,
     cnt: u32,
     pending_ssthresh: Option<u32>,
-    episode: bool,
+    episode: LossEpisode,
 }
 
 impl CubicNs3 {
@@ -1312,7 +1309,7 @@ impl CubicNs3 {
             tcp_cwnd: 0,
             cnt: 0,
             pending_ssthresh: None,
-            episode: false,
+            episode: LossEpisode::default(),
         }
     }
 
@@ -1445,7 +1442,7 @@ impl CongestionControl for CubicNs3 {
 
     /// `TcpCubic::IncreaseWindow`.
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
-        self.episode = false;
+        self.episode.end();
         if let Some(th) = self.pending_ssthresh.take() {
             s.ssthresh = th as f64;
         }
@@ -1471,8 +1468,7 @@ impl CongestionControl for CubicNs3 {
 
     /// `TcpCubic::GetSsThresh`.
     fn ssthresh(&mut self, s: &CcState) -> f64 {
-        let view = reduction_view(s, self.episode);
-        self.episode = true;
+        let view = self.episode.reduce_from(s);
         self.pending_ssthresh = None;
         let cwnd = view.cwnd.floor().max(1.0) as u32;
         self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.fast_convergence {
@@ -1485,7 +1481,7 @@ impl CongestionControl for CubicNs3 {
     }
 
     fn on_recovery_exit(&mut self, _s: &mut CcState) {
-        self.episode = false;
+        self.episode.end();
     }
 
     /// `CongestionStateSet(CA_LOSS)`: `CubicReset` and `HystartReset`.
