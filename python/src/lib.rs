@@ -402,7 +402,7 @@ impl NativeScenario {
         for ax in &sw.vary {
             let labels = match &ax.labels {
                 Some(l) => l.clone(),
-                None => ax.values.iter().map(value_label).collect(),
+                None => ax.values.iter().map(aqmlab::scenario::axis_value).collect(),
             };
             let values = toml_to_py(py, &toml::Value::Array(ax.values.clone()))?;
             axes.push((ax.key.clone(), labels, values));
@@ -476,19 +476,6 @@ impl NativeScenario {
         let me = slf.get();
         let ctor = py.get_type::<NativeScenario>().getattr("from_toml")?;
         Ok((ctor, (me.to_toml(py)?, me.file.clone())))
-    }
-}
-
-/// The label of a sweep value, as `aqmlab sweep` names it: a string itself,
-/// a table its `kind`, anything else its TOML text.
-fn value_label(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
-            Some(k) => k.to_string(),
-            None => v.to_string(),
-        },
-        other => other.to_string(),
     }
 }
 

@@ -88,18 +88,6 @@ fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
     Ok((i, n))
 }
 
-/// The label of one axis value, as in the run folders' names.
-fn axis_value(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
-            Some(k) => k.to_string(),
-            None => v.to_string(),
-        },
-        other => other.to_string(),
-    }
-}
-
 /// Does `dir` hold a complete run of `job`?
 fn complete(dir: &Path, job: &Job) -> bool {
     output::run_complete(dir, &job.prov.scenario_sha256, job.seed)
@@ -248,7 +236,7 @@ fn axis_docs(
                 .map_err(|m| CliError::Input(format!("{file}: `{}`: {m}", ax.key)))?;
             vals.push(match &ax.labels {
                 Some(l) => l[j].clone(),
-                None => axis_value(&ax.values[j]),
+                None => aqmlab::scenario::axis_value(&ax.values[j]),
             });
         }
         axis_values.push(vals);

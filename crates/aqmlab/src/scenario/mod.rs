@@ -123,16 +123,24 @@ pub struct SweepPoint {
     pub scenario: Scenario,
 }
 
-fn value_label(v: &toml::Value) -> String {
-    let raw = match v {
+/// A sweep value as its axis column shows it: a string itself, a table its
+/// `kind`, anything else its TOML text (the CLI's `sweep.csv` and the Python
+/// sweep's DataFrame).
+pub fn axis_value(v: &toml::Value) -> String {
+    match v {
         toml::Value::String(s) => s.clone(),
         toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
             Some(k) => k.to_string(),
             None => v.to_string(),
         },
         other => other.to_string(),
-    };
-    raw.chars()
+    }
+}
+
+/// [`axis_value`] made safe as a directory name (run folders' labels).
+fn value_label(v: &toml::Value) -> String {
+    axis_value(v)
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
                 c
