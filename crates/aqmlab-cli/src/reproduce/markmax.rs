@@ -12,10 +12,11 @@
 //! start times), all runs in parallel (rayon) with a progress bar.
 //!
 //! Measurement window: J, ρ and T̄ are measured over [50 s, 300 s], after
-//! the slow-start transient. Runs are deterministic, so a run stopped at
-//! 50 s is the exact prefix of the full run; every quantity over the window
-//! is the full run's counter minus the prefix run's (goodput from bytes
-//! acknowledged, ρ from the transmitter's busy time, T̄ from the sum of
+//! the slow-start transient, from one run per configuration and seed: the
+//! run stops at 50 s for a snapshot of its counters
+//! ([`Simulation::run_until`]) and goes on to the end; the window's figures
+//! are the library's differences ([`Simulation::measured_since`]: goodput
+//! from bytes acknowledged, ρ from the transmitter's busy time, T̄ from the
 //! per-packet sojourn times). Whole-run values are reported too.
 //!
 //! Besides the paper's configurations, two readings of what the paper leaves
@@ -39,7 +40,7 @@ use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::fluid::markmax as fluid;
 use aqmlab::metrics::jain;
-use aqmlab::{RunResult, Scenario, Simulation};
+use aqmlab::{RunResult, Scenario, Simulation, Snapshot};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -310,8 +311,9 @@ struct RunSummary {
     other_drops: u64,
     /// Overflow drops at a MarkMax bottleneck (DropTail on overflow).
     overflow: u64,
-    /// The prefix run's counters are all ≤ the full run's.
-    prefix_ok: bool,
+    /// The snapshot was taken at the warm-up time and its counters are all
+    /// ≤ the end's.
+    window_ok: bool,
     events: u64,
     /// cwnd traces (time s, cwnd segments) per flow, for the plots.
     cwnd: Option<Vec<Vec<(f64, f64)>>>,
@@ -319,46 +321,36 @@ struct RunSummary {
 
 fn summarize(
     c: &Config,
-    a: &RunResult,
+    snap: &Snapshot,
     b: &RunResult,
-    warm: f64,
+    w: &RunResult,
+    warm_ns: u64,
     keep_cwnd: bool,
 ) -> CliResult<RunSummary> {
     check_conservation(b)?;
+    let a = &snap.result;
     let miss = || CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
-    let (qa, qb) = (
+    let (qa, qb, qw) = (
         a.queue(BOTTLENECK).ok_or_else(miss)?,
         b.queue(BOTTLENECK).ok_or_else(miss)?,
+        w.queue(BOTTLENECK).ok_or_else(miss)?,
     );
-    let (la, lb) = (
-        a.link(BOTTLENECK).ok_or_else(miss)?,
+    let (lb, lw) = (
         b.link(BOTTLENECK).ok_or_else(miss)?,
+        w.link(BOTTLENECK).ok_or_else(miss)?,
     );
-    let (ta, tb) = (a.sim_seconds, b.sim_seconds);
-    let span = tb - ta;
-    let goodput: Vec<f64> = a
-        .flows
-        .iter()
-        .zip(&b.flows)
-        .map(|(fa, fb)| (fb.bytes_acked - fa.bytes_acked) as f64 * 8.0 / span)
-        .collect();
+    let goodput: Vec<f64> = w.flows.iter().map(|f| f.goodput_bps).collect();
     let all: Vec<f64> = b.flows.iter().map(|f| f.goodput_bps).collect();
-    let soj = |q: &aqmlab::metrics::QueueResult| q.mean_delay_s * q.dequeued as f64;
-    let deq = (qb.dequeued - qa.dequeued).max(1) as f64;
-    let prefix_ok = qa.enqueued <= qb.enqueued
+    let window_ok = qa.enqueued <= qb.enqueued
         && qa.marked <= qb.marked
         && qa.dropped <= qb.dropped
         && a.flows
             .iter()
             .zip(&b.flows)
             .all(|(x, y)| x.bytes_acked <= y.bytes_acked && x.ecn_reductions <= y.ecn_reductions)
-        && (ta - warm).abs() < 1e-9;
-    let diff = |f: &dyn Fn(&aqmlab::metrics::FlowResult) -> u64| -> Vec<u64> {
-        a.flows
-            .iter()
-            .zip(&b.flows)
-            .map(|(x, y)| f(y) - f(x))
-            .collect()
+        && snap.at == warm_ns;
+    let per_flow = |f: &dyn Fn(&aqmlab::metrics::FlowResult) -> u64| -> Vec<u64> {
+        w.flows.iter().map(f).collect()
     };
     let other_drops = b
         .queues
@@ -377,18 +369,19 @@ fn summarize(
         j: jain(&goodput),
         goodput,
         // Busy time is booked when a transmission starts, so each end of the
-        // window may carry up to one packet time (119 µs) too much: clamp.
-        rho: ((lb.utilization * tb - la.utilization * ta) / span).min(1.0),
-        t_ms: (soj(qb) - soj(qa)) / deq * 1e3,
+        // window may carry up to one packet time (119 µs) too much: the
+        // library clamps the window's utilisation to 1.
+        rho: lw.utilization,
+        t_ms: qw.mean_delay_s * 1e3,
         j_all: jain(&all),
         rho_all: lb.utilization,
         t_all_ms: qb.mean_delay_s * 1e3,
-        mean_q: (qb.mean_len_pkts * tb - qa.mean_len_pkts * ta) / span,
-        marks: qb.marked - qa.marked,
-        drops: qb.dropped - qa.dropped,
-        ecn_red: diff(&|f| f.ecn_reductions),
-        timeouts: diff(&|f| f.timeouts),
-        fast_rtx: diff(&|f| f.fast_retransmits),
+        mean_q: qw.mean_len_pkts,
+        marks: qw.marked,
+        drops: qw.dropped,
+        ecn_red: per_flow(&|f| f.ecn_reductions),
+        timeouts: per_flow(&|f| f.timeouts),
+        fast_rtx: per_flow(&|f| f.fast_retransmits),
         max_q: qb.max_delay_s * c.pps,
         other_drops,
         overflow: if c.queue == Queue::MarkMax {
@@ -396,8 +389,8 @@ fn summarize(
         } else {
             0
         },
-        prefix_ok,
-        events: a.events + b.events,
+        window_ok,
+        events: b.events,
         cwnd,
     })
 }
@@ -464,11 +457,11 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         &jobs,
         |&(ci, seed)| {
             let c = &configs[ci];
-            let mut prefix = Simulation::new(&c.sc, seed);
-            prefix.set_duration(warm_ns);
-            let a = prefix.run();
-            let b = Simulation::new(&c.sc, seed).run();
-            summarize(c, &a, &b, warm, plot_cfg(c) && seed == 1)
+            let mut sim = Simulation::new(&c.sc, seed);
+            let snap = sim.run_until(warm_ns);
+            let whole = sim.run();
+            let window = sim.measured_since(&snap);
+            summarize(c, &snap, &whole, &window, warm_ns, plot_cfg(c) && seed == 1)
         },
     );
     let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
@@ -512,8 +505,8 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
     let events: u64 = results.iter().map(|r| r.events).sum();
     println!(
-        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
-         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
+        "{} runs ({} seeds × {} configurations, {:.0} s each, measured after {:.0} s, {:.1} M \
+         events) in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
         jobs.len(),
         seeds,
         configs.len(),
@@ -1404,7 +1397,7 @@ fn checks(cx: &Ctx) -> String {
     let nruns = all().count();
     let other: u64 = all().map(|r| r.other_drops).sum();
     let overflow: u64 = all().map(|r| r.overflow).sum();
-    let prefix_bad = all().filter(|r| !r.prefix_ok).count();
+    let window_bad = all().filter(|r| !r.window_ok).count();
     let mm_max = cx
         .configs
         .iter()
@@ -1420,15 +1413,15 @@ fn checks(cx: &Ctx) -> String {
          - MarkMax's 1000-packet buffer overflowed {overflow} times in all runs (largest \
          MarkMax queue {mm_max:.0} packets, slow start included), so MarkMax never fell back \
          to DropTail{}.\n\
-         - Prefix runs: in {} of {nruns} runs the warm-up run's counters were all at most the \
-         full run's and it ended at the warm-up time{}.\n\n",
+         - Measurement window: in {} of {nruns} runs the snapshot was taken at the warm-up \
+         time and its counters were all at most the end's{}.\n\n",
         if overflow == 0 {
             ""
         } else {
             " only in those overflows"
         },
-        nruns - prefix_bad,
-        if prefix_bad == 0 {
+        nruns - window_bad,
+        if window_bad == 0 {
             " (every run)"
         } else {
             " — NOT every run; the window values of the others are suspect"
