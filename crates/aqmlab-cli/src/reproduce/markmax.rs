@@ -339,7 +339,12 @@ fn summarize(
         b.link(BOTTLENECK).ok_or_else(miss)?,
         w.link(BOTTLENECK).ok_or_else(miss)?,
     );
-    let goodput: Vec<f64> = w.flows.iter().map(|f| f.goodput_bps).collect();
+    // over the whole window, also for a flow that started in it (runs
+    // shortened below 6 s)
+    let span = w.sim_seconds - a.sim_seconds;
+    let goodput: Vec<f64> = (w.flows.iter())
+        .map(|f| f.bytes_acked as f64 * 8.0 / span)
+        .collect();
     let all: Vec<f64> = b.flows.iter().map(|f| f.goodput_bps).collect();
     let window_ok = qa.enqueued <= qb.enqueued
         && qa.marked <= qb.marked

@@ -175,7 +175,7 @@ fn flow_window(
         .unwrap_or(end);
     let from = s.start.max(snap.at);
     f.goodput_bps = if s.started && stop > from {
-        f.bytes_acked as f64 * 8.0 / (to_secs(stop) - to_secs(from))
+        f.bytes_acked as f64 * 8.0 / to_secs(stop - from)
     } else {
         0.0
     };
