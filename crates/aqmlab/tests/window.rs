@@ -212,3 +212,30 @@ fn a_warmup_not_shorter_than_the_run_is_refused() {
     let plain = Simulation::new(&dumbbell("2s", ""), 1).run();
     assert_eq!(fingerprint(&r), fingerprint(&plain));
 }
+
+/// A workload's summary over the window counts the requests opened in it;
+/// the request log stays whole.
+#[test]
+fn workload_summaries_count_the_requests_opened_in_the_window() {
+    let f =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/fat-tree-k8.toml");
+    let sc = Scenario::from_file(f).unwrap();
+    let mut sim = Simulation::new(&sc, 1);
+    sim.set_duration(secs(0.05));
+    let snap = sim.run_until(secs(0.02));
+    let whole = sim.run();
+    let w = sim.measured_since(&snap);
+    assert_eq!(w.requests.len(), whole.requests.len());
+    for (ws, bs) in w.workloads.iter().zip(&whole.workloads) {
+        let inside: Vec<_> = (w.requests.iter())
+            .filter(|q| q.workload == ws.name && q.open_s >= 0.02)
+            .collect();
+        assert!(!inside.is_empty() && inside.len() < bs.connections as usize);
+        assert_eq!(ws.connections as usize, inside.len());
+        let done = inside.iter().filter(|q| q.total_s.is_some()).count();
+        assert_eq!(ws.completed as usize, done);
+        let rts: Vec<f64> = inside.iter().filter_map(|q| q.response_time_s).collect();
+        let mean = rts.iter().sum::<f64>() / rts.len() as f64;
+        assert_eq!(ws.mean_response_time_s, Some(mean));
+    }
+}
