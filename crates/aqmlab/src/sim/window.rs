@@ -65,7 +65,8 @@ impl Simulation {
 
     /// The results over the window from `snap` to now (the end of the run
     /// after [`run`](Self::run)); see the [module](self) for what is
-    /// measured over the window.
+    /// measured over the window. Its `wall_seconds` is 0 (the run's own
+    /// result has the run's).
     pub fn measured_since(&mut self, snap: &Snapshot) -> RunResult {
         let whole = self.collect(self.now, 0.0);
         self.window(snap, whole)
