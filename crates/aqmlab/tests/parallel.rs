@@ -110,7 +110,8 @@ fn multi_site_is_identical_with_1_2_3_and_8_threads() {
 
 #[test]
 fn a_run_continued_after_set_duration_matches_too() {
-    // warm-up then measurement, as the rio-ps reproduction runs
+    // a run extended by `set_duration` after it ended (measurement windows
+    // use `run_until`, tested below)
     let sc = Scenario::from_toml(&multi_site(3, 2, 1, "1s"), "ms.toml").unwrap();
     let run = |threads| {
         let mut sim = Simulation::with_threads(&sc, 1, threads);
