@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
 pub use receiver::Receiver;
-pub use recovery::{RecoveryKind, RtoRestart};
+pub use recovery::{PrrVariant, RecoveryKind, RtoRestart};
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -116,6 +116,9 @@ pub struct TcpOptions {
     /// "every-ack" or "first-partial-ack" (default: the recovery scheme's
     /// own rule, see [`RtoRestart`]).
     pub rto_restart: Option<RtoRestart>,
+    /// The PRR `prr = true` runs: "rfc6937" (PRR-SSRB, the default) or
+    /// "ns3" (ns-3 3.44 `TcpPrrRecovery` as coded).
+    pub prr_variant: Option<PrrVariant>,
 }
 
 impl TcpOptions {
@@ -150,7 +153,8 @@ impl TcpOptions {
             ack_first_segment,
             limited_transmit,
             tlp,
-            rto_restart
+            rto_restart,
+            prr_variant
         );
     }
 }
@@ -196,6 +200,9 @@ pub struct TcpParams {
     /// `None`: the recovery scheme's own rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_restart: Option<RtoRestart>,
+    /// `None`: RFC 6937.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prr_variant: Option<PrrVariant>,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -233,6 +240,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             tlp: false,
             rto_restart: None,
+            prr_variant: None,
             explicit: TcpOptions::default(),
         }
     }
@@ -306,6 +314,9 @@ impl TcpParams {
         }
         if o.rto_restart.is_some() {
             self.rto_restart = o.rto_restart;
+        }
+        if o.prr_variant.is_some() {
+            self.prr_variant = o.prr_variant;
         }
     }
 

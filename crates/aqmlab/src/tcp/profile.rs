@@ -59,7 +59,7 @@
 
 use super::cc::cubic::{CubicConfig, CubicVariant};
 use super::cc::{CcConfig, CongestionControl};
-use super::recovery::{RecoveryKind, RtoRestart};
+use super::recovery::{PrrVariant, RecoveryKind, RtoRestart};
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
@@ -136,6 +136,9 @@ impl Profile {
                 p.timestamps = true;
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
+                // TcpPrrRecovery::DoRecovery as coded (CRB unless the ACK
+                // covers a retransmission)
+                p.prr_variant = Some(PrrVariant::Ns3);
                 p.ack_first_segment = true;
                 // TcpSocketBase "LimitedTransmit", default true
                 p.limited_transmit = true;

@@ -179,7 +179,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr, p.rack);
+        let rec = recovery::build(kind, p.prr, p.prr_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,

@@ -57,6 +57,21 @@ pub enum RtoRestart {
     FirstPartialAck,
 }
 
+/// `tcp.prr_variant`: which PRR `tcp.prr = true` runs in SACK recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrrVariant {
+    /// RFC 6937 §3 PRR-SSRB (`prr.rs`).
+    Rfc6937,
+    /// ns-3 3.44 `TcpPrrRecovery` as coded (PRR-CRB unless the ACK covers
+    /// a retransmission; see `prr.rs`).
+    Ns3,
+}
+
+impl PrrVariant {
+    pub const NAMES: &'static [&'static str] = &["rfc6937", "ns3"];
+}
+
 impl RtoRestart {
     pub const NAMES: &'static [&'static str] = &["every-ack", "first-partial-ack"];
 }
@@ -223,10 +238,19 @@ pub trait LossRecovery: Send {
 
 /// Build the scheme named `kind` (`prr`: bound sending in SACK recovery
 /// with PRR-SSRB; `rack`: RACK loss detection in SACK recovery).
-pub fn build(kind: RecoveryKind, prr: bool, rack: bool) -> Box<dyn LossRecovery> {
+pub fn build(
+    kind: RecoveryKind,
+    prr: bool,
+    prr_variant: Option<PrrVariant>,
+    rack: bool,
+) -> Box<dyn LossRecovery> {
     match kind {
         RecoveryKind::Reno => Box::new(reno::Reno::default()),
         RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
-        RecoveryKind::Sack => Box::new(sack::SackRecovery::new(prr, rack)),
+        RecoveryKind::Sack => {
+            let mut s = sack::SackRecovery::new(prr, rack);
+            s.prr_ns3 = prr_variant == Some(PrrVariant::Ns3);
+            Box::new(s)
+        }
     }
 }

@@ -49,7 +49,16 @@ pub struct SackRecovery {
     rxt_next: u32,
     rescue_rxt: Option<u32>,
     use_prr: bool,
+    /// PRR as ns-3 3.44 codes it (`tcp.prr_variant = "ns3"`).
+    pub prr_ns3: bool,
     prr: Option<Prr>,
+    /// The ACK being processed newly SACKed data (ns-3 `isDupAck`).
+    newly_sacked: bool,
+    /// It cumulatively acknowledged a retransmitted, un-SACKed segment
+    /// (ns-3 `m_isRetransDataAcked`).
+    retx_acked: bool,
+    /// It advanced the cumulative ACK.
+    una_advanced: bool,
     /// DeliveredData of the ACK being processed (RFC 6937).
     delivered: u32,
     /// RACK loss detection (RFC 8985) in place of DupThresh (`tcp.rack`).
@@ -69,7 +78,11 @@ impl SackRecovery {
             rxt_next: 0,
             rescue_rxt: None,
             use_prr,
+            prr_ns3: false,
             prr: None,
+            newly_sacked: false,
+            retx_acked: false,
+            una_advanced: false,
             delivered: 0,
             rack: rack.then(Rack::default),
             lost_buf: Vec::new(),
@@ -114,7 +127,8 @@ impl SackRecovery {
     fn enter(&mut self, io: &mut RecIo, a: u32) {
         // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
         // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
-        io.st.in_flight = self.sb.pipe();
+        let pipe0 = self.sb.pipe();
+        io.st.in_flight = pipe0;
         self.recover = io.enter_recovery(a);
         self.in_recovery = true;
         if self.rack.is_none() {
@@ -122,7 +136,19 @@ impl SackRecovery {
             self.rxt_next = a;
         }
         self.rescue_rxt = Some(a);
-        if self.use_prr {
+        if self.use_prr && self.prr_ns3 {
+            // TcpPrrRecovery::EnterRecovery: RecoverFS = m_bytesInFlight,
+            // read before the head was marked lost; DoRecovery(…, true)
+            // with that pipe.
+            let mut p = Prr::new(pipe0);
+            p.ns3 = true;
+            if let Some(n) =
+                p.sndcnt_ns3(self.delivered, pipe0, io.st.ssthresh, true, self.retx_acked)
+            {
+                io.st.cwnd = (pipe0 as i64 + n).max(0) as f64;
+            }
+            self.prr = Some(p);
+        } else if self.use_prr {
             self.prr = Some(Prr::new(self.sb.high() - a));
             self.prr_ack(io, true);
         } else {
@@ -136,6 +162,24 @@ impl SackRecovery {
 
     /// PRR: `cwnd = pipe + sndcnt` for this ACK.
     fn prr_ack(&mut self, io: &mut RecIo, entering: bool) {
+        if let Some(p) = self.prr.as_mut().filter(|p| p.ns3) {
+            // TcpSocketBase: DupAck → DoRecovery(…, true) on an ACK that
+            // newly SACKs; a partial ACK of at least one segment then
+            // DoRecovery(…, false) as well.
+            let pipe = self.sb.pipe();
+            let ss = io.st.ssthresh;
+            let mut calls = [None, None];
+            if self.newly_sacked {
+                calls[0] = Some(p.sndcnt_ns3(self.delivered, pipe, ss, true, self.retx_acked));
+            }
+            if !entering && self.una_advanced && self.delivered >= 1 {
+                calls[1] = Some(p.sndcnt_ns3(self.delivered, pipe, ss, false, self.retx_acked));
+            }
+            for n in calls.into_iter().flatten().flatten() {
+                io.st.cwnd = (pipe as i64 + n).max(0) as f64;
+            }
+            return;
+        }
         if let Some(p) = self.prr.as_mut() {
             let pipe = self.sb.pipe();
             let n = p.sndcnt(self.delivered, pipe, io.st.ssthresh, entering);
@@ -192,10 +236,16 @@ impl LossRecovery for SackRecovery {
         if let Some(r) = self.rack.as_mut() {
             r.on_cum_ack(una0, io.snd_una, io.now);
         }
+        self.una_advanced = io.snd_una > una0;
+        self.retx_acked = self.prr_ns3
+            && self.in_recovery
+            && (una0..io.snd_una).any(|q| self.sb.is_retransmitted(q) && !self.sb.is_sacked(q));
         self.sb.advance(io.snd_una);
+        let mut newly = 0;
         for &(s, e) in blocks {
-            self.sb.sack(s, e);
+            newly += self.sb.sack(s, e);
         }
+        self.newly_sacked = newly > 0;
         if let Some(r) = self.rack.as_mut() {
             for &q in &self.sb.newly_sacked {
                 r.on_delivered(q, io.now);
@@ -220,6 +270,21 @@ impl LossRecovery for SackRecovery {
                 self.exit(io);
             } else {
                 self.prr_ack(io, false);
+                if self.prr_ns3 && !self.sb.is_retransmitted(io.snd_una) {
+                    // TcpSocketBase::ProcessAck, partial ACK: unless the new
+                    // head was retransmitted, DoRetransmit() sends the first
+                    // lost, not yet retransmitted segment (NextSeg rule 1),
+                    // else the head, outside the window.
+                    let seq = match self.sb.next_lost(&mut self.rxt_next) {
+                        Some(q) => {
+                            self.rxt_next = q + 1;
+                            q
+                        }
+                        None => io.snd_una,
+                    };
+                    self.sb.mark_retransmitted(seq);
+                    io.retx.push(seq);
+                }
             }
         } else {
             self.rack_maybe_enter(io);
