@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
 pub use receiver::Receiver;
-pub use recovery::{PrrVariant, RecoveryKind, RtoRestart};
+pub use recovery::{RecoveryKind, RtoRestart, SackVariant};
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -116,9 +116,10 @@ pub struct TcpOptions {
     /// "every-ack" or "first-partial-ack" (default: the recovery scheme's
     /// own rule, see [`RtoRestart`]).
     pub rto_restart: Option<RtoRestart>,
-    /// The PRR `prr = true` runs: "rfc6937" (PRR-SSRB, the default) or
-    /// "ns3" (ns-3 3.44 `TcpPrrRecovery` as coded).
-    pub prr_variant: Option<PrrVariant>,
+    /// SACK recovery as the RFCs write it, "rfc" (RFC 6675 with RFC 6937
+    /// PRR-SSRB, the default), or as ns-3 3.44 codes it, "ns3" (see
+    /// `recovery/sack.rs`).
+    pub sack_variant: Option<SackVariant>,
 }
 
 impl TcpOptions {
@@ -154,7 +155,7 @@ impl TcpOptions {
             limited_transmit,
             tlp,
             rto_restart,
-            prr_variant
+            sack_variant
         );
     }
 }
@@ -200,9 +201,9 @@ pub struct TcpParams {
     /// `None`: the recovery scheme's own rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_restart: Option<RtoRestart>,
-    /// `None`: RFC 6937.
+    /// `None`: "rfc".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prr_variant: Option<PrrVariant>,
+    pub sack_variant: Option<SackVariant>,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -240,7 +241,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             tlp: false,
             rto_restart: None,
-            prr_variant: None,
+            sack_variant: None,
             explicit: TcpOptions::default(),
         }
     }
@@ -315,8 +316,8 @@ impl TcpParams {
         if o.rto_restart.is_some() {
             self.rto_restart = o.rto_restart;
         }
-        if o.prr_variant.is_some() {
-            self.prr_variant = o.prr_variant;
+        if o.sack_variant.is_some() {
+            self.sack_variant = o.sack_variant;
         }
     }
 

@@ -59,7 +59,7 @@
 
 use super::cc::cubic::{CubicConfig, CubicVariant};
 use super::cc::{CcConfig, CongestionControl};
-use super::recovery::{PrrVariant, RecoveryKind, RtoRestart};
+use super::recovery::{RecoveryKind, RtoRestart, SackVariant};
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
@@ -138,7 +138,7 @@ impl Profile {
                 p.prr = true;
                 // TcpPrrRecovery::DoRecovery as coded (CRB unless the ACK
                 // covers a retransmission)
-                p.prr_variant = Some(PrrVariant::Ns3);
+                p.sack_variant = Some(SackVariant::Ns3);
                 p.ack_first_segment = true;
                 // TcpSocketBase "LimitedTransmit", default true
                 p.limited_transmit = true;

@@ -57,19 +57,19 @@ pub enum RtoRestart {
     FirstPartialAck,
 }
 
-/// `tcp.prr_variant`: which PRR `tcp.prr = true` runs in SACK recovery.
+/// `tcp.sack_variant`: which SACK loss recovery `recovery = "sack"` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PrrVariant {
-    /// RFC 6937 §3 PRR-SSRB (`prr.rs`).
-    Rfc6937,
-    /// ns-3 3.44 `TcpPrrRecovery` as coded (PRR-CRB unless the ACK covers
-    /// a retransmission; see `prr.rs`).
+pub enum SackVariant {
+    /// RFC 6675 with RFC 6937 PRR-SSRB (`sack.rs`, `prr.rs`).
+    Rfc,
+    /// ns-3 3.44 as coded (`TcpSocketBase`, `TcpTxBuffer`,
+    /// `TcpPrrRecovery`): see `sack.rs` and `prr.rs` for each rule.
     Ns3,
 }
 
-impl PrrVariant {
-    pub const NAMES: &'static [&'static str] = &["rfc6937", "ns3"];
+impl SackVariant {
+    pub const NAMES: &'static [&'static str] = &["rfc", "ns3"];
 }
 
 impl RtoRestart {
@@ -97,7 +97,11 @@ pub struct RecIo<'a> {
     /// Duplicate ACKs that trigger fast retransmit (DupThresh).
     pub dupthresh: u32,
     pub ecn: &'a mut EcnState,
-    /// Segments to (re)transmit at once, in order.
+    /// One past the highest segment that may be sent (data available and
+    /// receive window).
+    pub send_limit: u32,
+    /// Segments to (re)transmit at once, in order (new data among them is
+    /// `snd_max` and up).
     pub retx: &'a mut Vec<u32>,
     pub fast_retransmits: &'a mut u64,
     /// Now.
@@ -241,7 +245,7 @@ pub trait LossRecovery: Send {
 pub fn build(
     kind: RecoveryKind,
     prr: bool,
-    prr_variant: Option<PrrVariant>,
+    sack_variant: Option<SackVariant>,
     rack: bool,
 ) -> Box<dyn LossRecovery> {
     match kind {
@@ -249,7 +253,7 @@ pub fn build(
         RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
         RecoveryKind::Sack => {
             let mut s = sack::SackRecovery::new(prr, rack);
-            s.prr_ns3 = prr_variant == Some(PrrVariant::Ns3);
+            s.ns3 = sack_variant == Some(SackVariant::Ns3);
             Box::new(s)
         }
     }
