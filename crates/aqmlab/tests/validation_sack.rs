@@ -966,3 +966,61 @@ fn ns3_after_timeout_resends_only_below_highest_sack() {
     assert_eq!(r1, vec![2]);
     assert_eq!(r2, vec![5, 7]);
 }
+
+/// `sack_variant`: the `ns3-3.44` profile sets `"ns3"`, the others leave the
+/// RFC recovery; `rack = true` beside `ns3-3.44` falls back to the RFC
+/// recovery (ns-3 3.44 has no RACK); written with RACK, or without
+/// `recovery = "sack"`, `"ns3"` is an error that names the key.
+#[test]
+fn sack_variant_by_profile_and_its_errors() {
+    use aqmlab::tcp::{Profile, SackVariant, TcpOptions};
+    let of = |o: TcpOptions| {
+        let mut p = TcpParams::default();
+        p.apply(&o);
+        p
+    };
+    let ns3 = |o: TcpOptions| {
+        of(TcpOptions {
+            profile: Some(Profile::Ns3),
+            ..o
+        })
+    };
+    assert_eq!(
+        ns3(TcpOptions::default()).sack_variant,
+        Some(SackVariant::Ns3)
+    );
+    for pr in [Profile::Linux, Profile::Ns2] {
+        let p = of(TcpOptions {
+            profile: Some(pr),
+            ..Default::default()
+        });
+        assert_eq!(p.sack_variant, None);
+    }
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        ..Default::default()
+    });
+    assert_eq!(p.sack_variant, None);
+    assert!(p.validate().is_ok());
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with rack");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("no RACK"), "{msg}");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        ..Default::default()
+    });
+    assert!(p.validate().is_ok(), "the profile's variant is not written");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with newreno");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("recovery = \"sack\""), "{msg}");
+}

@@ -272,6 +272,12 @@ impl TcpParams {
         if self.explicit.tlp.is_none() && !self.rack {
             self.tlp = false;
         }
+        // ns-3 3.44 has no RACK: `rack = true` beside `ns3-3.44` runs the
+        // RFC SACK recovery with RACK; `sack_variant = "ns3"` written with
+        // RACK is an error (`validate`).
+        if self.explicit.sack_variant.is_none() && self.rack {
+            self.sack_variant = None;
+        }
     }
 
     fn apply_keys(&mut self, o: &TcpOptions) {
@@ -380,6 +386,17 @@ impl TcpParams {
         }
         if self.rack && self.recovery != Some(RecoveryKind::Sack) {
             return e("rack", "RACK needs recovery = \"sack\"");
+        }
+        if self.sack_variant == Some(SackVariant::Ns3) {
+            if self.rack {
+                return e(
+                    "sack_variant",
+                    "\"ns3\" models ns-3 3.44, which has no RACK: set rack = false or sack_variant = \"rfc\"",
+                );
+            }
+            if self.explicit.sack_variant.is_some() && self.recovery != Some(RecoveryKind::Sack) {
+                return e("sack_variant", "\"ns3\" needs recovery = \"sack\"");
+            }
         }
         if self.tlp && !self.rack {
             return e(

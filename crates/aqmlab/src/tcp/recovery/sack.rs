@@ -31,6 +31,17 @@
 //!   once one is marked (Linux `tcp_time_to_recover`); a retransmission
 //!   RACK finds lost again is resent.
 //!
+//! - With `tcp.sack_variant = "ns3"` (the `ns3-3.44` profile) the scheme
+//!   follows ns-3 3.44 as coded instead, where it departs from the RFCs
+//!   (each rule cites its ns-3 function below): `TcpSocketBase::
+//!   EnterRecovery` marks the head lost before it reads the flight;
+//!   `TcpPrrRecovery` is run as `DupAck` and `ProcessAck` call it
+//!   (`prr.rs`, [`PrrNs3`]); on a partial ACK whose new head was not
+//!   retransmitted, `DoRetransmit` sends one segment outside cwnd;
+//!   `TcpTxBuffer::NextSeg` takes rule 1 only below the highest SACKed
+//!   segment, rule 3 only in fast recovery and no rule 4. RACK is not
+//!   combined with it (ns-3 3.44 has none).
+//!
 //! Costs: see `scoreboard.rs` — O(log n) or amortised O(1) per ACK.
 
 use super::prr::{Prr, PrrNs3};
