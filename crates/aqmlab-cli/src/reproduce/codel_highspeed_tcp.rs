@@ -19,6 +19,7 @@
 //! defaults (explained in `matrix.toml`).
 
 use super::common::{check_conservation, md_rows, run_all, text_table};
+use super::matrix;
 use super::paper::Paper;
 use super::stats::{mean_by, sd_by};
 use super::table::{write_csv, TableRow};
@@ -35,7 +36,9 @@ use std::path::Path;
 const DIR: &str = "scenarios/papers/codel-highspeed-tcp";
 const FILE: &str = "scenarios/papers/codel-highspeed-tcp/dumbbell.toml";
 const TOML: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/dumbbell.toml");
-const MATRIX: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/codel-highspeed-tcp/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
 const PAPER: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/paper.toml");
 const REPORT: &str = include_str!("templates/codel-highspeed-tcp.md");
 
@@ -71,21 +74,33 @@ struct Cc {
     cc: String,
 }
 
+/// The matrix parses and has the paper's shape (for the test over every
+/// matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    Matrix::parse(text).map(|_| ())
+}
+
 impl Matrix {
     fn load() -> CliResult<Matrix> {
-        let m: Matrix = toml::from_str(MATRIX)
-            .map_err(|e| CliError::Internal(format!("{DIR}/matrix.toml: {}", e.message())))?;
+        Matrix::parse(MATRIX_TOML)
+    }
+
+    fn parse(text: &str) -> CliResult<Matrix> {
+        let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
         if m.aqm.len() != 3 || m.cc.len() != 3 || m.mixed.len() != 3 {
             return Err(CliError::Internal(format!(
-                "{DIR}/matrix.toml: the paper's tables need 3 AQMs, 3 CCs and 3 mixed flows"
+                "{MATRIX_FILE}: the paper's tables need 3 AQMs, 3 CCs and 3 mixed flows"
             )));
+        }
+        for n in &m.mixed {
+            m.cc_index(n)?;
         }
         Ok(m)
     }
 
     fn cc_index(&self, name: &str) -> CliResult<usize> {
         self.cc.iter().position(|c| c.name == name).ok_or_else(|| {
-            CliError::Internal(format!("{DIR}/matrix.toml: mixed: no cc named {name}"))
+            CliError::Internal(format!("{MATRIX_FILE}: `mixed`: no cc named {name}"))
         })
     }
 }
@@ -412,7 +427,7 @@ fn report(
             },
         ),
         ("file", FILE.to_string()),
-        ("matrix", format!("{DIR}/matrix.toml")),
+        ("matrix", MATRIX_FILE.to_string()),
         ("paper", format!("{DIR}/paper.toml")),
         ("dur", dur.to_string()),
         ("tables", md.to_string()),

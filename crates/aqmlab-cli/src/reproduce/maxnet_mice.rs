@@ -150,8 +150,20 @@ struct Config {
     sc: Scenario,
 }
 
-const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
-const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
+
+/// The matrix parses and every testbed and variant it uses has its
+/// overrides (for the test over every matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    let m: Matrix = super::matrix::parse(text, MATRIX_FILE)?;
+    for e in &m.config {
+        m.set(e.testbed.key())?;
+        m.set(e.variant.key())?;
+    }
+    Ok(())
+}
 
 /// The experiment matrix (`matrix.toml`): the (testbed, connections,
 /// variant) entries, each run with both systems, and the `--set` overrides
@@ -173,8 +185,7 @@ struct MatrixEntry {
 
 impl Matrix {
     fn load() -> CliResult<Matrix> {
-        toml::from_str(MATRIX_TOML)
-            .map_err(|e| CliError::Internal(format!("{MATRIX_FILE}: {}", e.message())))
+        super::matrix::parse(MATRIX_TOML, MATRIX_FILE)
     }
 
     /// The overrides of testbed or variant `key`.
@@ -182,7 +193,7 @@ impl Matrix {
         self.set
             .get(key)
             .map(|v| v.as_slice())
-            .ok_or_else(|| CliError::Internal(format!("{MATRIX_FILE}: set: no entry {key}")))
+            .ok_or_else(|| CliError::Internal(format!("{MATRIX_FILE}: `set`: no entry {key}")))
     }
 
     /// Every entry × both systems, in the matrix's order.

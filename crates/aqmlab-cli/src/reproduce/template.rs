@@ -2,6 +2,11 @@
 //! compiled in with `include_str!`); `{{name}}` placeholders are filled from
 //! the run. A placeholder without a value, or a value without a placeholder,
 //! is an internal error, so a template and its driver cannot drift apart.
+//!
+//! A file can hold several named parts, each opened by a line
+//! `<!-- part: NAME -->` (the sentence a driver picks from the measurement,
+//! a section repeated per experiment); [`part`] returns one, without the
+//! line break that ends it.
 
 use crate::{CliError, CliResult};
 
@@ -35,6 +40,25 @@ pub fn render(template: &str, vars: &[(&str, String)]) -> CliResult<String> {
     Ok(out)
 }
 
+/// Part `name` of `file`: the text after its `<!-- part: name -->` line up
+/// to the next part's line (or the end), less the one line break before it.
+pub fn part<'a>(file: &'a str, name: &str) -> CliResult<&'a str> {
+    let open = format!("<!-- part: {name} -->\n");
+    let start = file
+        .find(&open)
+        .map(|i| i + open.len())
+        .ok_or_else(|| CliError::Internal(format!("template: no part `{name}`")))?;
+    let rest = &file[start..];
+    let end = rest.find("<!-- part: ").unwrap_or(rest.len());
+    let text = &rest[..end];
+    Ok(text.strip_suffix('\n').unwrap_or(text))
+}
+
+/// Part `name` of `file` with its `{{placeholders}}` filled from `vars`.
+pub fn render_part(file: &str, name: &str, vars: &[(&str, String)]) -> CliResult<String> {
+    render(part(file, name)?, vars)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +73,15 @@ mod tests {
         assert!(render("{{a}} {{c}}", &v).is_err());
         assert!(render("{{a}}", &v).is_err());
         assert!(render("{{a", &v[..1]).is_err());
+    }
+
+    #[test]
+    fn parts_split_at_their_markers() {
+        let f = "<!-- part: x -->\nfirst {{a}}\n<!-- part: y -->\nsecond\n\nend\n";
+        assert_eq!(part(f, "x").unwrap(), "first {{a}}");
+        assert_eq!(part(f, "y").unwrap(), "second\n\nend");
+        assert!(part(f, "z").is_err());
+        let v = [("a", "1".to_string())];
+        assert_eq!(render_part(f, "x", &v).unwrap(), "first 1");
     }
 }
