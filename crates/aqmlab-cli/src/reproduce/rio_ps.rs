@@ -21,7 +21,7 @@ use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::{mean, Summary};
 use super::table::{write_csv, TableRow};
-use super::template::{part, render};
+use super::template::{part, render, render_part};
 use super::Opts;
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
@@ -51,9 +51,10 @@ pub(crate) const MATRIX_TOML: &str =
 const PAPER_FILE: &str = "scenarios/papers/rio-ps/paper.toml";
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
 
-/// The report's closing notes, `{{name}}` filled from the run.
-const NOTES: &str = include_str!("templates/rio-ps-notes.md");
-/// The report's sentences picked per experiment.
+/// The report, `{{name}}` filled from the run, and its parts: the section
+/// repeated per web experiment, the note on a changed run length, the
+/// slides' claim per experiment.
+const REPORT: &str = include_str!("templates/rio-ps.md");
 const PARTS: &str = include_str!("templates/rio-ps-parts.md");
 
 /// `matrix.toml` as written.
@@ -496,11 +497,11 @@ fn par_runs<T: Send>(
 }
 
 /// What the report collects while it runs: `tables.csv` rows, the text
-/// printed and the Markdown report.
+/// printed and the report template's values.
 struct Out<'a> {
     table: Vec<TableRow>,
     txt: String,
-    md: String,
+    vars: Vec<(&'static str, String)>,
     seeds: u64,
     m: &'a Matrix,
     n: &'a Numbers,
@@ -541,7 +542,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let mut w = Out {
         table: Vec::new(),
         txt: String::new(),
-        md: String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n"),
+        vars: vec![("seeds", o.seeds.to_string()), ("secs", secs.to_string())],
         seeds: o.seeds,
         m: &m,
         n: &n,
@@ -556,28 +557,23 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     class_table(&per, &mut w);
     signal_over_time(&m, &per, &ws, out)?;
     let gp_scale = m.paper_measured_s / (secs - ws.warm);
-    let (diff_txt, diff_md) = differences(&m, &n, &series, &per, (load, ws.window, gp_scale));
+    let (diff_txt, diff_vars) = differences(&m, &n, &series, &per, (ws.window, gp_scale));
     w.txt.push_str(&diff_txt);
+    w.vars.extend(diff_vars);
     let wall = wall.elapsed().as_secs_f64();
-    w.md.push_str(&diff_md);
-    let notes = render(
-        NOTES,
-        &[
-            ("warm", ws.warm.to_string()),
-            ("secs", secs.to_string()),
-            (
-                "web_file",
-                SCENARIOS.get(&m.f.web.scenario, "web.scenario")?.0,
-            ),
-            ("wall", format!("{wall:.1}")),
-            ("runs", ((gp_runs + web_runs) as u64 * o.seeds).to_string()),
-            ("events", events.to_string()),
-        ],
-    )?;
-    w.md.push_str(&notes);
+    w.vars.extend([
+        (
+            "web_file",
+            SCENARIOS.get(&m.f.web.scenario, "web.scenario")?.0,
+        ),
+        ("wall", format!("{wall:.1}")),
+        ("runs", ((gp_runs + web_runs) as u64 * o.seeds).to_string()),
+        ("events", events.to_string()),
+    ]);
+    let report = render(REPORT, &w.vars)?;
     let _ = writeln!(w.txt, "wall time {wall:.1} s");
     print!("{}", w.txt);
-    aqmlab::output::write_atomic(&out.join("report.md"), w.md.as_bytes())?;
+    aqmlab::output::write_atomic(&out.join("report.md"), report.as_bytes())?;
     write_csv(&w.table, &out.join("tables.csv"))?;
     rt_plots(series, series_dt, secs, o.seeds, out)?;
     Ok(w.table)
@@ -645,16 +641,22 @@ fn goodput(w: &mut Out) -> CliResult<usize> {
         m.gp_secs, m.gp_pkt, m.gp_rtt_s
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "## (a) Network goodput\n\nGoodput in **bytes per second over the first {} s** (our reading of the slides' unit: \"All\" is 98–99 % of the link rate in B/s, and \"Short\" saturates at 49 990 ≈ 10 × 100 × 1000 B / 20 s). Each cell: paper / aqmlab (mean of {seeds} seed(s)). Scenario `{}`: RTT {} s, {}-B packets, window 20, DropTail 1.5 × BDP, RED/RIO-PS 2.5 × BDP (BDP ≈ {} packets), RIO-PS classifier with a fixed L_t = 100 packets.\n",
-        m.gp_secs,
-        SCENARIOS.get(&gspec.scenario, "goodput.scenario")?.0,
-        m.gp_rtt_s,
-        m.gp_pkt,
-        gspec.rates_bps.iter().map(|r| format!("{:.1}", r * m.gp_rtt_s / 8.0 / m.gp_pkt)).collect::<Vec<_>>().join(" / "),
-    );
-    w.md.push_str(&md_rows(&head, &rows));
+    let bdp: Vec<String> = gspec
+        .rates_bps
+        .iter()
+        .map(|r| format!("{:.1}", r * m.gp_rtt_s / 8.0 / m.gp_pkt))
+        .collect();
+    w.vars.extend([
+        ("gp_secs", m.gp_secs.to_string()),
+        (
+            "gp_file",
+            SCENARIOS.get(&gspec.scenario, "goodput.scenario")?.0,
+        ),
+        ("gp_rtt", m.gp_rtt_s.to_string()),
+        ("gp_pkt", m.gp_pkt.to_string()),
+        ("gp_bdp", bdp.join(" / ")),
+        ("gp_table", md_rows(&head, &rows)),
+    ]);
     Ok(gp_sc.len())
 }
 
@@ -673,13 +675,19 @@ fn web_setup(m: &Matrix, secs: f64, changed: bool, load: f64) -> CliResult<WebSe
     // drop/mark-rate windows: a share of the run, at least one sample interval
     let window = (secs / m.f.web.windows as f64).max(base.output.sample_interval.0 as f64 / 1e9);
     let sessions = web_spec.sessions_for_load(m.web_rate, load, m.mss, m.header);
-    let (psecs, pwarm) = (m.web_secs, m.web_secs * m.f.web.warmup_fraction);
+    let vars = [
+        ("secs", secs.to_string()),
+        ("warm", warm.to_string()),
+        ("paper_secs", m.web_secs.to_string()),
+        (
+            "paper_warm",
+            (m.web_secs * m.f.web.warmup_fraction).to_string(),
+        ),
+    ];
     let shortened = if changed && secs < m.web_secs {
-        format!(
-            "SHORTENED: {secs} s runs with {warm} s warm-up (--duration), not the paper's {psecs} s / {pwarm} s; heavy-tailed loads need long runs, so read these numbers as indicative only.\n"
-        )
+        render_part(PARTS, "shortened", &vars)?
     } else if changed {
-        format!("Run length set by --duration: {secs} s with {warm} s warm-up (the paper: {psecs} s / {pwarm} s).\n")
+        render_part(PARTS, "lengthened", &vars)?
     } else {
         String::new()
     };
@@ -742,14 +750,15 @@ fn web_header(ws: &WebSetup, w: &mut Out) {
         "\n(b) Web traffic: {sessions} sessions (load {load} of {} Mbit/s), {secs} s with {warm} s warm-up, {seeds} seed(s)\n",
         w.m.web_rate / 1e6
     );
-    let _ = writeln!(
-        w.md,
-        "\n## (b) Web traffic\n\n{sessions} web sessions (offered load {load} of the {} Mbit/s bottleneck by `WebSpec::sessions_for_load`), object sizes bounded Pareto (4, 200 000, 1.2) **in packets** of {} B payload, {secs} s simulated with {warm} s warm-up, {seeds} seed(s) per cell. Response time = connection open (SYN) → last byte received, for objects opened after the warm-up; averages pooled over seeds.\n",
-        w.m.web_rate / 1e6,
-        w.m.mss
-    );
+    w.vars.extend([
+        ("sessions", sessions.to_string()),
+        ("load", load.to_string()),
+        ("web_mbps", (w.m.web_rate / 1e6).to_string()),
+        ("mss", w.m.mss.to_string()),
+        ("warm", warm.to_string()),
+        ("shortened", ws.shortened.clone()),
+    ]);
     w.txt.push_str(&ws.shortened);
-    w.md.push_str(&ws.shortened);
 }
 
 /// A line's points.
@@ -762,24 +771,37 @@ type Series = Vec<(String, Points)>;
 fn web_tables(per: &[&[Web]], w: &mut Out) -> CliResult<(Series, Series)> {
     let mut series = Vec::new();
     let mut series_dt = Vec::new();
+    let mut md = String::new();
     for (ei, e) in w.m.exps().iter().enumerate() {
         let label = e.name.as_str();
-        let (dt_pts, rio_pts) = relative_rt_table(ei, label, per, w)?;
+        let (dt_pts, rio_pts, rt_table) = relative_rt_table(ei, label, per, w);
         series_dt.push((label.to_string(), dt_pts));
         series.push((label.to_string(), rio_pts));
-        web_summary_table(ei, label, per, w);
+        let summary_table = web_summary_table(ei, label, per, w);
+        md.push_str(&render_part(
+            PARTS,
+            "experiment",
+            &[
+                ("label", label.to_string()),
+                ("claim", part(PARTS, &format!("claim {label}"))?.to_string()),
+                ("rt_table", rt_table),
+                ("summary_table", summary_table),
+            ],
+        )?);
     }
+    w.vars.push(("experiments", md));
     Ok((series, series_dt))
 }
 
 /// Experiment `ei`'s mean response time relative to RED by object size;
 /// returns the (DropTail, RIO-PS) points of buckets with ≥ 20 RED objects.
+/// Also returns the Markdown table.
 fn relative_rt_table(
     ei: usize,
     label: &str,
     per: &[&[Web]],
     w: &mut Out,
-) -> CliResult<(Points, Points)> {
+) -> (Points, Points, String) {
     let pool = |s: usize| {
         let mut m: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
         for w in per[ei * 3 + s] {
@@ -846,18 +868,13 @@ fn relative_rt_table(
         "{label}: mean response time relative to RED by object size"
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "\n### {label}: response time relative to RED by object size\n\nPaper: {}.\n",
-        part(PARTS, &format!("claim {label}"))?
-    );
-    w.md.push_str(&md_rows(&head, &rows));
-    Ok((dt_pts, rio_pts))
+    (dt_pts, rio_pts, md_rows(&head, &rows))
 }
 
 /// Experiment `ei`'s per-scheme summary: goodput, utilisation, signals,
 /// fairness, probes' response times, classifier.
-fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) {
+/// Returns the Markdown table.
+fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> String {
     let head: Vec<String> = [
         "scheme",
         "goodput paper",
@@ -882,8 +899,7 @@ fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) {
     let _ = writeln!(w.txt, "\n{label}: summary");
     w.txt.push_str(&text_table(&head, &rows));
     w.txt.push('\n');
-    let _ = writeln!(w.md, "\n### {label}: summary\n");
-    w.md.push_str(&md_rows(&head, &rows));
+    md_rows(&head, &rows)
 }
 
 /// Scheme `s` of experiment `ei`: its summary row and `tables.csv` rows.
@@ -1027,11 +1043,7 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
         "Drop and mark rates at the bottleneck by packet class over the measured period (short = tagged In by the edge classifier, long = Out; the classifier tags packets under every scheme, only RIO-PS acts on the tags)"
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "\n### Drop and mark rates by packet class\n\nOver the measured period at the bottleneck, pooled over seeds. Short = packets the edge classifier tagged In (the first L_t packets of a flow), long = Out; the classifier tags packets under every scheme, but only RIO-PS acts on the tags. Percentages are of each class's arrivals. The slides show the drop/mark rate only as a plot, without numbers.\n"
-    );
-    w.md.push_str(&md_rows(&head, &rows));
+    w.vars.push(("class_table", md_rows(&head, &rows)));
 }
 
 /// Seed 1's drop and mark rates over time: `signal_over_time.csv` and its plot.
@@ -1131,17 +1143,16 @@ fn pooled_class(ws: &[Web]) -> [[u64; 3]; 2] {
     c
 }
 
-/// The comparison with the slides in words, from the measured numbers:
-/// (stdout lines, report section).
+/// The comparison with the slides in numbers, for the report's
+/// "Where aqmlab differs" section: (stdout lines, template values).
 fn differences(
     mx: &Matrix,
     n: &Numbers,
     rio_rel: &[(String, Vec<(f64, f64)>)],
     per: &[&[Web]],
-    (load, window, gp_scale): (f64, f64, f64),
-) -> (String, String) {
+    (window, gp_scale): (f64, f64),
+) -> (String, Vec<(&'static str, String)>) {
     let mut txt = String::from("\nRIO-PS vs RED, mean response time reduction (paper / aqmlab):\n");
-    let mut md = String::from("\n## Where aqmlab differs from the slides, and why\n\n");
     let range = |pts: &[(f64, f64)], b: &std::ops::RangeInclusive<u32>| -> Option<(f64, f64)> {
         let v: Vec<f64> = pts
             .iter()
@@ -1157,6 +1168,12 @@ fn differences(
     };
     let f =
         |r: Option<(f64, f64)>| r.map_or("–".to_string(), |(a, b)| format!("{a:.0}–{b:.0} %"));
+    // a bucket range's object sizes in packets, e.g. "4–31"
+    let sizes = |b: [u32; 2]| format!("{}–{}", 1u64 << b[0], (1u64 << (b[1] + 1)) - 1);
+    let (short_sizes, medium_sizes) = (
+        sizes(mx.f.web.short_buckets),
+        sizes(mx.f.web.medium_buckets),
+    );
     let mut lines = Vec::new();
     for (ei, (label, pts)) in rio_rel.iter().enumerate() {
         let (s, m) = (
@@ -1170,7 +1187,7 @@ fn differences(
         };
         let _ = writeln!(
             txt,
-            "  {label}: short (4–31 pkts) {} / {}; medium (32–255 pkts) {} / {}",
+            "  {label}: short ({short_sizes} pkts) {} / {}; medium ({medium_sizes} pkts) {} / {}",
             paper(0),
             f(s),
             paper(1),
@@ -1184,23 +1201,13 @@ fn differences(
             paper(1)
         ));
     }
-    let _ = writeln!(
-        md,
-        "- **Response time.** Reduction of the mean response time by RIO-PS relative to RED, over the size buckets with at least 20 RED objects (short = 4–31 packets, medium = 32–255): {}. The slides give ranges, not per-size numbers, and do not say which sizes count as short or medium; above ≈ 256 packets RIO-PS costs long objects a few % (the slides: \"RIO-PS does not hurt long flow performance\").",
-        lines.join("; ")
-    );
     let gp: Vec<String> = (0..rio_rel.len())
         .map(|ei| {
-            // scaled to the slides' 2000 s measured period
+            // scaled to the slides' measured period
             let ours = gp_scale * mean(per[ei * 3 + 1].iter().map(|w| w.goodput_pkts));
             format!("{} {:.2}", rio_rel[ei].0, ours / n.web_goodput[ei][1])
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "- **Load and goodput.** The slides say only that \"the load is carefully tuned to be close to the bottleneck link capacity\". We offer {load} of the bottleneck in web objects (`--load`), plus the foreground probes (≈ 0.034 of it) and the retransmissions, which puts the link close to saturation; our RED goodput (scaled to a 2000 s measured period) is this multiple of the slides' (experiment, aqmlab / paper): {}. The slides' Exp1 goodput (≈ 4.2 M packets in 2000 s, 84 % of the link in 500-B packets) suggests a lighter load, but at lighter loads (e.g. `--load 0.8`) RIO-PS's gain over RED shrinks well below the slides' 25–30 %: the gain needs a congested queue. The slides' Exp2 goodput (4.7 M) is higher than Exp1's although only the RTT changes, so their load probably differed between the two; ours is the same in both.",
-        gp.join(", ")
-    );
     let peaks: Vec<String> = (0..rio_rel.len())
         .map(|ei| {
             let w = &per[ei * 3 + 1][0];
@@ -1221,13 +1228,18 @@ fn differences(
             format!("{name} {:.2} / {:.2}", r(c[0]), r(c[1]))
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "- **Drop/mark rate over time.** With bounded-Pareto (shape 1.2) objects the load is far from stationary even over 4000 s: a few objects of 10⁴–10⁵ packets (tens of seconds of the whole link each) raise RED's drop+mark rate per {window} s window to {} (seed 1), against the measured-period means in the summary tables. The slides plot the rate over time without numbers, so we cannot compare levels; they say the load \"has high variability over time due to the heavy-tailedness of the file size distribution\" and that \"RIO-PS reduces the overall drop/mark probability\" because \"short flows rarely experience loss\", which is what the per-class table shows (Exp1, ITO 3 s, drop+mark % of short / long packets: {}). RED drops the packets that are not ECN-capable (SYNs, and retransmissions per RFC 3168 §6.1.5) where it marks data, so short flows still lose SYNs and wait for the ITO (the slides: \"some lost first packet and hence timeout (3 sec)\").",
-        peaks.join(", "),
-        class_rates.join("; ")
-    );
-    (txt, md)
+    let vars = vec![
+        ("min_objects", mx.f.web.min_objects.to_string()),
+        ("short_sizes", short_sizes),
+        ("medium_sizes", medium_sizes),
+        ("rt_lines", lines.join("; ")),
+        ("paper_measured", mx.paper_measured_s.to_string()),
+        ("gp_ratios", gp.join(", ")),
+        ("window", window.to_string()),
+        ("peaks", peaks.join(", ")),
+        ("class_rates", class_rates.join("; ")),
+    ];
+    (txt, vars)
 }
 
 #[cfg(test)]
