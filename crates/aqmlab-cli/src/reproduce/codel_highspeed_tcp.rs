@@ -23,7 +23,7 @@ use super::matrix;
 use super::paper::Paper;
 use super::stats::{mean_by, sd_by};
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{render, render_part};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::{CliError, CliResult};
@@ -41,13 +41,13 @@ pub(crate) const MATRIX_TOML: &str =
     include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
 const PAPER: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/paper.toml");
 const REPORT: &str = include_str!("templates/codel-highspeed-tcp.md");
+/// The sentences the report adds where the run differs from the paper's.
+const PARTS: &str = include_str!("templates/codel-highspeed-tcp-parts.md");
 
 /// The bottleneck port.
 const LINK: &str = "r1->r2";
 /// Base round-trip time of every flow (48 ms bottleneck + 2 × 1 ms access).
 const BASE_RTT_S: f64 = 0.050;
-/// The paper's run length.
-const DURATION_S: f64 = 100.0;
 /// How far a loss percentage may lie from the paper's and still agree.
 const LOSS_TOL: Tol = Tol::Abs(0.001);
 
@@ -160,6 +160,8 @@ const METRICS: [Metric; 4] = [
 struct Outcome<'a> {
     matrix: &'a Matrix,
     paper: &'a Paper,
+    /// The paper's run length (s).
+    paper_s: f64,
     seeds: u64,
     /// Per configuration (AQM × CC, then AQM × mixed) the runs' measurements.
     per_config: Vec<&'a [M]>,
@@ -169,8 +171,9 @@ struct Outcome<'a> {
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let seeds = o.seeds;
-    let (dur, changed) =
-        o.duration_or(DURATION_S, 2.0, "the flows start within the first second")?;
+    // the paper's run length is the scenario file's
+    let paper_s = Scenario::from_toml(TOML, FILE)?.duration.0 as f64 / 1e9;
+    let (dur, changed) = o.duration_or(paper_s, 2.0, "the flows start within the first second")?;
     let matrix = Matrix::load()?;
     let paper = Paper::parse(PAPER, &format!("{DIR}/paper.toml"))?;
     let mut configs = Vec::new();
@@ -200,6 +203,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let oc = Outcome {
         matrix: &matrix,
         paper: &paper,
+        paper_s,
         seeds,
         per_config: ms.chunks(seeds as usize).collect(),
         firsts: results.chunks(seeds as usize).map(|c| &c[0]).collect(),
@@ -230,7 +234,8 @@ fn tables(oc: &Outcome, shortened: Option<f64>) -> CliResult<(Vec<TableRow>, Str
         "Kushwaha & Ratneshwer: RED, CoDel, sfqCoDel × CUBIC, H-TCP, Compound at 622 Mbit/s. Every cell: paper / aqmlab (mean of {seeds} seed{}).{}\n\n",
         if seeds == 1 { "" } else { "s" },
         shortened.map_or(String::new(), |d| format!(
-            " RUNS OF {d} s (--duration), not the paper's {DURATION_S} s."
+            " RUNS OF {d} s (--duration), not the paper's {} s.",
+            oc.paper_s
         ))
     );
     let mut md = String::new();
@@ -421,7 +426,14 @@ fn report(
         (
             "duration_note",
             if changed {
-                format!("\n\n**Run length set by `--duration`**: {dur} s instead of the paper's {DURATION_S} s.")
+                render_part(
+                    PARTS,
+                    "duration-note",
+                    &[
+                        ("dur", dur.to_string()),
+                        ("paper_dur", oc.paper_s.to_string()),
+                    ],
+                )?
             } else {
                 String::new()
             },

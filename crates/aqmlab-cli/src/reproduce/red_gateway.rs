@@ -22,7 +22,7 @@ use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{render, render_part};
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
@@ -36,6 +36,8 @@ use std::time::Instant;
 /// The report's prose and its discussion, `{{name}}` filled from the run.
 const REPORT: &str = include_str!("templates/red-gateway.md");
 const DISCUSSION: &str = include_str!("templates/red-gateway-discussion.md");
+/// The sentences the report picks from the measurement.
+const PARTS: &str = include_str!("templates/red-gateway-parts.md");
 
 /// The scenario files the matrix names, compiled in.
 const SCENARIOS: Scenarios = Scenarios {
@@ -1078,17 +1080,18 @@ fn report(
 ) -> CliResult<String> {
     let sel = |t: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.table == t).collect() };
     let get = |t: &str, case: &str, snd: &str, m: &str| find(cells, t, case, snd, m).clone();
-    let scale_note = if seeds == 10 {
-        "We ran each configuration with seeds 1–10, as many runs as the paper, so \
-         sums need no scaling."
-            .to_string()
-    } else {
-        format!(
-            "We ran each configuration with seeds 1–{seeds}. The paper's B-case numbers \
-             are sums over 10 runs, so our sums are multiplied by 10/{seeds}; the \
-             per-run mean ± sample standard deviation is given beside each number."
-        )
-    };
+    let scale_note = render_part(
+        PARTS,
+        if seeds as f64 == m.f.paper_runs {
+            "scale-none"
+        } else {
+            "scale"
+        },
+        &[
+            ("seeds", seeds.to_string()),
+            ("paper_runs", m.f.paper_runs.to_string()),
+        ],
+    )?;
     let (head, rows) = sensitivity_rows(m, configs, aggs, nums);
     let sens_overrides = configs[m.sens0()..]
         .iter()
@@ -1112,12 +1115,15 @@ fn report(
         ),
         (
             "plot_run_same",
-            if same_as_table {
-                "identical to"
-            } else {
-                "NOT identical to"
-            }
-            .to_string(),
+            render_part(
+                PARTS,
+                if same_as_table {
+                    "plot-same"
+                } else {
+                    "plot-differs"
+                },
+                &[],
+            )?,
         ),
         (
             "plot_q",
@@ -1128,7 +1134,7 @@ fn report(
             format!("{:.2}", q.map(|q| q.mean_delay_s * 1e3).unwrap_or(0.0)),
         ),
     ];
-    vars.extend(check_vars(aggs));
+    vars.extend(check_vars(aggs)?);
     render(REPORT, &vars)
 }
 
@@ -1162,32 +1168,35 @@ fn further_rows(mx: &Matrix, configs: &[Config], aggs: &[Agg]) -> String {
 
 /// The checks: runs, drops outside the gateway, senders' drops against the
 /// gateway's counters.
-fn check_vars(aggs: &[Agg]) -> Vars {
+fn check_vars(aggs: &[Agg]) -> CliResult<Vars> {
     let runs = || aggs.iter().flat_map(|a| a.runs.iter());
     let other: u64 = runs().map(|r| r.other_drops).sum();
     let mismatch: i64 = runs().map(|r| r.drop_mismatch.abs()).sum();
     let nruns: usize = aggs.iter().map(|a| a.runs.len()).sum();
-    vec![
+    Ok(vec![
         ("nruns", nruns.to_string()),
         ("other", other.to_string()),
         (
             "other_note",
-            if other == 0 {
-                ", so `FlowResult.drops` is exactly the sender's drops at the gateway"
-            } else {
-                " (so Table II includes some drops outside the gateway)"
-            }
-            .to_string(),
+            render_part(
+                PARTS,
+                if other == 0 {
+                    "other-none"
+                } else {
+                    "other-some"
+                },
+                &[],
+            )?,
         ),
         (
             "mismatch_note",
             if mismatch == 0 {
-                "in every run".to_string()
+                render_part(PARTS, "mismatch-none", &[])?
             } else {
-                format!("except for a total discrepancy of {mismatch} packets")
+                render_part(PARTS, "mismatch", &[("mismatch", mismatch.to_string())])?
             },
         ),
-    ]
+    ])
 }
 
 /// RED's min_th in case B1 (packets), as in `b1.toml`.
@@ -1206,15 +1215,19 @@ fn cell_tol(c: &Cell) -> Tol {
 
 /// The summary paragraph: the qualitative findings that hold (`agree`, of
 /// `n` checked) and, per table, how many cells agree under [`cell_tol`].
-fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
+fn summary(agree: &[String], n: usize, cells: &[Cell]) -> CliResult<String> {
     let findings = if agree.is_empty() {
-        format!("none of the {n} qualitative findings checked here holds in aqmlab")
+        render_part(PARTS, "findings-none", &[("n", n.to_string())])?
     } else {
-        format!(
-            "{} of the {n} qualitative findings checked here hold in aqmlab: {}",
-            agree.len(),
-            agree.join("; ")
-        )
+        render_part(
+            PARTS,
+            "findings-some",
+            &[
+                ("k", agree.len().to_string()),
+                ("n", n.to_string()),
+                ("list", agree.join("; ")),
+            ],
+        )?
     };
     let per_table: Vec<String> = ["I", "II", "III", "IV"]
         .iter()
@@ -1227,13 +1240,15 @@ fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
             format!("Table {t}: {} cells agree", verdict::count(ok, of.len()))
         })
         .collect();
-    format!(
-        "**Summary.** {findings}. Cell by cell (agreement means within {} for usage and \
-         {} for timeouts, drops, segments and goodput): {}. The paragraphs below give the \
-         amounts and the reasons we found.\n\n",
-        Tol::Abs(0.05).describe(""),
-        Tol::Rel(0.2).describe(""),
-        per_table.join("; ")
+    render_part(
+        PARTS,
+        "summary",
+        &[
+            ("findings", findings),
+            ("tol_usage", Tol::Abs(0.05).describe("")),
+            ("tol_counts", Tol::Rel(0.2).describe("")),
+            ("per_table", per_table.join("; ")),
+        ],
     )
 }
 
@@ -1282,64 +1297,109 @@ fn discussion(
     let b1 = &aggs[0];
     let q1 = b1.mean_sd(|r| r.mean_q).0;
     let delay1 = b1.mean_sd(|r| r.mean_delay_s * 1e3).0;
-    let agree = findings(&ours, q1, delay1);
-    let mut vars: Vars = vec![("summary", summary(&agree, 4, cells))];
+    let agree = findings(m, nums, &ours, (q1, delay1))?;
+    let mut vars: Vars = vec![("summary", summary(&agree, 4, cells)?)];
     vars.extend(usage_vars(m, configs, aggs, nums, &ours));
     vars.extend(timeout_vars(m, configs, aggs, &ours));
     vars.extend(drop_vars(m, b1, &ours));
-    vars.extend(table4_vars(m, nums, &ours));
+    vars.extend(table4_vars(m, nums, &ours)?);
     render(DISCUSSION, &vars)
 }
 
 /// The paper's qualitative findings that hold in aqmlab, in words with the
-/// numbers behind them (four are checked).
-fn findings(ours: &Ours, q1: f64, delay1: f64) -> Vec<String> {
+/// numbers behind them (four are checked); `q1` and `delay1` are B1's mean
+/// queue (packets) and queueing delay (ms).
+fn findings(
+    m: &Matrix,
+    nums: &Numbers,
+    ours: &Ours,
+    (q1, delay1): (f64, f64),
+) -> CliResult<Vec<String>> {
     let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
     let c5 = |case: &str| ours.segs(case, "C5");
     let d5 = |case: &str| ours.drops(case, "C5");
     let u_flat = max_of(&[u1, u2, u3]) / min_of(&[u1, u2, u3]).max(1e-9) < 1.05;
     let c5_falls = c5("B1") > c5("B2") && c5("B2") > c5("B3");
     let d5_rises = d5("B1") < d5("B2") && d5("B2") < d5("B3");
-    let u4 = ours.t4(0.02, "usage");
+    let last_p = *m.max_p().last().unwrap_or(&0.0);
+    let u4 = ours.t4(last_p, "usage");
+    let f3 = |x: f64| format!("{x:.3}");
+    // the paper's row of a per-case table, as printed
+    let p = |t: &[f64; 3], dec: usize| t.map(|x| format!("{x:.dec$}"));
+    let [pu1, pu2, pu3] = p(&nums.t3_usage, 2);
     let mut agree = Vec::new();
     if u_flat {
-        agree.push(format!(
-            "raising the input-link bandwidths does not raise usage (paper 0.55 → 0.46 → \
-             0.50 for B1 → B2 → B3; aqmlab {u1:.3} → {u2:.3} → {u3:.3})"
-        ));
+        agree.push(render_part(
+            PARTS,
+            "finding-usage-flat",
+            &[
+                ("p1", pu1.clone()),
+                ("p2", pu2),
+                ("p3", pu3),
+                ("u1", f3(u1)),
+                ("u2", f3(u2)),
+                ("u3", f3(u3)),
+            ],
+        )?);
     }
     if c5_falls {
-        agree.push(format!(
-            "the long-RTT sender C5 receives less as the input links get faster (paper \
-             478k → 153k → 124k; aqmlab {:.1}k → {:.1}k → {:.1}k){}",
-            c5("B1"),
-            c5("B2"),
-            c5("B3"),
-            if d5_rises {
-                format!(
-                    " and loses more packets (paper 9 → 132 → 155; aqmlab {} → {} → {})",
-                    fmt(d5("B1"), 0),
-                    fmt(d5("B2"), 0),
-                    fmt(d5("B3"), 0)
-                )
-            } else {
-                String::new()
-            }
-        ));
+        let drops = if d5_rises {
+            let [p1, p2, p3] = p(&[nums.t2[0][4], nums.t2[1][4], nums.t2[2][4]], 0);
+            render_part(
+                PARTS,
+                "finding-c5-drops-rise",
+                &[
+                    ("p1", p1),
+                    ("p2", p2),
+                    ("p3", p3),
+                    ("d1", fmt(d5("B1"), 0)),
+                    ("d2", fmt(d5("B2"), 0)),
+                    ("d3", fmt(d5("B3"), 0)),
+                ],
+            )?
+        } else {
+            String::new()
+        };
+        let [p1, p2, p3] = p(&[nums.t3[0][4], nums.t3[1][4], nums.t3[2][4]], 0);
+        agree.push(render_part(
+            PARTS,
+            "finding-c5-falls",
+            &[
+                ("p1", p1),
+                ("p2", p2),
+                ("p3", p3),
+                ("c1", format!("{:.1}", c5("B1"))),
+                ("c2", format!("{:.1}", c5("B2"))),
+                ("c3", format!("{:.1}", c5("B3"))),
+                ("drops", drops),
+            ],
+        )?);
     }
     if u4 > u1 {
-        agree.push(format!(
-            "ten senders use the bottleneck better than five at the same MaxP 0.02 \
-             (paper 0.55 → 0.72; aqmlab {u1:.3} → {u4:.3})"
-        ));
+        agree.push(render_part(
+            PARTS,
+            "finding-ten-senders",
+            &[
+                ("max_p", last_p.to_string()),
+                ("p1", pu1),
+                ("p4", format!("{:.2}", nums.t4_usage[4])),
+                ("u1", f3(u1)),
+                ("u4", f3(u4)),
+            ],
+        )?);
     }
     if q1 < MIN_TH {
-        agree.push(format!(
-            "RED keeps the queue short (B1: mean {q1:.2} packets, below min_th = {MIN_TH}; \
-             {delay1:.2} ms of queueing delay)"
-        ));
+        agree.push(render_part(
+            PARTS,
+            "finding-short-queue",
+            &[
+                ("q1", format!("{q1:.2}")),
+                ("min_th", MIN_TH.to_string()),
+                ("delay1", format!("{delay1:.2}")),
+            ],
+        )?);
     }
-    agree
+    Ok(agree)
 }
 
 /// Usage (Table III) and the split between the senders.
@@ -1445,7 +1505,7 @@ fn drop_vars(m: &Matrix, b1: &Agg, ours: &Ours) -> Vars {
 }
 
 /// MaxP with ten senders (Table IV).
-fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> Vars {
+fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> CliResult<Vars> {
     let t4u: Vec<f64> = mx.max_p().iter().map(|&m| ours.t4(m, "usage")).collect();
     let t4_monotone = t4u.windows(2).all(|w| w[0] <= w[1]);
     let rto_ratio: Vec<f64> = mx
@@ -1454,15 +1514,18 @@ fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> Vars {
         .zip(nums.t4_rto)
         .map(|(&m, p)| ours.t4(m, "rto") / p)
         .collect();
-    vec![
+    Ok(vec![
         (
             "t4_trend",
-            if t4_monotone {
-                "rises monotonically"
-            } else {
-                "changes"
-            }
-            .to_string(),
+            render_part(
+                PARTS,
+                if t4_monotone {
+                    "t4-monotone"
+                } else {
+                    "t4-changes"
+                },
+                &[],
+            )?,
         ),
         (
             "t4_usage",
@@ -1477,7 +1540,7 @@ fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> Vars {
         ("t4_rto_002", fmt(ours.t4(0.02, "rto"), 0)),
         ("t4_rto_ratio_min", format!("{:.0}", min_of(&rto_ratio))),
         ("t4_rto_ratio_max", format!("{:.0}", max_of(&rto_ratio))),
-    ]
+    ])
 }
 
 #[cfg(test)]
@@ -1512,12 +1575,12 @@ mod tests {
     #[test]
     fn summary_counts_follow_the_measurement() {
         let inside = [c("I", "rto", 100.0, 119.0), c("III", "usage", 0.55, 0.59)];
-        let s = summary(&["x".into()], 4, &inside);
+        let s = summary(&["x".into()], 4, &inside).unwrap();
         assert!(s.contains("1 of the 4 qualitative findings"), "{s}");
         assert!(s.contains("Table I: all 1 cells agree"), "{s}");
         assert!(s.contains("Table III: all 1 cells agree"), "{s}");
         let outside = [c("I", "rto", 100.0, 121.0), c("III", "usage", 0.55, 0.61)];
-        let s = summary(&[], 4, &outside);
+        let s = summary(&[], 4, &outside).unwrap();
         assert!(s.contains("none of the 4 qualitative findings"), "{s}");
         assert!(s.contains("Table I: none of the 1 cells agree"), "{s}");
         assert!(s.contains("Table III: none of the 1 cells agree"), "{s}");

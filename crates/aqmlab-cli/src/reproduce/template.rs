@@ -84,4 +84,75 @@ mod tests {
         let v = [("a", "1".to_string())];
         assert_eq!(render_part(f, "x", &v).unwrap(), "first 1");
     }
+
+    /// Every part a driver picks exists, and every part in a file is one a
+    /// driver picks (the branches a short test run does not reach
+    /// included).
+    #[test]
+    fn the_parts_the_drivers_pick_exist() {
+        let files: [(&str, &[&str]); 4] = [
+            (
+                include_str!("templates/red-gateway-parts.md"),
+                &[
+                    "scale-none",
+                    "scale",
+                    "plot-same",
+                    "plot-differs",
+                    "other-none",
+                    "other-some",
+                    "mismatch-none",
+                    "mismatch",
+                    "summary",
+                    "findings-none",
+                    "findings-some",
+                    "finding-usage-flat",
+                    "finding-c5-falls",
+                    "finding-c5-drops-rise",
+                    "finding-ten-senders",
+                    "finding-short-queue",
+                    "t4-monotone",
+                    "t4-changes",
+                ],
+            ),
+            (
+                include_str!("templates/rio-ps-parts.md"),
+                &[
+                    "experiment",
+                    "shortened",
+                    "lengthened",
+                    "claim Exp1 (ITO=3s)",
+                    "claim Exp1 (ITO=1s)",
+                    "claim Exp2 (ITO=3s)",
+                ],
+            ),
+            (
+                include_str!("templates/codel-highspeed-tcp-parts.md"),
+                &["duration-note"],
+            ),
+            (
+                include_str!("templates/maxnet-mice-parts.md"),
+                &[
+                    "duration-note",
+                    "late-mostly",
+                    "late-partly",
+                    "fig9-queue",
+                    "fig8-queue",
+                ],
+            ),
+        ];
+        for (file, names) in files {
+            let mut in_file: Vec<&str> = file
+                .lines()
+                .filter_map(|l| l.strip_prefix("<!-- part: "))
+                .filter_map(|l| l.strip_suffix(" -->"))
+                .collect();
+            in_file.sort();
+            let mut picked = names.to_vec();
+            picked.sort();
+            assert_eq!(in_file, picked);
+            for n in names {
+                assert!(!part(file, n).unwrap().is_empty(), "{n}");
+            }
+        }
+    }
 }
