@@ -131,6 +131,8 @@ struct Matrix {
     paper_t4_s: f64,
     /// The sensitivity check's base case (index into `f.case`).
     base: usize,
+    /// RED's min_th in the first case's scenario (packets).
+    min_th: f64,
 }
 
 impl Matrix {
@@ -188,6 +190,12 @@ impl Matrix {
             SCENARIOS.get(&c.scenario, &format!("case[{i}].scenario"))?;
         }
         SCENARIOS.get(&f.table4.scenario, "table4.scenario")?;
+        let (file, text) = SCENARIOS.get(&f.case[0].scenario, "case[0].scenario")?;
+        let min_th = bottleneck_min_th(text).ok_or_else(|| {
+            CliError::Internal(format!(
+                "{file}: the link `bottleneck` needs a RED queue_ab with min_th"
+            ))
+        })?;
         if !(f.capacity_bps > 0.0 && f.packet_bytes > 0.0 && f.paper_runs > 0.0) {
             return Err(bad(
                 "capacity_bps",
@@ -199,6 +207,7 @@ impl Matrix {
             capacity_pps: f.capacity_bps / 8.0 / f.packet_bytes,
             paper_t4_s: matrix::seconds(MATRIX_FILE, "paper_table4", &f.paper_table4)?,
             base,
+            min_th,
             f,
         })
     }
@@ -280,6 +289,18 @@ impl Matrix {
     fn usage(&self, segs: f64) -> f64 {
         segs / (self.run_s * self.capacity_pps)
     }
+}
+
+/// RED's `min_th` of the `bottleneck` link's a→b queue in scenario `text`.
+fn bottleneck_min_th(text: &str) -> Option<f64> {
+    let v: toml::Value = toml::from_str(text).ok()?;
+    let link = v
+        .get("links")?
+        .as_array()?
+        .iter()
+        .find(|l| l.get("name").and_then(|n| n.as_str()) == Some("bottleneck"))?;
+    let x = link.get("queue_ab")?.get("min_th")?;
+    x.as_float().or(x.as_integer().map(|i| i as f64))
 }
 
 /// The matrix parses and agrees with the paper's tables (for the test over
@@ -1199,9 +1220,6 @@ fn check_vars(aggs: &[Agg]) -> CliResult<Vars> {
     ])
 }
 
-/// RED's min_th in case B1 (packets), as in `b1.toml`.
-const MIN_TH: f64 = 4.0;
-
 /// The tolerance under which a cell agrees with the paper: usage within
 /// ±0.05, every count (timeouts, drops, segments, goodput) within ±20 % of
 /// the paper's value.
@@ -1388,13 +1406,13 @@ fn findings(
             ],
         )?);
     }
-    if q1 < MIN_TH {
+    if q1 < m.min_th {
         agree.push(render_part(
             PARTS,
             "finding-short-queue",
             &[
                 ("q1", format!("{q1:.2}")),
-                ("min_th", MIN_TH.to_string()),
+                ("min_th", m.min_th.to_string()),
                 ("delay1", format!("{delay1:.2}")),
             ],
         )?);
