@@ -6,6 +6,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::tcp::cc::cubic::{CubicConfig, CubicVariant};
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{RecoveryKind, Sender, TcpCtx, TcpParams};
@@ -57,7 +58,7 @@ fn cumulative_ack_over_sacked_segments_grows_by_delivered_only() {
         hystart: Some(false),
         ..CubicConfig::default()
     });
-    let mut s = Sender::new(p, cc.build(), 0, 0, 1, None);
+    let mut s = Sender::new(p, cc.build(), FlowId(0), NodeId(0), NodeId(1), None);
     let (mut out, mut timers) = (vec![], vec![]);
     s.start(&mut TcpCtx {
         now: 0,

@@ -24,6 +24,7 @@
 use aqmlab::engine::{RngStream, Time, TimerAction};
 use aqmlab::metrics::RunResult;
 use aqmlab::net::packet::{flags, Ecn, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::scenario::units::Dur;
 use aqmlab::tcp::cc::CcConfig;
 use aqmlab::tcp::{Receiver, Sender, TcpCtx, TcpParams, TimerKind};
@@ -417,8 +418,15 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
         ecn: true,
         ..TcpParams::default()
     };
-    let mut snd = Sender::new(p.clone(), CcConfig::default().build(), 0, 0, 1, None);
-    let mut rcv = Receiver::new(&p, 0, 1, 0);
+    let mut snd = Sender::new(
+        p.clone(),
+        CcConfig::default().build(),
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
+        None,
+    );
+    let mut rcv = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
     let mut rng = RngStream::new(seed, 77);
     let mut pkts: Vec<Packet> = Vec::new();
     let mut evq: BinaryHeap<Reverse<(Time, u64, Ev)>> = BinaryHeap::new();

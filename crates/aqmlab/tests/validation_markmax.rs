@@ -288,7 +288,7 @@ fn config() -> impl Strategy<Value = MarkMaxConfig> {
 fn op() -> impl Strategy<Value = Option<(FlowId, u32, bool)>> {
     prop_oneof![
         5 => (prop_oneof![0u32..6, 70_000u32..70_003], 40u32..1600, prop::bool::weighted(0.9))
-            .prop_map(Some),
+            .prop_map(|(f, size, ect)| Some((FlowId(f), size, ect))),
         4 => Just(None),
     ]
 }
@@ -324,8 +324,8 @@ fn marks_only_the_flow_with_the_largest_backlog() {
             let p_arrive = if q < 110 { 0.56 } else { 0.44 };
             if rng.chance(p_arrive) {
                 q += 1;
-                let f = (rng.uniform().powi(2) * 40.0) as FlowId; // skewed
-                Some((f, 200 + 100 * (f % 13), true))
+                let f = (rng.uniform().powi(2) * 40.0) as u32; // skewed
+                Some((FlowId(f), 200 + 100 * (f % 13), true))
             } else {
                 q = (q - 1).max(0);
                 None
@@ -364,7 +364,7 @@ fn flag_rearms_only_at_the_low_or_high_threshold() {
                 uid += 1;
                 let p = Packet {
                     uid,
-                    flow: (uid % 3) as FlowId,
+                    flow: FlowId((uid % 3) as u32),
                     size: 1000,
                     ecn: Ecn::Ect0,
                     ..Default::default()

@@ -9,6 +9,7 @@
 
 use aqmlab::engine::{Time, TimerAction};
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Receiver, RecoveryKind, RtoRestart, Sender, TcpCtx, TcpParams, TimerKind};
 use std::cmp::Reverse;
@@ -53,8 +54,15 @@ impl Path {
         drop: &[u32],
         bytes: Option<u64>,
     ) -> Path {
-        let s = Sender::new(p.clone(), cc.build(), 0, 0, 1, bytes);
-        let r = Receiver::new(&p, 0, 1, 0);
+        let s = Sender::new(
+            p.clone(),
+            cc.build(),
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+            bytes,
+        );
+        let r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
         let mut path = Path {
             s,
             r,
@@ -324,9 +332,9 @@ fn started(p: TcpParams, segs: u64) -> (Sender, Vec<u32>) {
     let mut s = Sender::new(
         p,
         CcKind::NewReno(Default::default()).build(),
-        0,
-        0,
-        1,
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
         Some(segs * 1000),
     );
     s.start(&mut TcpCtx {
@@ -406,7 +414,7 @@ fn receiver_sack_block_order() {
             delayed_ack: false,
             ..TcpParams::default()
         };
-        let mut r = Receiver::new(&p, 0, 1, 0);
+        let mut r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
         let deliver = |r: &mut Receiver, seq: u32| {
             let mut out = vec![];
             let mut timers = vec![];
@@ -581,7 +589,14 @@ fn after_a_timeout_growth_counts_newly_delivered_segments() {
     p.dupack_threshold = 1000; // only the timer repairs
     let mut out = vec![];
     let mut timers = vec![];
-    let mut s = Sender::new(p, cubic_ns3().build(), 0, 0, 1, Some(1000 * 1000));
+    let mut s = Sender::new(
+        p,
+        cubic_ns3().build(),
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
+        Some(1000 * 1000),
+    );
     s.start(&mut TcpCtx {
         now: 0,
         out: &mut out,

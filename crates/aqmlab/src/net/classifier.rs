@@ -312,7 +312,7 @@ mod tests {
 
     fn pkt(flow: u32) -> Packet {
         Packet {
-            flow,
+            flow: FlowId(flow),
             ..Default::default()
         }
     }

@@ -6,10 +6,45 @@
 
 use crate::engine::Time;
 
-/// Index of a node in the topology.
-pub type NodeId = u32;
-/// Index of a flow (a TCP connection) in the simulation.
-pub type FlowId = u32;
+/// A node, by its index in the topology's node list. A newtype, as
+/// [`crate::sim::ids::LinkId`]: no arithmetic by accident, and conversions to
+/// and from table indices are explicit ([`NodeId::ix`], `NodeId(i as u32)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// A flow (a TCP connection or a CBR source), by its global number in the
+/// simulation (the scenario's flows first, then those workloads open, in
+/// the order they open). A newtype, as [`NodeId`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+impl NodeId {
+    /// The index into per-node tables.
+    #[inline]
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl FlowId {
+    /// The index into per-flow tables.
+    #[inline]
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for FlowId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// TCP header flags.
 pub mod flags {

@@ -21,7 +21,7 @@
 
 use super::{LinkSpec, Scenario};
 use crate::aqm::QueueSpec;
-use crate::net::packet::NodeId;
+use crate::net::packet::{FlowId, NodeId};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::tcp::cc::CcConfig;
 use std::collections::HashMap;
@@ -78,9 +78,9 @@ impl<'a> Topology<'a> {
         let ids: HashMap<&str, NodeId> = names
             .iter()
             .enumerate()
-            .map(|(i, n)| (*n, i as NodeId))
+            .map(|(i, n)| (*n, NodeId(i as u32)))
             .collect();
-        let id = |n: &str| ids.get(n).copied().unwrap_or(0);
+        let id = |n: &str| ids.get(n).copied().unwrap_or_default();
         let mut links = Vec::with_capacity(2 * sc.links.len());
         for l in &sc.links {
             let (a, b) = (id(&l.a), id(&l.b));
@@ -124,11 +124,11 @@ impl<'a> Topology<'a> {
 
     /// The simplex links (indices) that flow `flow`'s packets take from
     /// `src` to `dst`, or where the path stops: `Err(hops so far)`.
-    pub fn trace(&self, src: NodeId, dst: NodeId, flow: u32) -> Result<Vec<usize>, Vec<usize>> {
+    pub fn trace(&self, src: NodeId, dst: NodeId, flow: FlowId) -> Result<Vec<usize>, Vec<usize>> {
         let mut node = src;
         let mut out = Vec::new();
         while node != dst {
-            if (node != src && !self.is_router[node as usize]) || out.len() > self.links.len() {
+            if (node != src && !self.is_router[node.ix()]) || out.len() > self.links.len() {
                 return Err(out);
             }
             let li = self.routes.next_link(node, dst, flow);
@@ -145,7 +145,7 @@ impl<'a> Topology<'a> {
     /// is no route.
     pub fn path(&self, src: &str, dst: &str) -> Option<Vec<usize>> {
         let (s, d) = (self.id(src)?, self.id(dst)?);
-        self.trace(s, d, 0).ok()
+        self.trace(s, d, FlowId(0)).ok()
     }
 
     /// `a -> b -> c` for a path from `src`.
@@ -153,7 +153,7 @@ impl<'a> Topology<'a> {
         let mut s = src.to_string();
         for &li in path {
             s.push_str(" -> ");
-            s.push_str(self.names[self.links[li].to as usize]);
+            s.push_str(self.names[self.links[li].to.ix()]);
         }
         s
     }
@@ -168,11 +168,11 @@ impl<'a> Topology<'a> {
         let (Some(s), Some(d)) = (self.id(src), self.id(dst)) else {
             return Ok(()); // unknown names are reported by the reference checks
         };
-        self.trace(s, d, 0).map(|_| ()).map_err(|hops| {
+        self.trace(s, d, FlowId(0)).map(|_| ()).map_err(|hops| {
             let at = hops
                 .last()
-                .map_or(src, |&li| self.names[self.links[li].to as usize]);
-            let why = if at != src && !self.is_router[self.id(at).unwrap_or(0) as usize] {
+                .map_or(src, |&li| self.names[self.links[li].to.ix()]);
+            let why = if at != src && !self.is_router[self.id(at).unwrap_or_default().ix()] {
                 format!("`{at}` is a host, and hosts do not forward")
             } else {
                 format!("`{at}` has no link towards `{dst}`")

@@ -11,6 +11,7 @@ use crate::metrics::{
     RequestResult, RunResult, ThroughputSeries, WorkloadResult,
 };
 use crate::net::link::ClassCounters;
+use crate::net::packet::NodeId;
 use std::collections::BTreeMap;
 
 /// A flow's two halves: the record that ran its sender and the one that ran
@@ -23,17 +24,22 @@ struct Halves<'a> {
 impl Simulation {
     /// Every flow's halves, by global id.
     fn halves(&self) -> Vec<Halves<'_>> {
-        let n = self.lps.iter().map(|lp| lp.next_flow).max().unwrap_or(0) as usize;
+        let n = self
+            .lps
+            .iter()
+            .map(|lp| lp.next_flow.ix())
+            .max()
+            .unwrap_or(0);
         let mut snd: Vec<Option<&Flow>> = vec![None; n];
         let mut rcv: Vec<Option<&Flow>> = vec![None; n];
         for lp in &self.lps {
             for f in &lp.flows {
                 let (s, d) = f.transport.ep_ref().nodes();
-                if self.node_lp[s as usize] == lp.id {
-                    snd[f.id as usize] = Some(f);
+                if self.node_lp[s.ix()] == lp.id {
+                    snd[f.id.ix()] = Some(f);
                 }
-                if self.node_lp[d as usize] == lp.id {
-                    rcv[f.id as usize] = Some(f);
+                if self.node_lp[d.ix()] == lp.id {
+                    rcv[f.id.ix()] = Some(f);
                 }
             }
         }
@@ -48,10 +54,10 @@ impl Simulation {
 
     fn flow_result(&self, h: &Halves, drops: u64) -> FlowResult {
         let (s, r) = (h.snd, h.rcv);
-        let name = |n: u32| self.sh.node_names[n as usize].clone();
+        let name = |n: NodeId| self.sh.node_names[n.ix()].clone();
         let (src, dst) = s.transport.ep_ref().nodes();
         let mut res = FlowResult {
-            id: s.id,
+            id: s.id.0,
             group: s.group.clone(),
             src: name(src),
             dst: name(dst),
@@ -101,8 +107,8 @@ impl Simulation {
             queues.push(queue_result(l, end));
             links.push(LinkResult {
                 link: l.name.clone(),
-                from: self.sh.node_names[l.from as usize].clone(),
-                to: self.sh.node_names[l.to as usize].clone(),
+                from: self.sh.node_names[l.from.ix()].clone(),
+                to: self.sh.node_names[l.to.ix()].clone(),
                 rate_bps: l.rate_bps,
                 delay_s: to_secs(l.delay),
                 tx_packets: l.tx_pkts,
@@ -149,7 +155,7 @@ impl Simulation {
             for (lf, v) in &lp.cwnd {
                 let f = &lp.flows[lf.ix()];
                 all.push(CwndTrace {
-                    flow: f.id,
+                    flow: f.id.0,
                     group: f.group.clone(),
                     cc: f.cc.to_string(),
                     samples: v.clone(),
@@ -171,7 +177,7 @@ impl Simulation {
                 let (Some(&first), Some(&last)) = (fl.first(), fl.last()) else {
                     continue;
                 };
-                let (ff, lf) = (&hv[first as usize], &hv[last as usize]);
+                let (ff, lf) = (&hv[first.ix()], &hv[last.ix()]);
                 let sent = ff.snd.transport.sender().and_then(|s| s.first_data_at);
                 let bytes = lf.snd.transport.sender().map_or(0, |s| s.total_bytes());
                 let (first_rx, rx_done) = (lf.rcv.first_rx, lf.rcv.rx_done);
@@ -266,7 +272,7 @@ impl Simulation {
         let throughput = (hv.iter())
             .filter_map(|h| {
                 h.rcv.tput.as_ref().map(|v| ThroughputSeries {
-                    flow: h.rcv.id,
+                    flow: h.rcv.id.0,
                     group: h.rcv.group.clone(),
                     bin_s,
                     bytes: v.clone(),

@@ -279,7 +279,7 @@ pub fn segments(bytes: u64, mss: u32) -> u32 {
 impl Lp {
     /// A packet reached its destination node.
     pub(super) fn deliver(&mut self, sh: &Shared, p: Packet) {
-        let lf = LocalFlow(self.flow_ix[p.flow as usize]);
+        let lf = LocalFlow(self.flow_ix[p.flow.ix()]);
         let now = self.now;
         let bin = now.checked_div(sh.tput_bin).unwrap_or(0) as usize;
         let f = &mut self.flows[lf.ix()];
@@ -339,7 +339,7 @@ impl Lp {
     /// together), which numbers the new flows after the scenario's.
     fn spawn(&mut self, sh: &Shared, w: u32, sp: Spawn) {
         let fid = self.next_flow;
-        self.next_flow += 1;
+        self.next_flow = FlowId(fid.0 + 1);
         let (s, d) = (sh.node_ids[&sp.src], sh.node_ids[&sp.dst]);
         let total = segments(sp.bytes, sp.params.mss);
         let t = Transport::Tcp(TcpPair {
@@ -357,10 +357,10 @@ impl Lp {
         f.owner = Some((w, sp.item, sp.role));
         let lf = LocalFlow(self.flows.len() as u32);
         self.flows.push(f);
-        if self.flow_ix.len() <= fid as usize {
-            self.flow_ix.resize(fid as usize + 1, ABSENT);
+        if self.flow_ix.len() <= fid.ix() {
+            self.flow_ix.resize(fid.ix() + 1, ABSENT);
         }
-        self.flow_ix[fid as usize] = lf.0;
+        self.flow_ix[fid.ix()] = lf.0;
         let list = &mut self.wl_flows[w as usize];
         if list.len() <= sp.item as usize {
             list.resize(sp.item as usize + 1, Vec::new());

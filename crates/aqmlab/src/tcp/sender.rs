@@ -855,7 +855,7 @@ mod tests {
                 ..TcpParams::default()
             };
             let mut h = H {
-                s: Sender::new(p, cc.build(), 0, 0, 1, None),
+                s: Sender::new(p, cc.build(), FlowId(0), NodeId(0), NodeId(1), None),
                 out: vec![],
                 timers: vec![],
                 now: 0,

@@ -152,7 +152,7 @@ mod tests {
             packet_size: 125,
             ecn: false,
         };
-        let mut c = Cbr::new(&s, 0, 0, 1, Some(1000));
+        let mut c = Cbr::new(&s, FlowId(0), NodeId(0), NodeId(1), Some(1000));
         let mut out = vec![];
         let mut t = c.start(5);
         let mut times = vec![];
