@@ -24,7 +24,7 @@ use super::common::{check_conservation, md_rows, run_all, text_table};
 use super::paper::Paper;
 use super::stats::{mean_by as mean, sd_by as sd};
 use super::table::{write_csv, TableRow};
-use super::template::{render, render_part};
+use super::template::{pick, render, render_part};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, Lines};
@@ -1007,15 +1007,7 @@ fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> CliResult<Vars> 
     let (q5, q95) = (mean(rr, |m| m.q_p5), mean(rr, |m| m.q_p95));
     let late: u32 = rr.iter().map(|m| m.late).sum();
     let late_retx: u32 = rr.iter().map(|m| m.late_req_retx).sum();
-    let late_share = render_part(
-        PARTS,
-        if 2 * late_retx > late {
-            "late-mostly"
-        } else {
-            "late-partly"
-        },
-        &[],
-    )?;
+    let late_share = pick(PARTS, 2 * late_retx > late, "late-mostly", "late-partly")?;
     let mx = r.m(System::MaxNet, Testbed::Slow, 200);
     Ok(vec![
         ("frac_mx", pct(fr_mx)),

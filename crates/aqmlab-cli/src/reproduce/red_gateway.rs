@@ -22,7 +22,7 @@ use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
-use super::template::{render, render_part};
+use super::template::{pick, render, render_part};
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
@@ -1101,18 +1101,7 @@ fn report(
 ) -> CliResult<String> {
     let sel = |t: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.table == t).collect() };
     let get = |t: &str, case: &str, snd: &str, m: &str| find(cells, t, case, snd, m).clone();
-    let scale_note = render_part(
-        PARTS,
-        if seeds as f64 == m.f.paper_runs {
-            "scale-none"
-        } else {
-            "scale"
-        },
-        &[
-            ("seeds", seeds.to_string()),
-            ("paper_runs", m.f.paper_runs.to_string()),
-        ],
-    )?;
+    let scale_note = scale_note(m, seeds)?;
     let (head, rows) = sensitivity_rows(m, configs, aggs, nums);
     let sens_overrides = configs[m.sens0()..]
         .iter()
@@ -1136,15 +1125,7 @@ fn report(
         ),
         (
             "plot_run_same",
-            render_part(
-                PARTS,
-                if same_as_table {
-                    "plot-same"
-                } else {
-                    "plot-differs"
-                },
-                &[],
-            )?,
+            pick(PARTS, same_as_table, "plot-same", "plot-differs")?,
         ),
         (
             "plot_q",
@@ -1160,6 +1141,17 @@ fn report(
 }
 
 type Vars = Vec<(&'static str, String)>;
+
+/// How our sums relate to the paper's runs, in words.
+fn scale_note(m: &Matrix, seeds: u64) -> CliResult<String> {
+    let s = ("seeds", seeds.to_string());
+    if seeds as f64 == m.f.paper_runs {
+        render_part(PARTS, "scale-none", &[s])
+    } else {
+        let runs = ("paper_runs", m.f.paper_runs.to_string());
+        render_part(PARTS, "scale", &[s, runs])
+    }
+}
 
 /// The "Further measurements" table's rows: per-run means of the B cases
 /// and Table IV.
@@ -1199,15 +1191,7 @@ fn check_vars(aggs: &[Agg]) -> CliResult<Vars> {
         ("other", other.to_string()),
         (
             "other_note",
-            render_part(
-                PARTS,
-                if other == 0 {
-                    "other-none"
-                } else {
-                    "other-some"
-                },
-                &[],
-            )?,
+            pick(PARTS, other == 0, "other-none", "other-some")?,
         ),
         (
             "mismatch_note",
@@ -1535,15 +1519,7 @@ fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> CliResult<Vars> {
     Ok(vec![
         (
             "t4_trend",
-            render_part(
-                PARTS,
-                if t4_monotone {
-                    "t4-monotone"
-                } else {
-                    "t4-changes"
-                },
-                &[],
-            )?,
+            pick(PARTS, t4_monotone, "t4-monotone", "t4-changes")?,
         ),
         (
             "t4_usage",
@@ -1588,6 +1564,15 @@ mod tests {
         assert_eq!(n.t3[0][0], 651.0);
         assert_eq!(n.t3_usage, [0.55, 0.46, 0.50]);
         assert_eq!(n.t4_rto, [18.0, 21.0, 44.0, 17.0, 9.0]);
+    }
+
+    #[test]
+    fn scale_note_at_and_off_the_papers_runs() {
+        let m = Matrix::load().unwrap();
+        let n = scale_note(&m, 10).unwrap();
+        assert!(n.contains("seeds 1–10, as many runs as the paper"), "{n}");
+        let n = scale_note(&m, 2).unwrap();
+        assert!(n.contains("multiplied by 10/2"), "{n}");
     }
 
     #[test]

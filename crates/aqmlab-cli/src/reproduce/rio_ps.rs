@@ -1247,6 +1247,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn run_length_notes_follow_the_duration() {
+        let m = Matrix::load().unwrap();
+        assert_eq!(web_setup(&m, 4000.0, false, 0.9).unwrap().shortened, "");
+        let s = web_setup(&m, 100.0, true, 0.9).unwrap().shortened;
+        assert!(
+            s.starts_with("SHORTENED: 100 s runs with 50 s warm-up"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not the paper's 4000 s / 2000 s") && s.ends_with(".\n"),
+            "{s}"
+        );
+        let s = web_setup(&m, 5000.0, true, 0.9).unwrap().shortened;
+        assert_eq!(
+            s,
+            "Run length set by --duration: 5000 s with 2500 s warm-up (the paper: 4000 s / 2000 s).\n"
+        );
+    }
+
+    #[test]
     fn slide_numbers_load_from_the_toml() {
         let n = Numbers::load(&Matrix::load().unwrap()).unwrap();
         assert_eq!(n.goodput[1].0, 1.5e6);

@@ -54,6 +54,12 @@ pub fn part<'a>(file: &'a str, name: &str) -> CliResult<&'a str> {
     Ok(text.strip_suffix('\n').unwrap_or(text))
 }
 
+/// Part `yes` of `file` if `cond`, else part `no` (parts without
+/// placeholders: the word or phrase a measured condition picks).
+pub fn pick(file: &str, cond: bool, yes: &str, no: &str) -> CliResult<String> {
+    part(file, if cond { yes } else { no }).map(str::to_string)
+}
+
 /// Part `name` of `file` with its `{{placeholders}}` filled from `vars`.
 pub fn render_part(file: &str, name: &str, vars: &[(&str, String)]) -> CliResult<String> {
     render(part(file, name)?, vars)
