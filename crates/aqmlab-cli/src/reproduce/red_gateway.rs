@@ -8,7 +8,12 @@
 //! added"), prints each table with the paper's number beside aqmlab's, and
 //! writes `report.md`, `tables.csv` and the plots to the output directory.
 //! B1 is also rerun with parameters the paper does not give set to other
-//! values of the time (`SENSITIVITY`), for the report's discussion.
+//! values of the time, for the report's discussion.
+//!
+//! The experiment matrix is data, `scenarios/papers/red-gateway/matrix.toml`
+//! (cases, the MaxP sweep, the sensitivity variants, run length, the paper's
+//! run counts); the paper's numbers are `paper.toml` beside it; the report's
+//! prose is `templates/red-gateway*.md`.
 //!
 //! Scaling: the paper's B-case numbers are sums over 10 runs of 30 s; with
 //! `N ≠ 10` seeds our sums are scaled by `10/N`. The paper's Table IV Usage row

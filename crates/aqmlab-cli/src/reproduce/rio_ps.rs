@@ -15,6 +15,11 @@
 //! tests and quick looks; `--load` sets the offered load (default 0.9 of the
 //! bottleneck). The drop/mark rate is reported over the measured period,
 //! per packet class (short = In, long = Out) and over time.
+//!
+//! The experiment matrix (schemes, link rates, web experiments, run length,
+//! warm-up share, default load) is `scenarios/papers/rio-ps/matrix.toml`,
+//! the slides' numbers `paper.toml` beside it, the report's prose
+//! `templates/rio-ps*.md`.
 
 use super::common::{check_conservation, md_rows, text_table};
 use super::matrix::{self, Scenarios};
