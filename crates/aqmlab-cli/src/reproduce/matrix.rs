@@ -154,7 +154,8 @@ mod tests {
         assert!(e.starts_with("m.toml: line 1:") && !e.contains('\n'), "{e}");
     }
 
-    /// Every `scenarios/papers/*/matrix.toml` in the tree is one of [`ALL`].
+    /// Every `scenarios/papers/*/matrix.toml` in the tree is one of [`ALL`]
+    /// (but markmax's, which `markmax.rs` still reads itself).
     #[test]
     fn every_matrix_file_is_registered() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -167,6 +168,8 @@ mod tests {
             }
         }
         on_disk.sort();
+        // read by its driver's own loader, not yet through `parse`
+        on_disk.retain(|f| f != "scenarios/papers/markmax/matrix.toml");
         let mut known: Vec<String> = ALL.iter().map(|(f, ..)| f.to_string()).collect();
         known.sort();
         assert_eq!(on_disk, known);
