@@ -138,8 +138,17 @@ impl Port {
         p
     }
 
+    /// Move the discipline's drops (other than the arrival) to `drops`. Most
+    /// calls find none: that test stays inline, the loop does not.
     #[inline]
     fn flush_drops(&mut self, drops: &mut Vec<Packet>) {
+        if !self.scratch.is_empty() {
+            self.flush_drops_slow(drops);
+        }
+    }
+
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, drops: &mut Vec<Packet>) {
         for (p, c) in self.scratch.drain(..) {
             self.counters.count_drop(c);
             self.by_class[p.ext.class() as usize].dropped += 1;
