@@ -7,7 +7,9 @@
 //! RFC 1122 §4.2.3.2; RFC 3168 §6.1.3 (ECE set on every ACK from the arrival
 //! of a CE packet until a CWR packet arrives, and on the ACK covering a CE
 //! packet even if a CWR arrived before that delayed ACK). ACKs are pure (`header_bytes`
-//! on the wire). MaxNet's explicit price in data packets is echoed in ACKs.
+//! on the wire). The extension slot of ACKs (`net/ext.rs`) follows the
+//! congestion control's rule ([`ExtEcho`], `CcAlgorithm::EXT_ECHO`): nothing,
+//! or the slot of the last forward packet (MaxNet's price and spare capacity).
 //!
 //! With [`EcnEcho::PerPacket`] (chosen by the congestion control: DCTCP)
 //! the echo is RFC 8257 §3.2's instead: ECE on exactly the ACKs of CE-marked
