@@ -653,11 +653,11 @@ fn packet_model_agrees_with_fluid_model() {
     for ratio in [3.0, 7.0] {
         let (d1, d2) = (12.0, 12.0 * ratio);
         let sc = two_flows(d1, d2, 40, dur);
-        let mut early = Simulation::new(&sc, 1);
-        early.set_duration((warm * 1e9) as u64);
-        let a = early.run();
-        let b = Simulation::new(&sc, 1).run();
-        let (qa, qb) = (a.queue("r->d").unwrap(), b.queue("r->d").unwrap());
+        let mut sim = Simulation::new(&sc, 1);
+        let snap = sim.run_until(aqmlab::engine::secs(warm));
+        let b = sim.run();
+        let w = sim.measured_since(&snap);
+        let (qb, qw) = (b.queue("r->d").unwrap(), w.queue("r->d").unwrap());
         // one signal per epoch in the packet model
         let max_q = qb.max_delay_s * mu;
         assert!(
@@ -665,21 +665,16 @@ fn packet_model_agrees_with_fluid_model() {
             "ratio {ratio}: max queue {max_q}, drops {}",
             qb.dropped
         );
-        let marks = qb.marked - qa.marked;
-        let reductions: u64 = (0..2)
-            .map(|i| b.flows[i].ecn_reductions - a.flows[i].ecn_reductions)
-            .sum();
+        let marks = qw.marked;
+        let reductions: u64 = w.flows.iter().map(|f| f.ecn_reductions).sum();
         assert!(
             marks.abs_diff(reductions) <= 1,
             "ratio {ratio}: {marks} marks, {reductions} reductions"
         );
         assert!(b.flows.iter().all(|f| f.timeouts == 0 && f.drops == 0));
         let span = dur - warm;
-        let tq = (qb.mean_delay_s * qb.dequeued as f64 - qa.mean_delay_s * qa.dequeued as f64)
-            / (qb.dequeued - qa.dequeued) as f64;
-        let gp: Vec<f64> = (0..2)
-            .map(|i| (b.flows[i].bytes_acked - a.flows[i].bytes_acked) as f64 * 8.0 / span)
-            .collect();
+        let tq = qw.mean_delay_s;
+        let gp: Vec<f64> = w.flows.iter().map(|f| f.goodput_bps).collect();
         let j_packet = aqmlab::metrics::jain(&gp);
         let cuts_packet = reductions as f64 / span;
         // the fluid model

@@ -911,3 +911,131 @@ fn rto_restart_by_profile() {
     assert_eq!(of(Profile::Linux), Some(RtoRestart::EveryAck));
     assert_eq!(of(Profile::Ns2), None);
 }
+
+/// `tcp.sack_variant = "ns3"` (ns-3 3.44 `TcpPrrRecovery::DoRecovery`
+/// and `TcpSocketBase::ProcessAck` as coded), 1000 segments outstanding,
+/// segments 0 and 500 lost, NewReno (ssthresh 498 segments): over the 499
+/// SACKed duplicate ACKs the proportional part of ns-3's PRR, computed as a
+/// 32-bit product `m_prrDelivered * m_ssThresh`, wraps after 4 segments
+/// delivered and lets 4 segments go (the fast retransmit and 3 new ones)
+/// where RFC 6937 sends one per two delivered (248). The partial ACK of 500
+/// then sends one new segment outside the window (`DoRetransmit ()`: the
+/// new head 500 was not retransmitted; NextSeg finds nothing lost below the
+/// highest SACK, so new data): cwnd 503 against 504 outstanding after it.
+#[test]
+fn ns3_prr_wraps_and_partial_ack_sends_outside_cwnd() {
+    use aqmlab::tcp::SackVariant;
+    let run = |v: Option<SackVariant>| {
+        let mut p = params(true);
+        p.sack_variant = v;
+        let (mut s, first) = started(p, 5000);
+        assert_eq!(first.len(), 1000);
+        let mut sent = 0;
+        for e in 2..=500 {
+            sent += sack_ack(&mut s, 0, &[(1, e)]).len();
+        }
+        assert!(s.in_recovery);
+        let snd_max = s.snd_max;
+        let out = sack_ack(&mut s, 500, &[]);
+        assert!(s.in_recovery, "500 is below RecoveryPoint: a partial ACK");
+        (sent, snd_max, out, s.st.cwnd, s.snd_max - s.snd_una)
+    };
+    let (sent, snd_max, out, cwnd, flight) = run(Some(SackVariant::Ns3));
+    assert_eq!(sent, 4, "fast retransmit + 3: the wrapped product");
+    assert_eq!(snd_max, 1003);
+    assert_eq!(out, vec![1003], "DoRetransmit: new data");
+    assert_eq!((cwnd, flight), (503.0, 504), "one segment beyond cwnd");
+    let (sent, snd_max, out, cwnd, flight) = run(None);
+    assert_eq!(sent, 248, "RFC 6937: ⌈delivered · 498/999⌉");
+    assert_eq!(out, vec![snd_max], "PRR's own share");
+    assert_eq!(cwnd, flight as f64, "RFC PRR stays within cwnd");
+}
+
+/// ns-3 3.44 `TcpTxBuffer::NextSeg` rule 1 after a timeout: `SetSentListLost`
+/// marks every un-SACKed segment lost, but rule 1 takes only lost segments
+/// below the highest SACKed one (`m_sackSeen && startSeq <
+/// m_highestSack.second`), so new data goes before the lost segments above
+/// it. 20 segments out, 2 lost, 3 and 4 SACKed (slow start sends more),
+/// then the RTO; the ACK of
+/// the retransmitted 2 SACKs 6: RFC 6675 §5.1 (Linux) resends 5 and 7,
+/// ns-3 resends 5 and sends new segment 20.
+#[test]
+fn ns3_after_timeout_resends_only_below_highest_sack() {
+    use aqmlab::tcp::SackVariant;
+    let run = |v: Option<SackVariant>| {
+        let mut p = params(true);
+        p.init_cwnd = 20.0;
+        p.sack_variant = v;
+        let (mut s, first) = started(p, 100);
+        assert_eq!(first.len(), 20);
+        sack_ack(&mut s, 2, &[(3, 5)]);
+        let snd_max = s.snd_max;
+        let r1 = rto(&mut s, 300 * MS);
+        let r2 = sack_ack(&mut s, 5, &[(6, 7)]);
+        (snd_max, r1, r2)
+    };
+    let (m, r1, r2) = run(Some(SackVariant::Ns3));
+    assert_eq!(r1, vec![2]);
+    assert_eq!(r2, vec![5, m], "5 is below the highest SACK, 7 is not");
+    let (_, r1, r2) = run(None);
+    assert_eq!(r1, vec![2]);
+    assert_eq!(r2, vec![5, 7]);
+}
+
+/// `sack_variant`: the `ns3-3.44` profile sets `"ns3"`, the others leave the
+/// RFC recovery; `rack = true` beside `ns3-3.44` falls back to the RFC
+/// recovery (ns-3 3.44 has no RACK); written with RACK, or without
+/// `recovery = "sack"`, `"ns3"` is an error that names the key.
+#[test]
+fn sack_variant_by_profile_and_its_errors() {
+    use aqmlab::tcp::{Profile, SackVariant, TcpOptions};
+    let of = |o: TcpOptions| {
+        let mut p = TcpParams::default();
+        p.apply(&o);
+        p
+    };
+    let ns3 = |o: TcpOptions| {
+        of(TcpOptions {
+            profile: Some(Profile::Ns3),
+            ..o
+        })
+    };
+    assert_eq!(
+        ns3(TcpOptions::default()).sack_variant,
+        Some(SackVariant::Ns3)
+    );
+    for pr in [Profile::Linux, Profile::Ns2] {
+        let p = of(TcpOptions {
+            profile: Some(pr),
+            ..Default::default()
+        });
+        assert_eq!(p.sack_variant, None);
+    }
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        ..Default::default()
+    });
+    assert_eq!(p.sack_variant, None);
+    assert!(p.validate().is_ok());
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with rack");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("no RACK"), "{msg}");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        ..Default::default()
+    });
+    assert!(p.validate().is_ok(), "the profile's variant is not written");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with newreno");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("recovery = \"sack\""), "{msg}");
+}

@@ -218,17 +218,11 @@ fn class_counts(r: &RunResult) -> [[u64; 3]; 2] {
     c
 }
 
-/// Summarise a web run: `r0` at the end of the warm-up, `r` at the end.
-fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, window: f64) -> Web {
-    let (c0, c1) = (class_counts(r0), class_counts(r));
-    let class = [0, 1].map(|i| [0, 1, 2].map(|k| c1[i][k] - c0[i][k]));
-    let signal_rate = match (r0.queue(LINK), r.queue(LINK)) {
-        (Some(a), Some(b)) => {
-            let arr = (b.arrivals - a.arrivals).max(1) as f64;
-            ((b.dropped + b.marked) - (a.dropped + a.marked)) as f64 / arr
-        }
-        _ => 0.0,
-    };
+/// Summarise a web run: `win` over the measured period (after the
+/// warm-up), `r` over the whole run.
+fn measure_web(sim: &Simulation, win: &RunResult, r: &RunResult, warm: f64, window: f64) -> Web {
+    let class = class_counts(win);
+    let signal_rate = signal_rate(win);
     let over_time = r
         .series
         .iter()
@@ -285,9 +279,7 @@ fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, windo
             }
         }
     }
-    let before: u64 = r0.flows.iter().map(|f| f.segments_delivered).sum();
-    let after: u64 = r.flows.iter().map(|f| f.segments_delivered).sum();
-    w.goodput_pkts = after.saturating_sub(before) as f64;
+    w.goodput_pkts = win.flows.iter().map(|f| f.segments_delivered).sum::<u64>() as f64;
     w.utilization = r.link(LINK).map_or(0.0, |l| l.utilization);
     if let Some(c) = sim.classifier(LINK) {
         let h: Vec<_> = c
@@ -529,12 +521,11 @@ fn web_runs(ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
         &format!("rio-ps web ({secs} s simulated per run)"),
         &jobs,
         |sim| {
-            // run to the end of the warm-up, take stock, run on
-            sim.set_duration(aqmlab::engine::secs(warm));
-            let r0 = sim.run();
-            sim.set_duration(aqmlab::engine::secs(secs));
+            // a snapshot at the end of the warm-up, then on to the end
+            let snap = sim.run_until(aqmlab::engine::secs(warm));
             let r = sim.run();
-            measure_web(sim, &r0, &r, warm, window)
+            let win = sim.measured_since(&snap);
+            measure_web(sim, &win, &r, warm, window)
         },
     );
     if let Some(w) = webs.iter().find(|w| !w.conservation_ok) {

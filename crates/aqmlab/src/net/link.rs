@@ -156,23 +156,40 @@ impl Port {
         }
     }
 
-    /// Time-averaged queue length in packets over [0, now].
-    pub fn mean_len_pkts(&mut self, now: Time) -> f64 {
-        self.integrate(now);
+    /// Time-averaged queue length in packets over [0, now] (`now` not
+    /// before the last queue change). Reading it changes nothing, so a
+    /// measurement snapshot taken mid-run leaves the run's own figures
+    /// as they would be without it.
+    pub fn mean_len_pkts(&self, now: Time) -> f64 {
+        let (area, _) = self.areas(now);
         if now == 0 {
             0.0
         } else {
-            self.area_pkts / now as f64
+            area / now as f64
         }
     }
 
     /// Time-averaged queue length in bytes over [0, now].
-    pub fn mean_len_bytes(&mut self, now: Time) -> f64 {
-        self.integrate(now);
+    pub fn mean_len_bytes(&self, now: Time) -> f64 {
+        let (_, area) = self.areas(now);
         if now == 0 {
             0.0
         } else {
-            self.area_bytes / now as f64
+            area / now as f64
+        }
+    }
+
+    /// (packets, bytes) × nanoseconds of queue integrated over [0, now],
+    /// as [`Port::integrate`] would leave them at `now`.
+    fn areas(&self, now: Time) -> (f64, f64) {
+        let dt = now.saturating_sub(self.last_change) as f64;
+        if dt > 0.0 {
+            (
+                self.area_pkts + self.disc.len_pkts() as f64 * dt,
+                self.area_bytes + self.disc.len_bytes() as f64 * dt,
+            )
+        } else {
+            (self.area_pkts, self.area_bytes)
         }
     }
 

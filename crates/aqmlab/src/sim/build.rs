@@ -324,6 +324,9 @@ impl Simulation {
             plan: None,
             windows: 0,
             stats: Vec::new(),
+            warmup: sc.output.warmup.map(|d| d.0).filter(|&w| w > 0),
+            warm: None,
+            marks: 0,
         }
     }
 

@@ -183,6 +183,9 @@ pub struct Flow {
     pub owd_sum: u128,
     pub owd_n: u64,
     pub owd_max: Time,
+    /// The largest before the latest measurement snapshot (`owd_max`
+    /// restarts at each; the run's is the larger of the two).
+    pub owd_max_before: Time,
     /// Segments of a sized transfer (for the receiver-complete event).
     pub total_segs: Option<u32>,
     /// First data packet delivered to the receiver.
@@ -218,6 +221,7 @@ impl Flow {
             owd_sum: 0,
             owd_n: 0,
             owd_max: 0,
+            owd_max_before: 0,
             total_segs,
             first_rx: None,
             rx_done: None,

@@ -179,7 +179,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr, p.rack);
+        let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -429,6 +429,9 @@ impl Sender {
     fn with_rec<R>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut RecIo) -> R) -> R {
         let mut arm_rack = None;
         let srtt = self.srtt();
+        let send_limit = self
+            .total_segs
+            .min(self.snd_una.saturating_add(self.p.max_window));
         let mut io = RecIo {
             now: self.now,
             srtt,
@@ -437,6 +440,7 @@ impl Sender {
             cc: self.cc.as_mut(),
             snd_una: self.snd_una,
             snd_max: self.snd_max,
+            send_limit,
             dupthresh: self.p.dupack_threshold,
             ecn: &mut self.ecn,
             retx: &mut self.retx_buf,
@@ -480,7 +484,11 @@ impl Sender {
         }
         let v = std::mem::take(&mut self.retx_buf);
         for &seq in &v {
+            let new_data = seq >= self.snd_max;
             self.send_segment(seq, ctx);
+            if new_data && seq >= self.snd_nxt {
+                self.snd_nxt = seq + 1;
+            }
         }
         self.retx_buf = v;
         self.retx_buf.clear();
