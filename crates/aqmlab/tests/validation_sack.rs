@@ -236,7 +236,7 @@ fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
         span,
         path.s.counters.timeouts,
         path.s.counters.retransmits,
-        path.s.st.cwnd,
+        path.s.cc_state.cwnd,
     )
 }
 
@@ -493,7 +493,7 @@ fn pacing_spaces_segments_at_linux_rate() {
             .map(|e| e.0)
             .collect();
         let min_gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
-        (min_gap, path.s.snd_una, path.s.st.cwnd)
+        (min_gap, path.s.snd_una, path.s.cc_state.cwnd)
     };
     let (gap_paced, acked_paced, cwnd) = run(true);
     let (gap_unpaced, acked_unpaced, _) = run(false);
@@ -606,10 +606,13 @@ fn after_a_timeout_growth_counts_newly_delivered_segments() {
     // segment 0 lost, 1..99 SACKed
     assert!(sack_ack(&mut s, 0, &[(1, 100)]).is_empty());
     assert_eq!(rto(&mut s, 1000 * MS), vec![0], "the hole, under cwnd 1");
-    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.cc_state.cwnd, 1.0);
     let sent = sack_ack(&mut s, 100, &[]);
     assert_eq!(s.snd_una, 100);
-    assert_eq!(s.st.cwnd, 2.0, "one newly delivered segment: cwnd 1 -> 2");
+    assert_eq!(
+        s.cc_state.cwnd, 2.0,
+        "one newly delivered segment: cwnd 1 -> 2"
+    );
     assert_eq!(sent, vec![100, 101], "two new segments, not a burst");
 }
 
@@ -630,12 +633,12 @@ fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
     assert!(sack_ack(&mut s, 0, &[(50, 100)]).is_empty());
     let rto0 = s.rto();
     assert_eq!(rto(&mut s, 1000 * MS), vec![0]);
-    assert_eq!(s.st.ssthresh, 25.0, "NewReno: half of pipe 50");
+    assert_eq!(s.cc_state.ssthresh, 25.0, "NewReno: half of pipe 50");
     assert_eq!(s.rto(), 2 * rto0);
     // the retransmission of 0 is lost too: the timer fires again
     assert_eq!(rto(&mut s, 3000 * MS), vec![0]);
-    assert_eq!(s.st.ssthresh, 25.0, "held on the repeated timeout");
-    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.cc_state.ssthresh, 25.0, "held on the repeated timeout");
+    assert_eq!(s.cc_state.cwnd, 1.0);
     assert_eq!(s.rto(), 4 * rto0, "backed off twice");
     assert_eq!(s.counters.timeouts, 2);
     assert_eq!(s.counters.retransmits, 2);
@@ -655,9 +658,9 @@ fn limited_transmit_rfc3042_first_two_dupacks() {
         assert_eq!(first, (0..10).collect::<Vec<_>>());
         // segment 0 is lost: 1, 2, 3 arrive and each gives a duplicate ACK
         let d1 = sack_ack(&mut s, 0, &[]);
-        let cw1 = s.st.cwnd;
+        let cw1 = s.cc_state.cwnd;
         let d2 = sack_ack(&mut s, 0, &[]);
-        let cw2 = s.st.cwnd;
+        let cw2 = s.cc_state.cwnd;
         let d3 = sack_ack(&mut s, 0, &[]);
         (d1, d2, d3, cw1, cw2, s.in_recovery)
     };
@@ -690,7 +693,7 @@ fn limited_transmit_with_sack_follows_pipe() {
     );
     assert_eq!(sack_ack(&mut s, 0, &[(1, 5)]), vec![13]);
     assert!(!s.in_recovery, "IsLost(0) needs 5 SACKed above");
-    assert_eq!(s.st.cwnd, 10.0);
+    assert_eq!(s.cc_state.cwnd, 10.0);
     assert_eq!(s.snd_max - s.snd_una - s.counters.retransmits as u32, 14);
     // without the option nothing new goes before recovery
     let mut p = params(true);
@@ -938,7 +941,7 @@ fn ns3_prr_wraps_and_partial_ack_sends_outside_cwnd() {
         let snd_max = s.snd_max;
         let out = sack_ack(&mut s, 500, &[]);
         assert!(s.in_recovery, "500 is below RecoveryPoint: a partial ACK");
-        (sent, snd_max, out, s.st.cwnd, s.snd_max - s.snd_una)
+        (sent, snd_max, out, s.cc_state.cwnd, s.snd_max - s.snd_una)
     };
     let (sent, snd_max, out, cwnd, flight) = run(Some(SackVariant::Ns3));
     assert_eq!(sent, 4, "fast retransmit + 3: the wrapped product");

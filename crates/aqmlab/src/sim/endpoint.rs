@@ -83,7 +83,7 @@ impl Endpoint for TcpPair {
         if p.is_forward() {
             let before = self.rcv.rcv_nxt;
             self.rcv.on_packet(p, ctx);
-            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.p.mss as u64)
+            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.params.mss as u64)
         } else {
             self.snd.on_ack(p, ctx);
             None
@@ -123,7 +123,7 @@ impl Endpoint for TcpPair {
         r.timeouts = s.counters.timeouts;
         r.fast_retransmits = s.counters.fast_retransmits;
         r.ecn_reductions = s.counters.ecn_reductions;
-        r.final_cwnd = s.st.cwnd;
+        r.final_cwnd = s.cc_state.cwnd;
         r.srtt_s = s.srtt().map(crate::engine::to_secs);
         s.completion_time.unwrap_or(end)
     }

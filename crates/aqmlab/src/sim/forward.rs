@@ -108,7 +108,7 @@ impl Lp {
             Some(&i) if i != ABSENT => self.flows[i as usize]
                 .transport
                 .sender()
-                .map(|s| s.p.clone()),
+                .map(|s| s.params.clone()),
             _ => None,
         }
     }
