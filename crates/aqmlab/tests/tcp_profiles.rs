@@ -5,7 +5,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
-use aqmlab::net::{FlowId, NodeId};
+use aqmlab::net::{FlowId, NodeId, OptTime};
 use aqmlab::tcp::cc::cubic::CubicVariant;
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Profile, RecoveryKind, Sender, TcpCtx, TcpParams};
@@ -183,7 +183,7 @@ fn timestamps_sample_every_ack_even_after_retransmission() {
         let ack = Packet {
             ack: 4,
             flags: flags::ACK,
-            ts_ecr: ts.then_some(resent_at),
+            ts_ecr: OptTime::new(ts.then_some(resent_at)),
             ..Default::default()
         };
         s.on_ack(

@@ -15,7 +15,8 @@ use std::collections::VecDeque;
 /// An egress queue with the statistics every discipline shares.
 pub struct Port {
     pub disc: Box<dyn QueueDisc>,
-    /// Edge classifier tagging `pkt.class` before `disc` sees the packet.
+    /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
+    /// sees the packet.
     pub classifier: Option<Box<Classifier>>,
     pub rng: RngStream,
     pub counters: QueueCounters,
@@ -93,7 +94,7 @@ impl Port {
             dropped: &mut self.scratch,
             marked: 0,
         };
-        let class = pkt.class as usize;
+        let class = pkt.ext.class() as usize;
         let r = self.disc.enqueue(pkt, &mut ctx);
         self.counters.arrivals += 1;
         self.counters.marked += ctx.marked as u64;
@@ -124,7 +125,7 @@ impl Port {
         let p = self.disc.dequeue(&mut ctx);
         self.counters.marked += ctx.marked as u64;
         if let Some(p) = &p {
-            self.by_class[p.class as usize].marked += ctx.marked as u64;
+            self.by_class[p.ext.class() as usize].marked += ctx.marked as u64;
         }
         self.flush_drops(drops);
         if let Some(p) = &p {
@@ -137,11 +138,20 @@ impl Port {
         p
     }
 
+    /// Move the discipline's drops (other than the arrival) to `drops`. Most
+    /// calls find none: that test stays inline, the loop does not.
     #[inline]
     fn flush_drops(&mut self, drops: &mut Vec<Packet>) {
+        if !self.scratch.is_empty() {
+            self.flush_drops_slow(drops);
+        }
+    }
+
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, drops: &mut Vec<Packet>) {
         for (p, c) in self.scratch.drain(..) {
             self.counters.count_drop(c);
-            self.by_class[p.class as usize].dropped += 1;
+            self.by_class[p.ext.class() as usize].dropped += 1;
             drops.push(p);
         }
     }

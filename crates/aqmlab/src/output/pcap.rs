@@ -259,7 +259,7 @@ fn options(p: &Packet, c: &TcpParams, syn: bool) -> Vec<Opt> {
         let ecr = if p.is_forward() {
             0
         } else {
-            p.ts_ecr.map_or(0, ts_value)
+            p.ts_ecr.get().map_or(0, ts_value)
         };
         o.extend([
             Opt::Noop,

@@ -45,6 +45,15 @@ impl Simplex<'_> {
             l.queue_ba.as_ref().or(l.queue.as_ref())
         }
     }
+
+    /// Whether this direction's port runs an edge classifier.
+    pub fn classifies(&self) -> bool {
+        if self.ab {
+            self.spec.classifier_ab.is_some()
+        } else {
+            self.spec.classifier_ba.is_some()
+        }
+    }
 }
 
 /// The scenario's nodes, simplex links and routes, as the simulation uses
@@ -186,13 +195,25 @@ impl<'a> Topology<'a> {
     }
 
     /// Check that a MaxNet source from `src` to `dst` crosses at least one
-    /// MaxNet link; the error is the message (the caller adds the key).
+    /// MaxNet link, and no classifier in either direction (a packet has one
+    /// extension slot: the class tag would replace the price, `net/ext.rs`);
+    /// the error is the message (the caller adds the key).
     fn check_maxnet(&self, src: &str, dst: &str) -> Result<(), String> {
         let Some(p) = self.path(src, dst) else {
             return Err(format!(
                 "a MaxNet source needs a route from `{src}` to `{dst}`, and there is none"
             ));
         };
+        let back = self.path(dst, src).unwrap_or_default();
+        if let Some(&li) = (p.iter().chain(&back)).find(|&&li| self.links[li].classifies()) {
+            let l = &self.links[li];
+            return Err(format!(
+                "a MaxNet source's path crosses the classifier of `{}` -> `{}`: a packet carries either \
+                 MaxNet's price or a RIO class, not both; remove the classifier or use another `cc`",
+                self.names[l.from.ix()],
+                self.names[l.to.ix()]
+            ));
+        }
         if p.iter().any(|&li| self.is_maxnet(li)) {
             Ok(())
         } else {
@@ -372,6 +393,22 @@ delay = "1ms"
             "{e}"
         );
         assert!(sc("queue = { kind = \"maxnet\" }", web).is_ok());
+    }
+
+    /// One extension slot per packet: a MaxNet source's data or ACKs must
+    /// not cross a RIO classifier, which would replace the price by a class.
+    #[test]
+    fn maxnet_paths_must_not_cross_a_classifier() {
+        let cl = "classifier_DIR = { threshold = 5 }\nqueue = { kind = \"maxnet\" }";
+        for dir in ["ab", "ba"] {
+            let e = sc(&cl.replace("DIR", dir), FLOW).unwrap_err();
+            assert!(
+                e.contains("flows[0].cc") && e.contains("classifier of `r"),
+                "{dir}: {e}"
+            );
+            // another cc may cross it
+            assert!(sc(&cl.replace("DIR", dir), &FLOW.replace("maxnet", "reno")).is_ok());
+        }
     }
 
     /// A flow whose hosts have no route between them is a scenario error

@@ -110,7 +110,9 @@ fn build_flow(
                 d,
                 g.size.map(|x| x.0),
             ),
-            rcv: Receiver::new(p, fid, d, s).with_echo(g.cc.ecn_echo()),
+            rcv: Receiver::new(p, fid, d, s)
+                .with_echo(g.cc.ecn_echo())
+                .with_ext_echo(g.cc.ext_echo()),
         }),
     };
     let total = g.size.map(|x| segments(x.0, p.mss));

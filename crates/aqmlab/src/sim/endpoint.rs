@@ -355,7 +355,9 @@ impl Lp {
                 d,
                 Some(sp.bytes),
             ),
-            rcv: Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo()),
+            rcv: Receiver::new(&sp.params, fid, d, s)
+                .with_echo(sp.cc.ecn_echo())
+                .with_ext_echo(sp.cc.ext_echo()),
         });
         let mut f = Flow::new(fid, sp.group, sp.cc.name(), t, self.now, Some(total));
         f.owner = Some((w, sp.item, sp.role));

@@ -414,7 +414,7 @@ impl Sender {
             sent_time: ctx.now,
             size: self.p.header_bytes + self.ts_bytes(),
             flags: flags::SYN,
-            spare: f32::INFINITY,
+            ext: self.cc.ext(),
             ..Default::default()
         });
         self.arm_rto(ctx);
@@ -624,7 +624,7 @@ impl Sender {
             flags: f,
             ecn,
             sent_time: ctx.now,
-            spare: f32::INFINITY,
+            ext: self.cc.ext(),
             ..Default::default()
         });
         if self.p.rack {
@@ -688,7 +688,7 @@ impl Sender {
     fn on_new_ack(&mut self, a: u32, ack: &Packet, ctx: &mut TcpCtx) {
         let a = a.min(self.snd_max);
         let acked = a - self.snd_una;
-        if let (true, Some(t)) = (self.p.timestamps, ack.ts_ecr) {
+        if let (true, Some(t)) = (self.p.timestamps, ack.ts_ecr.get()) {
             // RFC 7323 §4.1 RTTM: every ACK of new data gives a sample.
             self.rtt_sample(ctx.now.saturating_sub(t));
             self.rtt_seq = None;

@@ -117,7 +117,6 @@ impl Cbr {
             flags: flags::DATA,
             ecn: if self.ecn { Ecn::Ect0 } else { Ecn::NotEct },
             sent_time: now,
-            spare: f32::INFINITY,
             ..Default::default()
         });
         self.sent += 1;
