@@ -31,6 +31,7 @@
 //! then says so.
 
 use super::common::{check_conservation, md_rows, text_table};
+use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
@@ -53,14 +54,22 @@ use std::time::Instant;
 const REPORT: &str = include_str!("templates/markmax.md");
 const DISCUSSION: &str = include_str!("templates/markmax-discussion.md");
 
-const SCHEME1_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme1.toml");
-const SCHEME2_TOML: &str = include_str!("../../../../scenarios/papers/markmax/scheme2.toml");
-const SCHEME_FILES: [&str; 2] = [
-    "scenarios/papers/markmax/scheme1.toml",
-    "scenarios/papers/markmax/scheme2.toml",
-];
-const MATRIX_FILE: &str = "scenarios/papers/markmax/matrix.toml";
-const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/markmax/matrix.toml");
+const SCENARIOS: Scenarios = Scenarios {
+    dir: "scenarios/papers/markmax",
+    files: &[
+        (
+            "scheme1.toml",
+            include_str!("../../../../scenarios/papers/markmax/scheme1.toml"),
+        ),
+        (
+            "scheme2.toml",
+            include_str!("../../../../scenarios/papers/markmax/scheme2.toml"),
+        ),
+    ],
+};
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/markmax/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/markmax/matrix.toml");
 /// The monitored bottleneck port.
 const BOTTLENECK: &str = "r->d";
 /// Bottleneck rate (paper: μ = 70 Mbit/s).
@@ -139,59 +148,92 @@ fn both_schemes() -> Vec<usize> {
 
 static MATRIX: OnceLock<Matrix> = OnceLock::new();
 
+impl Matrix {
+    /// Parse `text` and check it: both schemes with their files and four
+    /// ratios each (the paper's tables), both queues, every reading of
+    /// [`Variant`] once, positive numbers.
+    fn parse(text: &str) -> CliResult<Matrix> {
+        let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
+        let bad = |key: &str, m: String| CliError::Internal(format!("{MATRIX_FILE}: `{key}`: {m}"));
+        let files: Vec<(usize, &str, usize)> = (m.scheme.iter())
+            .map(|s| (s.scheme, s.file.as_str(), s.ratios.len()))
+            .collect();
+        if files != [(1, "scheme1.toml", 4), (2, "scheme2.toml", 4)] {
+            return Err(bad(
+                "scheme",
+                format!("the paper's two tables need schemes 1 and 2 (scheme1.toml, scheme2.toml) with four δ2/δ1 rows each, got {files:?}"),
+            ));
+        }
+        let queues: Vec<&str> = m.queue.iter().map(|q| q.name.as_str()).collect();
+        if queues != [Queue::DropTail.name(), Queue::MarkMax.name()] {
+            return Err(bad(
+                "queue",
+                format!("DropTail and MarkMax, in this order, got {queues:?}"),
+            ));
+        }
+        for v in Variant::ALL {
+            if m.variant.iter().filter(|e| e.name == v.label()).count() != 1 {
+                return Err(bad("variant", format!("`{}` once", v.label())));
+            }
+        }
+        if let Some((i, e)) =
+            (m.variant.iter().enumerate()).find(|(_, e)| Variant::from_label(&e.name).is_none())
+        {
+            return Err(bad(
+                &format!("variant[{i}].name"),
+                format!(
+                    "unknown `{}` (the report reads {:?})",
+                    e.name,
+                    Variant::ALL.map(Variant::label)
+                ),
+            ));
+        }
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        for (key, x) in [("delta1_ms", m.delta1_ms), ("duration_s", m.duration_s)] {
+            if !positive(x) {
+                return Err(bad(key, format!("{x}: a positive number")));
+            }
+        }
+        if !(0.0..m.duration_s).contains(&m.warmup_s) {
+            return Err(bad(
+                "warmup_s",
+                format!(
+                    "{}: 0 ≤ warmup_s < duration_s ({})",
+                    m.warmup_s, m.duration_s
+                ),
+            ));
+        }
+        for (i, e) in m.variant.iter().enumerate() {
+            if !positive(e.delay_scale) {
+                return Err(bad(
+                    &format!("variant[{i}].delay_scale"),
+                    format!("{}: a positive number", e.delay_scale),
+                ));
+            }
+            if !e.duration_scale.iter().all(|&x| positive(x)) {
+                return Err(bad(
+                    &format!("variant[{i}].duration_scale"),
+                    format!("{:?}: two positive numbers", e.duration_scale),
+                ));
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The matrix parses and passes [`Matrix::parse`]'s checks (for the test
+/// over every matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    Matrix::parse(text).map(|_| ())
+}
+
 /// Read and check `matrix.toml` (once; [`run`] does it first, so a broken
-/// file is an error there): both schemes with their files and four ratios
-/// each (the paper's tables), both queues, every reading of [`Variant`].
+/// file is an error there).
 fn load_matrix() -> CliResult<&'static Matrix> {
     if let Some(m) = MATRIX.get() {
         return Ok(m);
     }
-    let bad = |m: String| CliError::Internal(format!("{MATRIX_FILE}: {m}"));
-    let m: Matrix = toml::from_str(MATRIX_TOML).map_err(|e| bad(e.message().to_string()))?;
-    let files: Vec<(usize, &str, usize)> = (m.scheme.iter())
-        .map(|s| (s.scheme, s.file.as_str(), s.ratios.len()))
-        .collect();
-    if files != [(1, "scheme1.toml", 4), (2, "scheme2.toml", 4)] {
-        return Err(bad(format!(
-            "`scheme`: the paper's two tables need schemes 1 and 2 (scheme1.toml, scheme2.toml) with four δ2/δ1 rows each, got {files:?}"
-        )));
-    }
-    let queues: Vec<&str> = m.queue.iter().map(|q| q.name.as_str()).collect();
-    if queues != [Queue::DropTail.name(), Queue::MarkMax.name()] {
-        return Err(bad(format!(
-            "`queue`: DropTail and MarkMax, in this order, got {queues:?}"
-        )));
-    }
-    for v in Variant::ALL {
-        if m.variant.iter().filter(|e| e.name == v.label()).count() != 1 {
-            return Err(bad(format!("`variant`: `{}` once", v.label())));
-        }
-    }
-    if let Some(e) = m
-        .variant
-        .iter()
-        .find(|e| Variant::from_label(&e.name).is_none())
-    {
-        return Err(bad(format!(
-            "`variant`: unknown `{}` (the report reads {:?})",
-            e.name,
-            Variant::ALL.map(Variant::label)
-        )));
-    }
-    let bad_num = |x: f64| !(x.is_finite() && x > 0.0);
-    if bad_num(m.delta1_ms) || bad_num(m.duration_s) || !(0.0..m.duration_s).contains(&m.warmup_s) {
-        return Err(bad(
-            "delta1_ms and duration_s positive, 0 ≤ warmup_s < duration_s".into(),
-        ));
-    }
-    if let Some(e) = (m.variant.iter())
-        .find(|e| bad_num(e.delay_scale) || e.duration_scale.iter().any(|&x| bad_num(x)))
-    {
-        return Err(bad(format!(
-            "`variant` `{}`: delay_scale and duration_scale positive",
-            e.name
-        )));
-    }
+    let m = Matrix::parse(MATRIX_TOML)?;
     Ok(MATRIX.get_or_init(|| m))
 }
 
@@ -264,7 +306,7 @@ impl Queue {
     fn overrides(self) -> &'static [String] {
         let m = matrix();
         let q = m.queue.iter().find(|q| q.name == self.name());
-        &q.expect("checked by load_matrix").set
+        &q.expect("checked by Matrix::parse").set
     }
 }
 
@@ -303,7 +345,7 @@ impl Variant {
     fn entry(self) -> &'static VariantEntry {
         (matrix().variant.iter())
             .find(|e| e.name == self.label())
-            .expect("checked by load_matrix")
+            .expect("checked by Matrix::parse")
     }
     fn describe(self) -> &'static str {
         &self.entry().describe
@@ -388,13 +430,10 @@ fn build_config(
         ov.push(format!("tcp.mss={m}"));
         mss = m as f64;
     }
-    let (text, file) = if scheme == 1 {
-        (SCHEME1_TOML, SCHEME_FILES[0])
-    } else {
-        (SCHEME2_TOML, SCHEME_FILES[1])
-    };
-    let sc = Scenario::from_toml_with(text, file, &ov)
-        .map_err(|e| CliError::Internal(format!("built-in scenario: {e}")))?;
+    let (i, entry) = (matrix().scheme.iter().enumerate())
+        .find(|(_, s)| s.scheme == scheme)
+        .expect("checked by Matrix::parse");
+    let sc = SCENARIOS.load(&entry.file, &format!("scheme[{i}].file"), &ov)?;
     Ok(Config {
         scheme,
         ratio,
@@ -1612,6 +1651,27 @@ mod tests {
         assert_eq!(b.unwrap().delay.0, 12_000_000);
         let c = build_config(1, 3.0, Queue::DropTail, Variant::Segments500, 300.0).unwrap();
         assert_eq!(c.pps, 70e6 / (540.0 * 8.0));
+    }
+
+    /// A value the checks refuse is a one-line error naming the file, the
+    /// key and the value.
+    #[test]
+    fn a_bad_matrix_value_is_named() {
+        let err = |text: &str| match check_matrix(text) {
+            Err(CliError::Internal(m)) => m,
+            other => panic!("expected an error, got {other:?}"),
+        };
+        let e = err(&MATRIX_TOML.replace("warmup_s = 50.0", "warmup_s = 400.0"));
+        assert!(
+            e.starts_with(MATRIX_FILE) && e.contains("`warmup_s`: 400:"),
+            "{e}"
+        );
+        let e = err(&MATRIX_TOML.replace("delay_scale = 0.5", "delay_scale = -1.0"));
+        assert!(e.contains("`variant[1].delay_scale`: -1:"), "{e}");
+        let e = err(&MATRIX_TOML.replace("name = \"1000s\"", "name = \"2000s\""));
+        assert!(e.contains("`variant`: `1000s` once"), "{e}");
+        let e = err(&MATRIX_TOML.replace("file = \"scheme2.toml\"", "file = \"s.toml\""));
+        assert!(e.contains("`scheme`:") && !e.contains('\n'), "{e}");
     }
 
     #[test]

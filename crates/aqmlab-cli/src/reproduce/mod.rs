@@ -103,7 +103,7 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "TIME")]
     pub duration: Option<String>,
     /// rio-ps only: offered web load as a fraction of the bottleneck, in
-    /// (0, 2] (default 0.9).
+    /// (0, 2] (default: `web.load` in scenarios/papers/rio-ps/matrix.toml).
     #[arg(long, value_name = "FRACTION")]
     pub load: Option<f64>,
     /// Allow more than the default limits: 10000 seeds, 1024 worker

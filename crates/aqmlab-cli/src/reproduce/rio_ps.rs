@@ -12,8 +12,8 @@
 //! of the foreground short and long connections, drop/mark rate and goodput.
 //! The paper runs 4000 s with a 2000 s warm-up; so do we by default.
 //! `--duration` changes the web runs' length (warm-up = half of it) for
-//! tests and quick looks; `--load` sets the offered load (default 0.9 of the
-//! bottleneck). The drop/mark rate is reported over the measured period,
+//! tests and quick looks; `--load` sets the offered load (a fraction of the
+//! bottleneck; default: `web.load` in `matrix.toml`). The drop/mark rate is reported over the measured period,
 //! per packet class (short = In, long = Out) and over time.
 //!
 //! The experiment matrix (schemes, link rates, web experiments, run length,
