@@ -15,11 +15,14 @@ the order `--rows` names the rows, `--jobs` at a time; each result is
 merged into the file as soon as it arrives (under a lock, so several
 invocations can share the file).
 
-The file has one row per (scenario, replicate); the `replicate` and
-`starts_us` columns come last. Within a scenario, replicate 0 is written
-last, so a reader that keys rows on `scenario` alone (the kit's earlier
-compare.py) still reads replicate 0. Rows of an older file without the
-`replicate` column are replicate 0.
+The file has one row per (scenario, replicate); the `replicate` column
+comes last and every column but `scenario` and `flow_goodput_mbps` stays
+numeric (a replicate's start times are a function of the scenario and k,
+`Scenario.starts_us(k)`, and are not stored). Within a scenario, replicate
+0 is written last, so a reader that keys rows on `scenario` alone (the
+kit's earlier compare.py) still reads replicate 0 and prints its old
+table. Rows of an older file without the `replicate` column are
+replicate 0.
 """
 
 from __future__ import annotations
@@ -61,7 +64,6 @@ FIELDS = [
     "retransmits",
     "data_sent",
     "replicate",
-    "starts_us",
 ]
 
 Key = tuple[str, int]
@@ -78,10 +80,8 @@ def read_rows(path: Path = CSV) -> dict[Key, dict[str, str]]:
         return {}
     with path.open() as f:
         rows = {row_key(r): r for r in csv.DictReader(f)}
-    for (name, k), r in rows.items():
+    for (_, k), r in rows.items():
         r["replicate"] = str(k)
-        if not r.get("starts_us") and name in BY_NAME:
-            r["starts_us"] = ";".join(str(us) for us in BY_NAME[name].starts_us(k))
     return rows
 
 
