@@ -111,23 +111,42 @@ def spread(metric: str, xs: list[float]) -> str:
     return f"{fmt(metric, m)} ± {fmt(metric, sd)} ({fmt(metric, min(xs))}–{fmt(metric, max(xs))})"
 
 
+def verdict(out_means: list[str], apart: list[str], n: int) -> str:
+    """The row's reading: "agree" when every mean is within target;
+    otherwise each metric outside target is "differs" when the two sides'
+    min-max ranges do not overlap (n >= 2: the gap exceeds what the
+    replicates spread over) and "within spread" when they overlap."""
+    if not out_means:
+        return "agree"
+    if n < 2:
+        return "differs: " + ", ".join(out_means) + " (n = 1)"
+    differs = [m for m in out_means if m in apart]
+    spread_ = [m for m in out_means if m not in apart]
+    parts = []
+    if differs:
+        parts.append("differs: " + ", ".join(differs))
+    if spread_:
+        parts.append("within spread: " + ", ".join(spread_))
+    return "; ".join(parts)
+
+
 def multi_seed(
     names: list[str],
     ns3_reps: dict[str, dict[int, dict[str, float]]],
     aq_reps: dict[str, dict[int, dict[str, float]]],
 ) -> None:
     """Print the multi-seed table: per row, each side's spread per metric,
-    which means are outside their targets, which ranges do not overlap
-    (rows with one replicate are not counted there), and in how many
-    replicates (paired: same starts and seed index) all four metrics are
-    within target."""
+    which means are outside their targets, which min-max ranges do not
+    overlap (rows with one replicate: none counted), in how many replicates
+    (paired: same starts and seed index) all four metrics are within
+    target, and the verdict (see `verdict`)."""
     print(
         "| scenario | n | util ns-3 / aqmlab | goodput Mbit/s ns-3 / aqmlab "
         "| Jain ns-3 / aqmlab | mean qdelay ms ns-3 / aqmlab | drops (mean) ns-3 / aqmlab "
-        "| means in target | ranges overlap | pairs in target |"
+        "| means in target | ranges overlap | pairs in target | verdict |"
     )
-    print("|" + "---|" * 10)
-    n_means = n_overlap = n_rows = 0
+    print("|" + "---|" * 11)
+    counts = {"agree": 0, "differs": 0, "within spread only": 0}
     for name in names:
         ks = sorted(aq_reps.get(name, {}))
         if not ks:
@@ -143,7 +162,7 @@ def multi_seed(
             cells.append(f"{spread(m, xs)} / {spread(m, ys)}")
             if not in_target(m, statistics.fmean(ys), statistics.fmean(xs)):
                 out_means.append(LABEL[m])
-            if max(xs) < min(ys) or max(ys) < min(xs):
+            if len(ks) > 1 and (max(xs) < min(ys) or max(ys) < min(xs)):
                 apart.append(LABEL[m])
         drops = (
             f"{statistics.fmean(r['drops'] for r in n):.0f} / "
@@ -156,19 +175,24 @@ def multi_seed(
             overlap = "– (n = 1)"
         else:
             overlap = "all 4" if not apart else "apart: " + ", ".join(apart)
-            n_overlap += not apart
-        n_rows += 1
-        n_means += not out_means
+        v = verdict(out_means, apart, len(ks))
+        if v == "agree":
+            counts["agree"] += 1
+        elif "differs" in v:
+            counts["differs"] += 1
+        else:
+            counts["within spread only"] += 1
         print(
             f"| {name} | {len(ks)} | " + " | ".join(cells) + f" | {drops} "
             f"| {'all 4' if not out_means else 'out: ' + ', '.join(out_means)} "
-            f"| {overlap} | {pairs} of {len(ks)} |",
+            f"| {overlap} | {pairs} of {len(ks)} | {v} |",
             flush=True,
         )
     print(
-        f"\n{n_means} of {n_rows} scenarios with all four means within target; "
-        f"{n_overlap} of {sum(len(aq_reps.get(x, {})) > 1 for x in names)} rows with "
-        "two or more replicates have every metric's ns-3 and aqmlab ranges overlapping.\n"
+        f"\n{sum(counts.values())} scenarios: {counts['agree']} with all four means "
+        f"within target, {counts['differs']} with a metric outside target whose "
+        f"ranges do not overlap, {counts['within spread only']} outside target only "
+        "within overlapping ranges.\n"
     )
 
 

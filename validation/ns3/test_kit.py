@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import run_ns3
-from compare import in_target
+from compare import in_target, verdict
 from scenarios import BY_NAME, MAX_JITTER_US, SCENARIOS, write_toml
 
 HERE = Path(__file__).resolve().parent
@@ -115,6 +115,15 @@ def test_targets() -> None:
     assert not in_target("jain", 0.80, 0.91)
     assert in_target("mean_qdelay_ms", 11.9, 10.0)
     assert not in_target("mean_qdelay_ms", 12.1, 10.0)
+
+
+def test_verdict() -> None:
+    assert verdict([], ["util"], 5) == "agree"
+    assert verdict(["util", "qdelay"], ["util"], 5) == (
+        "differs: util; within spread: qdelay"
+    )
+    assert verdict(["Jain"], [], 5) == "within spread: Jain"
+    assert verdict(["util"], [], 1) == "differs: util (n = 1)"
 
 
 @pytest.mark.skipif(not AQMLAB.exists(), reason="aqmlab release binary not built")
