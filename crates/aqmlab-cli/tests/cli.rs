@@ -288,6 +288,20 @@ fn bad_inputs_exit_2_with_clear_message_and_no_output() {
             "duration = \"-2s\"",
             &["duration", "negative"],
         ),
+        (
+            "duration = \"2s\"",
+            "duration = \"2s\"\noutput = { warmup = \"2s\" }",
+            &[
+                "output.warmup",
+                "2 s is not shorter than `duration` (2 s)",
+                "0 s ≤ warmup < duration",
+            ],
+        ),
+        (
+            "duration = \"2s\"",
+            "duration = \"2s\"\noutput = { warmup = \"-1s\" }",
+            &["output.warmup", "negative"],
+        ),
     ];
     for (from, to, needles) in cases {
         assert!(GOOD.contains(from), "test case does not apply: {from}");

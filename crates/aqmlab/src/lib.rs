@@ -22,4 +22,4 @@ pub mod traffic;
 
 pub use metrics::RunResult;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::Simulation;
+pub use sim::{Simulation, Snapshot};

@@ -110,7 +110,8 @@ fn multi_site_is_identical_with_1_2_3_and_8_threads() {
 
 #[test]
 fn a_run_continued_after_set_duration_matches_too() {
-    // warm-up then measurement, as the rio-ps reproduction runs
+    // a run extended by `set_duration` after it ended (measurement windows
+    // use `run_until`, tested below)
     let sc = Scenario::from_toml(&multi_site(3, 2, 1, "1s"), "ms.toml").unwrap();
     let run = |threads| {
         let mut sim = Simulation::with_threads(&sc, 1, threads);
@@ -120,6 +121,39 @@ fn a_run_continued_after_set_duration_matches_too() {
         (a, fingerprint(&sim.run()))
     };
     assert_eq!(run(1), run(2));
+}
+
+/// A measurement window (`[output] warmup`) gives the same results with
+/// any thread count: the parallel run cuts its last window at the warm-up
+/// instant, where the snapshot is taken; `run_until` and `measured_since`
+/// likewise, and the snapshot is what a run that long reports.
+#[test]
+fn a_warm_up_window_is_identical_with_1_2_3_and_8_threads() {
+    let text = multi_site(4, 3, 2, "1s") + "[output]\nwarmup = \"400ms\"\n";
+    let sc = Scenario::from_toml(&text, "ms.toml").unwrap();
+    let seq = Simulation::new(&sc, 1).run();
+    check_parts(&seq);
+    assert_eq!(seq.warmup_s, Some(0.4));
+    let want = fingerprint(&seq);
+    let plain = Scenario::from_toml(&multi_site(4, 3, 2, "1s"), "ms.toml").unwrap();
+    let mut short = Simulation::new(&plain, 1);
+    short.set_duration(aqmlab::engine::secs(0.4));
+    let at_warm = fingerprint(&short.run());
+    for threads in [1, 2, 3, 8] {
+        let mut sim = Simulation::with_threads(&sc, 1, threads);
+        if threads > 1 {
+            assert!(sim.processes() >= 2, "{threads}: {:?}", sim.parallel_note());
+        }
+        let r = sim.run();
+        check_parts(&r);
+        assert_eq!(fingerprint(&r), want, "{threads} threads");
+        let mut sim = Simulation::with_threads(&plain, 1, threads);
+        let snap = sim.run_until(aqmlab::engine::secs(0.4));
+        assert_eq!(fingerprint(&snap.result), at_warm, "{threads} threads");
+        sim.run();
+        let w = sim.measured_since(&snap);
+        assert_eq!(fingerprint(&w), want, "{threads} threads, run_until");
+    }
 }
 
 /// Every scenario shipped in `scenarios/` that splits with lookahead gives

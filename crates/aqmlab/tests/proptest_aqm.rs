@@ -31,7 +31,7 @@
 
 use aqmlab::aqm::{DropCause, Limit, QdCtx, QueueDisc, QueueSpec};
 use aqmlab::engine::RngStream;
-use aqmlab::net::packet::{Ecn, Packet};
+use aqmlab::net::packet::{Ecn, FlowId, NodeId, Packet};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -359,7 +359,7 @@ fn check_left(
     t: &mut Tally,
 ) -> Result<(), TestCaseError> {
     prop_assert_eq!(p.size, q.size);
-    prop_assert_eq!(p.flow, q.flow);
+    prop_assert_eq!(p.flow.0, q.flow);
     prop_assert_eq!(p.enq_time, q.enq_time);
     prop_assert_eq!(p.seq, p.uid as u32);
     let expect = if q.ce || marked_now {
@@ -434,9 +434,9 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
                 t.offered += 1;
                 let pkt = Packet {
                     uid,
-                    flow,
-                    src: flow,
-                    dst: 100 + flow,
+                    flow: FlowId(flow),
+                    src: NodeId(flow),
+                    dst: NodeId(100 + flow),
                     size,
                     payload: size,
                     seq: uid as u32,
@@ -508,7 +508,7 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
                     for d in &dropped_uids {
                         prop_assert!(*d < p.uid, "dropped {} newer than dequeued {}", d, p.uid);
                     }
-                } else if let Some(&oldest) = m.per_flow[&p.flow].iter().next() {
+                } else if let Some(&oldest) = m.per_flow[&p.flow.0].iter().next() {
                     prop_assert!(
                         p.uid < oldest,
                         "per-flow order: flow {} dequeued {} while {} is queued",

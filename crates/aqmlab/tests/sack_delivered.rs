@@ -6,6 +6,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::tcp::cc::cubic::{CubicConfig, CubicVariant};
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{RecoveryKind, Sender, TcpCtx, TcpParams};
@@ -57,7 +58,7 @@ fn cumulative_ack_over_sacked_segments_grows_by_delivered_only() {
         hystart: Some(false),
         ..CubicConfig::default()
     });
-    let mut s = Sender::new(p, cc.build(), 0, 0, 1, None);
+    let mut s = Sender::new(p, cc.build(), FlowId(0), NodeId(0), NodeId(1), None);
     let (mut out, mut timers) = (vec![], vec![]);
     s.start(&mut TcpCtx {
         now: 0,
@@ -68,16 +69,19 @@ fn cumulative_ack_over_sacked_segments_grows_by_delivered_only() {
     for k in 2..=10 {
         ack(&mut s, 50 * MS, 0, &[(1, k)]);
     }
-    assert_eq!(s.st.cwnd, 10.0, "SACKed dupACKs do not grow the window");
+    assert_eq!(
+        s.cc_state.cwnd, 10.0,
+        "SACKed dupACKs do not grow the window"
+    );
     out.clear();
     s.on_rto(&mut TcpCtx {
         now: 1000 * MS,
         out: &mut out,
         timers: &mut timers,
     });
-    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.cc_state.cwnd, 1.0);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), [0]);
-    assert!(s.st.ssthresh > 2.0, "slow start after the timeout");
+    assert!(s.cc_state.ssthresh > 2.0, "slow start after the timeout");
     ack(&mut s, 1050 * MS, 10, &[]);
-    assert_eq!(s.st.cwnd, 2.0, "one segment delivered, one added");
+    assert_eq!(s.cc_state.cwnd, 2.0, "one segment delivered, one added");
 }

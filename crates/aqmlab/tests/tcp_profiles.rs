@@ -5,6 +5,7 @@
 
 use aqmlab::engine::Time;
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::net::{FlowId, NodeId, OptTime};
 use aqmlab::tcp::cc::cubic::CubicVariant;
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Profile, RecoveryKind, Sender, TcpCtx, TcpParams};
@@ -156,9 +157,9 @@ fn timestamps_sample_every_ack_even_after_retransmission() {
         let mut s = Sender::new(
             p,
             CcKind::NewReno(Default::default()).build(),
-            0,
-            0,
-            1,
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
             None,
         );
         let mut out = vec![];
@@ -182,7 +183,7 @@ fn timestamps_sample_every_ack_even_after_retransmission() {
         let ack = Packet {
             ack: 4,
             flags: flags::ACK,
-            ts_ecr: ts.then_some(resent_at),
+            ts_ecr: OptTime::new(ts.then_some(resent_at)),
             ..Default::default()
         };
         s.on_ack(
@@ -212,7 +213,7 @@ fn ns3_profile_acks_the_first_data_segment_at_once() {
         let p = scenario(&format!("profile = \"{profile}\""), "")
             .unwrap()
             .tcp_params(0);
-        let mut r = Receiver::new(&p, 0, 1, 0);
+        let mut r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
         let (mut out, mut timers) = (vec![], vec![]);
         let mut ctx = TcpCtx {
             now: 0,

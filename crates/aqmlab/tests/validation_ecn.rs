@@ -24,6 +24,7 @@
 use aqmlab::engine::{RngStream, Time, TimerAction};
 use aqmlab::metrics::RunResult;
 use aqmlab::net::packet::{flags, Ecn, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::scenario::units::Dur;
 use aqmlab::tcp::cc::CcConfig;
 use aqmlab::tcp::{Receiver, Sender, TcpCtx, TcpParams, TimerKind};
@@ -417,8 +418,15 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
         ecn: true,
         ..TcpParams::default()
     };
-    let mut snd = Sender::new(p.clone(), CcConfig::default().build(), 0, 0, 1, None);
-    let mut rcv = Receiver::new(&p, 0, 1, 0);
+    let mut snd = Sender::new(
+        p.clone(),
+        CcConfig::default().build(),
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
+        None,
+    );
+    let mut rcv = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
     let mut rng = RngStream::new(seed, 77);
     let mut pkts: Vec<Packet> = Vec::new();
     let mut evq: BinaryHeap<Reverse<(Time, u64, Ev)>> = BinaryHeap::new();
@@ -573,7 +581,7 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
                 let ack = pkts[i];
                 let (una, max, rec) = (snd.snd_una, snd.snd_max, snd.in_recovery);
                 let (ecn0, fr0) = (snd.counters.ecn_reductions, snd.counters.fast_retransmits);
-                let ss0 = snd.st.ssthresh;
+                let ss0 = snd.cc_state.ssthresh;
                 let flight = (max - una) as f64;
                 snd.on_ack(&ack, &mut ctx!());
                 let ecn_red = snd.counters.ecn_reductions - ecn0;
@@ -595,10 +603,10 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
                 if ecn_red == 1 {
                     a.ecn_reductions += 1;
                     let expect = (flight / 2.0).max(2.0);
-                    if (snd.st.ssthresh - expect).abs() > 1e-9 {
+                    if (snd.cc_state.ssthresh - expect).abs() > 1e-9 {
                         a.violations.push(format!(
                             "ECN reduction: ssthresh {} expected {expect}",
-                            snd.st.ssthresh
+                            snd.cc_state.ssthresh
                         ));
                     }
                     guard = max as i64 - 1;
@@ -609,17 +617,17 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
                     // reduced must not reduce it again.
                     if (una as i64) <= guard {
                         a.same_window_losses += 1;
-                        if snd.st.ssthresh != ss0 {
+                        if snd.cc_state.ssthresh != ss0 {
                             a.violations.push(format!(
                                 "fast retransmit of {una} at {now} reduced again within the window of the reduction at guard {guard}"
                             ));
                         }
                     } else {
                         let expect = (flight / 2.0).max(2.0);
-                        if (snd.st.ssthresh - expect).abs() > 1e-9 {
+                        if (snd.cc_state.ssthresh - expect).abs() > 1e-9 {
                             a.violations.push(format!(
                                 "fast retransmit: ssthresh {} expected {expect}",
-                                snd.st.ssthresh
+                                snd.cc_state.ssthresh
                             ));
                         }
                         a.loss_reductions += 1;

@@ -3,7 +3,7 @@
 
 use aqmlab::aqm::{QdCtx, QueueDisc, Rio, RioConfig};
 use aqmlab::engine::{secs, RngStream};
-use aqmlab::net::packet::{Class, Ecn, Packet};
+use aqmlab::net::packet::{Class, Ecn, Ext, Packet};
 use aqmlab::{Scenario, Simulation};
 
 /// A stationary web load through RIO-PS: 5 Mbit/s, 80 ms RTT, 100 sessions
@@ -126,7 +126,7 @@ fn pkt(uid: u64, class: Class) -> Packet {
     Packet {
         uid,
         size: 500,
-        class,
+        ext: Ext::Rio(class),
         ecn: Ecn::Ect0,
         ..Default::default()
     }

@@ -9,6 +9,7 @@
 
 use aqmlab::engine::{Time, TimerAction};
 use aqmlab::net::packet::{flags, Packet};
+use aqmlab::net::{FlowId, NodeId};
 use aqmlab::tcp::cc::CcKind;
 use aqmlab::tcp::{Receiver, RecoveryKind, RtoRestart, Sender, TcpCtx, TcpParams, TimerKind};
 use std::cmp::Reverse;
@@ -53,8 +54,15 @@ impl Path {
         drop: &[u32],
         bytes: Option<u64>,
     ) -> Path {
-        let s = Sender::new(p.clone(), cc.build(), 0, 0, 1, bytes);
-        let r = Receiver::new(&p, 0, 1, 0);
+        let s = Sender::new(
+            p.clone(),
+            cc.build(),
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+            bytes,
+        );
+        let r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
         let mut path = Path {
             s,
             r,
@@ -228,7 +236,7 @@ fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
         span,
         path.s.counters.timeouts,
         path.s.counters.retransmits,
-        path.s.st.cwnd,
+        path.s.cc_state.cwnd,
     )
 }
 
@@ -324,9 +332,9 @@ fn started(p: TcpParams, segs: u64) -> (Sender, Vec<u32>) {
     let mut s = Sender::new(
         p,
         CcKind::NewReno(Default::default()).build(),
-        0,
-        0,
-        1,
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
         Some(segs * 1000),
     );
     s.start(&mut TcpCtx {
@@ -406,7 +414,7 @@ fn receiver_sack_block_order() {
             delayed_ack: false,
             ..TcpParams::default()
         };
-        let mut r = Receiver::new(&p, 0, 1, 0);
+        let mut r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0));
         let deliver = |r: &mut Receiver, seq: u32| {
             let mut out = vec![];
             let mut timers = vec![];
@@ -485,7 +493,7 @@ fn pacing_spaces_segments_at_linux_rate() {
             .map(|e| e.0)
             .collect();
         let min_gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
-        (min_gap, path.s.snd_una, path.s.st.cwnd)
+        (min_gap, path.s.snd_una, path.s.cc_state.cwnd)
     };
     let (gap_paced, acked_paced, cwnd) = run(true);
     let (gap_unpaced, acked_unpaced, _) = run(false);
@@ -581,7 +589,14 @@ fn after_a_timeout_growth_counts_newly_delivered_segments() {
     p.dupack_threshold = 1000; // only the timer repairs
     let mut out = vec![];
     let mut timers = vec![];
-    let mut s = Sender::new(p, cubic_ns3().build(), 0, 0, 1, Some(1000 * 1000));
+    let mut s = Sender::new(
+        p,
+        cubic_ns3().build(),
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
+        Some(1000 * 1000),
+    );
     s.start(&mut TcpCtx {
         now: 0,
         out: &mut out,
@@ -591,10 +606,13 @@ fn after_a_timeout_growth_counts_newly_delivered_segments() {
     // segment 0 lost, 1..99 SACKed
     assert!(sack_ack(&mut s, 0, &[(1, 100)]).is_empty());
     assert_eq!(rto(&mut s, 1000 * MS), vec![0], "the hole, under cwnd 1");
-    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.cc_state.cwnd, 1.0);
     let sent = sack_ack(&mut s, 100, &[]);
     assert_eq!(s.snd_una, 100);
-    assert_eq!(s.st.cwnd, 2.0, "one newly delivered segment: cwnd 1 -> 2");
+    assert_eq!(
+        s.cc_state.cwnd, 2.0,
+        "one newly delivered segment: cwnd 1 -> 2"
+    );
     assert_eq!(sent, vec![100, 101], "two new segments, not a burst");
 }
 
@@ -615,12 +633,12 @@ fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
     assert!(sack_ack(&mut s, 0, &[(50, 100)]).is_empty());
     let rto0 = s.rto();
     assert_eq!(rto(&mut s, 1000 * MS), vec![0]);
-    assert_eq!(s.st.ssthresh, 25.0, "NewReno: half of pipe 50");
+    assert_eq!(s.cc_state.ssthresh, 25.0, "NewReno: half of pipe 50");
     assert_eq!(s.rto(), 2 * rto0);
     // the retransmission of 0 is lost too: the timer fires again
     assert_eq!(rto(&mut s, 3000 * MS), vec![0]);
-    assert_eq!(s.st.ssthresh, 25.0, "held on the repeated timeout");
-    assert_eq!(s.st.cwnd, 1.0);
+    assert_eq!(s.cc_state.ssthresh, 25.0, "held on the repeated timeout");
+    assert_eq!(s.cc_state.cwnd, 1.0);
     assert_eq!(s.rto(), 4 * rto0, "backed off twice");
     assert_eq!(s.counters.timeouts, 2);
     assert_eq!(s.counters.retransmits, 2);
@@ -640,9 +658,9 @@ fn limited_transmit_rfc3042_first_two_dupacks() {
         assert_eq!(first, (0..10).collect::<Vec<_>>());
         // segment 0 is lost: 1, 2, 3 arrive and each gives a duplicate ACK
         let d1 = sack_ack(&mut s, 0, &[]);
-        let cw1 = s.st.cwnd;
+        let cw1 = s.cc_state.cwnd;
         let d2 = sack_ack(&mut s, 0, &[]);
-        let cw2 = s.st.cwnd;
+        let cw2 = s.cc_state.cwnd;
         let d3 = sack_ack(&mut s, 0, &[]);
         (d1, d2, d3, cw1, cw2, s.in_recovery)
     };
@@ -675,7 +693,7 @@ fn limited_transmit_with_sack_follows_pipe() {
     );
     assert_eq!(sack_ack(&mut s, 0, &[(1, 5)]), vec![13]);
     assert!(!s.in_recovery, "IsLost(0) needs 5 SACKed above");
-    assert_eq!(s.st.cwnd, 10.0);
+    assert_eq!(s.cc_state.cwnd, 10.0);
     assert_eq!(s.snd_max - s.snd_una - s.counters.retransmits as u32, 14);
     // without the option nothing new goes before recovery
     let mut p = params(true);
@@ -895,4 +913,132 @@ fn rto_restart_by_profile() {
     assert_eq!(of(Profile::Ns3), Some(RtoRestart::FirstPartialAck));
     assert_eq!(of(Profile::Linux), Some(RtoRestart::EveryAck));
     assert_eq!(of(Profile::Ns2), None);
+}
+
+/// `tcp.sack_variant = "ns3"` (ns-3 3.44 `TcpPrrRecovery::DoRecovery`
+/// and `TcpSocketBase::ProcessAck` as coded), 1000 segments outstanding,
+/// segments 0 and 500 lost, NewReno (ssthresh 498 segments): over the 499
+/// SACKed duplicate ACKs the proportional part of ns-3's PRR, computed as a
+/// 32-bit product `m_prrDelivered * m_ssThresh`, wraps after 4 segments
+/// delivered and lets 4 segments go (the fast retransmit and 3 new ones)
+/// where RFC 6937 sends one per two delivered (248). The partial ACK of 500
+/// then sends one new segment outside the window (`DoRetransmit ()`: the
+/// new head 500 was not retransmitted; NextSeg finds nothing lost below the
+/// highest SACK, so new data): cwnd 503 against 504 outstanding after it.
+#[test]
+fn ns3_prr_wraps_and_partial_ack_sends_outside_cwnd() {
+    use aqmlab::tcp::SackVariant;
+    let run = |v: Option<SackVariant>| {
+        let mut p = params(true);
+        p.sack_variant = v;
+        let (mut s, first) = started(p, 5000);
+        assert_eq!(first.len(), 1000);
+        let mut sent = 0;
+        for e in 2..=500 {
+            sent += sack_ack(&mut s, 0, &[(1, e)]).len();
+        }
+        assert!(s.in_recovery);
+        let snd_max = s.snd_max;
+        let out = sack_ack(&mut s, 500, &[]);
+        assert!(s.in_recovery, "500 is below RecoveryPoint: a partial ACK");
+        (sent, snd_max, out, s.cc_state.cwnd, s.snd_max - s.snd_una)
+    };
+    let (sent, snd_max, out, cwnd, flight) = run(Some(SackVariant::Ns3));
+    assert_eq!(sent, 4, "fast retransmit + 3: the wrapped product");
+    assert_eq!(snd_max, 1003);
+    assert_eq!(out, vec![1003], "DoRetransmit: new data");
+    assert_eq!((cwnd, flight), (503.0, 504), "one segment beyond cwnd");
+    let (sent, snd_max, out, cwnd, flight) = run(None);
+    assert_eq!(sent, 248, "RFC 6937: ⌈delivered · 498/999⌉");
+    assert_eq!(out, vec![snd_max], "PRR's own share");
+    assert_eq!(cwnd, flight as f64, "RFC PRR stays within cwnd");
+}
+
+/// ns-3 3.44 `TcpTxBuffer::NextSeg` rule 1 after a timeout: `SetSentListLost`
+/// marks every un-SACKed segment lost, but rule 1 takes only lost segments
+/// below the highest SACKed one (`m_sackSeen && startSeq <
+/// m_highestSack.second`), so new data goes before the lost segments above
+/// it. 20 segments out, 2 lost, 3 and 4 SACKed (slow start sends more),
+/// then the RTO; the ACK of
+/// the retransmitted 2 SACKs 6: RFC 6675 §5.1 (Linux) resends 5 and 7,
+/// ns-3 resends 5 and sends new segment 20.
+#[test]
+fn ns3_after_timeout_resends_only_below_highest_sack() {
+    use aqmlab::tcp::SackVariant;
+    let run = |v: Option<SackVariant>| {
+        let mut p = params(true);
+        p.init_cwnd = 20.0;
+        p.sack_variant = v;
+        let (mut s, first) = started(p, 100);
+        assert_eq!(first.len(), 20);
+        sack_ack(&mut s, 2, &[(3, 5)]);
+        let snd_max = s.snd_max;
+        let r1 = rto(&mut s, 300 * MS);
+        let r2 = sack_ack(&mut s, 5, &[(6, 7)]);
+        (snd_max, r1, r2)
+    };
+    let (m, r1, r2) = run(Some(SackVariant::Ns3));
+    assert_eq!(r1, vec![2]);
+    assert_eq!(r2, vec![5, m], "5 is below the highest SACK, 7 is not");
+    let (_, r1, r2) = run(None);
+    assert_eq!(r1, vec![2]);
+    assert_eq!(r2, vec![5, 7]);
+}
+
+/// `sack_variant`: the `ns3-3.44` profile sets `"ns3"`, the others leave the
+/// RFC recovery; `rack = true` beside `ns3-3.44` falls back to the RFC
+/// recovery (ns-3 3.44 has no RACK); written with RACK, or without
+/// `recovery = "sack"`, `"ns3"` is an error that names the key.
+#[test]
+fn sack_variant_by_profile_and_its_errors() {
+    use aqmlab::tcp::{Profile, SackVariant, TcpOptions};
+    let of = |o: TcpOptions| {
+        let mut p = TcpParams::default();
+        p.apply(&o);
+        p
+    };
+    let ns3 = |o: TcpOptions| {
+        of(TcpOptions {
+            profile: Some(Profile::Ns3),
+            ..o
+        })
+    };
+    assert_eq!(
+        ns3(TcpOptions::default()).sack_variant,
+        Some(SackVariant::Ns3)
+    );
+    for pr in [Profile::Linux, Profile::Ns2] {
+        let p = of(TcpOptions {
+            profile: Some(pr),
+            ..Default::default()
+        });
+        assert_eq!(p.sack_variant, None);
+    }
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        ..Default::default()
+    });
+    assert_eq!(p.sack_variant, None);
+    assert!(p.validate().is_ok());
+    let p = ns3(TcpOptions {
+        rack: Some(true),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with rack");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("no RACK"), "{msg}");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        ..Default::default()
+    });
+    assert!(p.validate().is_ok(), "the profile's variant is not written");
+    let p = ns3(TcpOptions {
+        recovery: Some(RecoveryKind::NewReno),
+        sack_variant: Some(SackVariant::Ns3),
+        ..Default::default()
+    });
+    let (key, msg) = p.validate().expect_err("ns3 with newreno");
+    assert_eq!(key, "sack_variant");
+    assert!(msg.contains("recovery = \"sack\""), "{msg}");
 }

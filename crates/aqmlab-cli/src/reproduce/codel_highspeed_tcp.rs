@@ -19,10 +19,11 @@
 //! defaults (explained in `matrix.toml`).
 
 use super::common::{check_conservation, md_rows, run_all, text_table};
+use super::matrix;
 use super::paper::Paper;
 use super::stats::{mean_by, sd_by};
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{render, render_part};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::{CliError, CliResult};
@@ -35,16 +36,18 @@ use std::path::Path;
 const DIR: &str = "scenarios/papers/codel-highspeed-tcp";
 const FILE: &str = "scenarios/papers/codel-highspeed-tcp/dumbbell.toml";
 const TOML: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/dumbbell.toml");
-const MATRIX: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/codel-highspeed-tcp/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
 const PAPER: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/paper.toml");
 const REPORT: &str = include_str!("templates/codel-highspeed-tcp.md");
+/// The sentences the report adds where the run differs from the paper's.
+const PARTS: &str = include_str!("templates/codel-highspeed-tcp-parts.md");
 
 /// The bottleneck port.
 const LINK: &str = "r1->r2";
 /// Base round-trip time of every flow (48 ms bottleneck + 2 × 1 ms access).
 const BASE_RTT_S: f64 = 0.050;
-/// The paper's run length.
-const DURATION_S: f64 = 100.0;
 /// How far a loss percentage may lie from the paper's and still agree.
 const LOSS_TOL: Tol = Tol::Abs(0.001);
 
@@ -71,21 +74,33 @@ struct Cc {
     cc: String,
 }
 
+/// The matrix parses and has the paper's shape (for the test over every
+/// matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    Matrix::parse(text).map(|_| ())
+}
+
 impl Matrix {
     fn load() -> CliResult<Matrix> {
-        let m: Matrix = toml::from_str(MATRIX)
-            .map_err(|e| CliError::Internal(format!("{DIR}/matrix.toml: {}", e.message())))?;
+        Matrix::parse(MATRIX_TOML)
+    }
+
+    fn parse(text: &str) -> CliResult<Matrix> {
+        let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
         if m.aqm.len() != 3 || m.cc.len() != 3 || m.mixed.len() != 3 {
             return Err(CliError::Internal(format!(
-                "{DIR}/matrix.toml: the paper's tables need 3 AQMs, 3 CCs and 3 mixed flows"
+                "{MATRIX_FILE}: the paper's tables need 3 AQMs, 3 CCs and 3 mixed flows"
             )));
+        }
+        for n in &m.mixed {
+            m.cc_index(n)?;
         }
         Ok(m)
     }
 
     fn cc_index(&self, name: &str) -> CliResult<usize> {
         self.cc.iter().position(|c| c.name == name).ok_or_else(|| {
-            CliError::Internal(format!("{DIR}/matrix.toml: mixed: no cc named {name}"))
+            CliError::Internal(format!("{MATRIX_FILE}: `mixed`: no cc named {name}"))
         })
     }
 }
@@ -145,6 +160,8 @@ const METRICS: [Metric; 4] = [
 struct Outcome<'a> {
     matrix: &'a Matrix,
     paper: &'a Paper,
+    /// The paper's run length (s).
+    paper_s: f64,
     seeds: u64,
     /// Per configuration (AQM × CC, then AQM × mixed) the runs' measurements.
     per_config: Vec<&'a [M]>,
@@ -154,8 +171,9 @@ struct Outcome<'a> {
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let seeds = o.seeds;
-    let (dur, changed) =
-        o.duration_or(DURATION_S, 2.0, "the flows start within the first second")?;
+    // the paper's run length is the scenario file's
+    let paper_s = Scenario::from_toml(TOML, FILE)?.duration.0 as f64 / 1e9;
+    let (dur, changed) = o.duration_or(paper_s, 2.0, "the flows start within the first second")?;
     let matrix = Matrix::load()?;
     let paper = Paper::parse(PAPER, &format!("{DIR}/paper.toml"))?;
     let mut configs = Vec::new();
@@ -185,6 +203,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let oc = Outcome {
         matrix: &matrix,
         paper: &paper,
+        paper_s,
         seeds,
         per_config: ms.chunks(seeds as usize).collect(),
         firsts: results.chunks(seeds as usize).map(|c| &c[0]).collect(),
@@ -215,7 +234,8 @@ fn tables(oc: &Outcome, shortened: Option<f64>) -> CliResult<(Vec<TableRow>, Str
         "Kushwaha & Ratneshwer: RED, CoDel, sfqCoDel × CUBIC, H-TCP, Compound at 622 Mbit/s. Every cell: paper / aqmlab (mean of {seeds} seed{}).{}\n\n",
         if seeds == 1 { "" } else { "s" },
         shortened.map_or(String::new(), |d| format!(
-            " RUNS OF {d} s (--duration), not the paper's {DURATION_S} s."
+            " RUNS OF {d} s (--duration), not the paper's {} s.",
+            oc.paper_s
         ))
     );
     let mut md = String::new();
@@ -406,13 +426,20 @@ fn report(
         (
             "duration_note",
             if changed {
-                format!("\n\n**Run length set by `--duration`**: {dur} s instead of the paper's {DURATION_S} s.")
+                render_part(
+                    PARTS,
+                    "duration-note",
+                    &[
+                        ("dur", dur.to_string()),
+                        ("paper_dur", oc.paper_s.to_string()),
+                    ],
+                )?
             } else {
                 String::new()
             },
         ),
         ("file", FILE.to_string()),
-        ("matrix", format!("{DIR}/matrix.toml")),
+        ("matrix", MATRIX_FILE.to_string()),
         ("paper", format!("{DIR}/paper.toml")),
         ("dur", dur.to_string()),
         ("tables", md.to_string()),

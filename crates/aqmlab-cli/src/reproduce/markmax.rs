@@ -7,15 +7,18 @@
 //! θ_l = 200, θ_h = 280) — and the cwnd figures for δ2/δ1 = 7 and 10.
 //!
 //! Scenarios: `scenarios/papers/markmax/scheme1.toml` and `scheme2.toml`
-//! (every parameter the paper leaves open is chosen and explained there).
+//! (every parameter the paper leaves open is chosen and explained there);
+//! the experiment matrix (δ1, the δ2/δ1 rows, the two queues, the readings,
+//! run length and warm-up) is `matrix.toml` beside them.
 //! Each configuration runs with seeds `1..=N` (the seed moves the flows'
 //! start times), all runs in parallel (rayon) with a progress bar.
 //!
 //! Measurement window: J, ρ and T̄ are measured over [50 s, 300 s], after
-//! the slow-start transient. Runs are deterministic, so a run stopped at
-//! 50 s is the exact prefix of the full run; every quantity over the window
-//! is the full run's counter minus the prefix run's (goodput from bytes
-//! acknowledged, ρ from the transmitter's busy time, T̄ from the sum of
+//! the slow-start transient, from one run per configuration and seed: the
+//! run stops at 50 s for a snapshot of its counters
+//! ([`Simulation::run_until`]) and goes on to the end; the window's figures
+//! are the library's differences ([`Simulation::measured_since`]: goodput
+//! from bytes acknowledged, ρ from the transmitter's busy time, T̄ from the
 //! per-packet sojourn times). Whole-run values are reported too.
 //!
 //! Besides the paper's configurations, two readings of what the paper leaves
@@ -39,7 +42,8 @@ use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::fluid::markmax as fluid;
 use aqmlab::metrics::jain;
-use aqmlab::{RunResult, Scenario, Simulation};
+use aqmlab::{RunResult, Scenario, Simulation, Snapshot};
+use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -55,12 +59,8 @@ const SCHEME_FILES: [&str; 2] = [
     "scenarios/papers/markmax/scheme1.toml",
     "scenarios/papers/markmax/scheme2.toml",
 ];
-
-/// δ1 (paper: "δ1 = 12 ms").
-const DELTA1_MS: f64 = 12.0;
-/// Duration and warm-up of the paper runs (our choice; the paper gives none).
-const DURATION_S: f64 = 300.0;
-const WARMUP_S: f64 = 50.0;
+const MATRIX_FILE: &str = "scenarios/papers/markmax/matrix.toml";
+const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/markmax/matrix.toml");
 /// The monitored bottleneck port.
 const BOTTLENECK: &str = "r->d";
 /// Bottleneck rate (paper: μ = 70 Mbit/s).
@@ -73,9 +73,132 @@ const BETA: f64 = 0.5;
 
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/markmax/paper.toml");
 
-/// The δ2/δ1 values of the paper's tables, per scheme (the experiment
-/// matrix: every one is run).
-const RATIOS: [[f64; 4]; 2] = [[3.0, 7.0, 10.0, 20.0], [7.0, 10.0, 20.0, 50.0]];
+// ---- the experiment matrix: scenarios/papers/markmax/matrix.toml --------
+
+/// `matrix.toml`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Matrix {
+    /// δ1, ms (paper: "δ1 = 12 ms").
+    delta1_ms: f64,
+    /// Run length and warm-up of the paper runs, seconds (our choice).
+    duration_s: f64,
+    warmup_s: f64,
+    scheme: Vec<SchemeEntry>,
+    queue: Vec<QueueEntry>,
+    variant: Vec<VariantEntry>,
+}
+
+/// A scheme: its scenario file and the δ2/δ1 rows of its table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchemeEntry {
+    scheme: usize,
+    file: String,
+    ratios: Vec<f64>,
+}
+
+/// A bottleneck queue: its overrides.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueueEntry {
+    name: String,
+    set: Vec<String>,
+}
+
+/// A reading of the paper: what it changes and where it runs.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VariantEntry {
+    name: String,
+    describe: String,
+    #[serde(default)]
+    set: Vec<String>,
+    #[serde(default = "one")]
+    delay_scale: f64,
+    /// [n, d]: the run length × n / d.
+    #[serde(default = "unit_fraction")]
+    duration_scale: [f64; 2],
+    /// Segment payload, bytes (default: the scenario's 1000).
+    mss: Option<u32>,
+    #[serde(default = "both_schemes")]
+    schemes: Vec<usize>,
+    #[serde(default)]
+    min_ratio: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn unit_fraction() -> [f64; 2] {
+    [1.0, 1.0]
+}
+fn both_schemes() -> Vec<usize> {
+    vec![1, 2]
+}
+
+static MATRIX: OnceLock<Matrix> = OnceLock::new();
+
+/// Read and check `matrix.toml` (once; [`run`] does it first, so a broken
+/// file is an error there): both schemes with their files and four ratios
+/// each (the paper's tables), both queues, every reading of [`Variant`].
+fn load_matrix() -> CliResult<&'static Matrix> {
+    if let Some(m) = MATRIX.get() {
+        return Ok(m);
+    }
+    let bad = |m: String| CliError::Internal(format!("{MATRIX_FILE}: {m}"));
+    let m: Matrix = toml::from_str(MATRIX_TOML).map_err(|e| bad(e.message().to_string()))?;
+    let files: Vec<(usize, &str, usize)> = (m.scheme.iter())
+        .map(|s| (s.scheme, s.file.as_str(), s.ratios.len()))
+        .collect();
+    if files != [(1, "scheme1.toml", 4), (2, "scheme2.toml", 4)] {
+        return Err(bad(format!(
+            "`scheme`: the paper's two tables need schemes 1 and 2 (scheme1.toml, scheme2.toml) with four δ2/δ1 rows each, got {files:?}"
+        )));
+    }
+    let queues: Vec<&str> = m.queue.iter().map(|q| q.name.as_str()).collect();
+    if queues != [Queue::DropTail.name(), Queue::MarkMax.name()] {
+        return Err(bad(format!(
+            "`queue`: DropTail and MarkMax, in this order, got {queues:?}"
+        )));
+    }
+    for v in Variant::ALL {
+        if m.variant.iter().filter(|e| e.name == v.label()).count() != 1 {
+            return Err(bad(format!("`variant`: `{}` once", v.label())));
+        }
+    }
+    if let Some(e) = m
+        .variant
+        .iter()
+        .find(|e| Variant::from_label(&e.name).is_none())
+    {
+        return Err(bad(format!(
+            "`variant`: unknown `{}` (the report reads {:?})",
+            e.name,
+            Variant::ALL.map(Variant::label)
+        )));
+    }
+    let bad_num = |x: f64| !(x.is_finite() && x > 0.0);
+    if bad_num(m.delta1_ms) || bad_num(m.duration_s) || !(0.0..m.duration_s).contains(&m.warmup_s) {
+        return Err(bad(
+            "delta1_ms and duration_s positive, 0 ≤ warmup_s < duration_s".into(),
+        ));
+    }
+    if let Some(e) = (m.variant.iter())
+        .find(|e| bad_num(e.delay_scale) || e.duration_scale.iter().any(|&x| bad_num(x)))
+    {
+        return Err(bad(format!(
+            "`variant` `{}`: delay_scale and duration_scale positive",
+            e.name
+        )));
+    }
+    Ok(MATRIX.get_or_init(|| m))
+}
+
+/// The matrix (read and checked at the start of [`run`]).
+fn matrix() -> &'static Matrix {
+    load_matrix().expect("matrix.toml is read and checked at the start of run")
+}
 
 /// One row of the paper's tables: δ2/δ1; J, ρ, T̄ (ms) under DropTail; the
 /// same under MarkMax.
@@ -100,9 +223,9 @@ fn load_paper() -> CliResult<&'static [[PaperRow; 4]; 2]> {
         Ok([v("J")?, v("rho")?, v("T_ms")?])
     };
     let mut rows: Vec<PaperRow> = Vec::new();
-    for (si, ratios) in RATIOS.iter().enumerate() {
+    for (si, sch) in load_matrix()?.scheme.iter().enumerate() {
         let table = format!("scheme {}", si + 1);
-        for &ratio in ratios {
+        for &ratio in &sch.ratios {
             rows.push(PaperRow {
                 ratio,
                 dt: three(&table, "DropTail", ratio)?,
@@ -137,18 +260,11 @@ impl Queue {
             Queue::MarkMax => "MarkMax",
         }
     }
-    fn overrides(self) -> [&'static str; 2] {
-        match self {
-            Queue::DropTail => [
-                "links.bottleneck.queue_ab={ kind = \"droptail\", limit = 240 }",
-                "tcp.ecn=false",
-            ],
-            Queue::MarkMax => [
-                "links.bottleneck.queue_ab={ kind = \"markmax\", limit = 1000, theta = 240, \
-                 theta_low = 200, theta_high = 280 }",
-                "tcp.ecn=true",
-            ],
-        }
+    /// Its overrides (`matrix.toml`).
+    fn overrides(self) -> &'static [String] {
+        let m = matrix();
+        let q = m.queue.iter().find(|q| q.name == self.name());
+        &q.expect("checked by load_matrix").set
     }
 }
 
@@ -170,6 +286,7 @@ enum Variant {
 }
 
 impl Variant {
+    /// Its name in `matrix.toml`.
     fn label(self) -> &'static str {
         match self {
             Variant::Main => "main",
@@ -179,23 +296,23 @@ impl Variant {
             Variant::Long => "1000s",
         }
     }
+    fn from_label(s: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.label() == s)
+    }
+    /// Its entry in `matrix.toml`.
+    fn entry(self) -> &'static VariantEntry {
+        (matrix().variant.iter())
+            .find(|e| e.name == self.label())
+            .expect("checked by load_matrix")
+    }
     fn describe(self) -> &'static str {
-        match self {
-            Variant::Main => "δ_i one-way access delay, 1000-B segments (our reading)",
-            Variant::DeltaIsRtt => "δ_i = round-trip propagation delay",
-            Variant::Segments500 => "500-B segments (540 B on the wire)",
-            Variant::BottleneckDelay => "12 ms bottleneck propagation delay",
-            Variant::Long => "runs of 1000 s",
-        }
+        &self.entry().describe
     }
 
-    /// The sensitivity readings and the (scheme, δ2/δ1) they are run for.
+    /// Whether the reading is run for (scheme, δ2/δ1).
     fn runs_for(self, scheme: usize, ratio: f64) -> bool {
-        match self {
-            Variant::Main | Variant::DeltaIsRtt | Variant::BottleneckDelay => true,
-            Variant::Segments500 => scheme == 1,
-            Variant::Long => ratio >= 20.0,
-        }
+        let e = self.entry();
+        e.schemes.contains(&scheme) && ratio >= e.min_ratio
     }
 
     const ALL: [Variant; 5] = [
@@ -205,6 +322,13 @@ impl Variant {
         Variant::Segments500,
         Variant::Long,
     ];
+
+    /// The readings in `matrix.toml`'s order (the order of the runs).
+    fn in_matrix_order() -> Vec<Variant> {
+        (matrix().variant.iter())
+            .filter_map(|e| Variant::from_label(&e.name))
+            .collect()
+    }
 }
 
 struct Config {
@@ -221,11 +345,12 @@ struct Config {
 
 /// Run length and warm-up, seconds, and whether `--duration` changed them.
 fn timing(o: &Opts) -> CliResult<(f64, f64, bool)> {
-    let (d, changed) = o.duration_or(DURATION_S, 1.0, "one second at least")?;
+    let m = matrix();
+    let (d, changed) = o.duration_or(m.duration_s, 1.0, "one second at least")?;
     Ok(if changed {
         (d, d / 6.0, true)
     } else {
-        (DURATION_S, WARMUP_S, false)
+        (m.duration_s, m.warmup_s, false)
     })
 }
 
@@ -237,31 +362,31 @@ fn build_config(
     dur: f64,
 ) -> CliResult<Config> {
     let n_flows = if scheme == 1 { 2 } else { 3 };
-    let d2 = DELTA1_MS * ratio;
-    let mut delays: Vec<f64> = vec![DELTA1_MS, d2, d2];
+    let (d1, v) = (matrix().delta1_ms, variant.entry());
+    let d2 = d1 * ratio;
+    let mut delays: Vec<f64> = vec![d1, d2, d2];
     delays.truncate(n_flows);
-    if variant == Variant::DeltaIsRtt {
+    if v.delay_scale != 1.0 {
         for d in delays.iter_mut() {
-            *d /= 2.0;
+            *d *= v.delay_scale;
         }
     }
-    let mut ov: Vec<String> = queue.overrides().iter().map(|s| s.to_string()).collect();
+    let mut ov: Vec<String> = queue.overrides().to_vec();
     for (i, d) in delays.iter().enumerate() {
         ov.push(format!("links.access{}.delay=\"{d}ms\"", i + 1));
     }
-    let dur = if variant == Variant::Long {
-        dur * 10.0 / 3.0
+    let [n, den] = v.duration_scale;
+    let dur = if [n, den] != [1.0, 1.0] {
+        dur * n / den
     } else {
         dur
     };
     ov.push(format!("duration=\"{dur}s\""));
-    if variant == Variant::BottleneckDelay {
-        ov.push("links.bottleneck.delay=\"12ms\"".into());
-    }
+    ov.extend(v.set.iter().cloned());
     let mut mss = 1000.0;
-    if variant == Variant::Segments500 {
-        ov.push("tcp.mss=500".into());
-        mss = 500.0;
+    if let Some(m) = v.mss {
+        ov.push(format!("tcp.mss={m}"));
+        mss = m as f64;
     }
     let (text, file) = if scheme == 1 {
         (SCHEME1_TOML, SCHEME_FILES[0])
@@ -310,8 +435,9 @@ struct RunSummary {
     other_drops: u64,
     /// Overflow drops at a MarkMax bottleneck (DropTail on overflow).
     overflow: u64,
-    /// The prefix run's counters are all ≤ the full run's.
-    prefix_ok: bool,
+    /// The snapshot was taken at the warm-up time and its counters are all
+    /// ≤ the end's.
+    window_ok: bool,
     events: u64,
     /// cwnd traces (time s, cwnd segments) per flow, for the plots.
     cwnd: Option<Vec<Vec<(f64, f64)>>>,
@@ -319,46 +445,41 @@ struct RunSummary {
 
 fn summarize(
     c: &Config,
-    a: &RunResult,
+    snap: &Snapshot,
     b: &RunResult,
-    warm: f64,
+    w: &RunResult,
+    warm_ns: u64,
     keep_cwnd: bool,
 ) -> CliResult<RunSummary> {
     check_conservation(b)?;
+    let a = &snap.result;
     let miss = || CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
-    let (qa, qb) = (
+    let (qa, qb, qw) = (
         a.queue(BOTTLENECK).ok_or_else(miss)?,
         b.queue(BOTTLENECK).ok_or_else(miss)?,
+        w.queue(BOTTLENECK).ok_or_else(miss)?,
     );
-    let (la, lb) = (
-        a.link(BOTTLENECK).ok_or_else(miss)?,
+    let (lb, lw) = (
         b.link(BOTTLENECK).ok_or_else(miss)?,
+        w.link(BOTTLENECK).ok_or_else(miss)?,
     );
-    let (ta, tb) = (a.sim_seconds, b.sim_seconds);
-    let span = tb - ta;
-    let goodput: Vec<f64> = a
-        .flows
-        .iter()
-        .zip(&b.flows)
-        .map(|(fa, fb)| (fb.bytes_acked - fa.bytes_acked) as f64 * 8.0 / span)
+    // over the whole window, also for a flow that started in it (runs
+    // shortened below 6 s)
+    let span = w.sim_seconds - a.sim_seconds;
+    let goodput: Vec<f64> = (w.flows.iter())
+        .map(|f| f.bytes_acked as f64 * 8.0 / span)
         .collect();
     let all: Vec<f64> = b.flows.iter().map(|f| f.goodput_bps).collect();
-    let soj = |q: &aqmlab::metrics::QueueResult| q.mean_delay_s * q.dequeued as f64;
-    let deq = (qb.dequeued - qa.dequeued).max(1) as f64;
-    let prefix_ok = qa.enqueued <= qb.enqueued
+    let window_ok = qa.enqueued <= qb.enqueued
         && qa.marked <= qb.marked
         && qa.dropped <= qb.dropped
         && a.flows
             .iter()
             .zip(&b.flows)
             .all(|(x, y)| x.bytes_acked <= y.bytes_acked && x.ecn_reductions <= y.ecn_reductions)
-        && (ta - warm).abs() < 1e-9;
-    let diff = |f: &dyn Fn(&aqmlab::metrics::FlowResult) -> u64| -> Vec<u64> {
-        a.flows
-            .iter()
-            .zip(&b.flows)
-            .map(|(x, y)| f(y) - f(x))
-            .collect()
+        && snap.at == warm_ns;
+    let per_flow = |f: &dyn Fn(&aqmlab::metrics::FlowResult) -> u64| -> Vec<u64> {
+        w.flows.iter().map(f).collect()
     };
     let other_drops = b
         .queues
@@ -377,18 +498,19 @@ fn summarize(
         j: jain(&goodput),
         goodput,
         // Busy time is booked when a transmission starts, so each end of the
-        // window may carry up to one packet time (119 µs) too much: clamp.
-        rho: ((lb.utilization * tb - la.utilization * ta) / span).min(1.0),
-        t_ms: (soj(qb) - soj(qa)) / deq * 1e3,
+        // window may carry up to one packet time (119 µs) too much: the
+        // library clamps the window's utilisation to 1.
+        rho: lw.utilization,
+        t_ms: qw.mean_delay_s * 1e3,
         j_all: jain(&all),
         rho_all: lb.utilization,
         t_all_ms: qb.mean_delay_s * 1e3,
-        mean_q: (qb.mean_len_pkts * tb - qa.mean_len_pkts * ta) / span,
-        marks: qb.marked - qa.marked,
-        drops: qb.dropped - qa.dropped,
-        ecn_red: diff(&|f| f.ecn_reductions),
-        timeouts: diff(&|f| f.timeouts),
-        fast_rtx: diff(&|f| f.fast_retransmits),
+        mean_q: qw.mean_len_pkts,
+        marks: qw.marked,
+        drops: qw.dropped,
+        ecn_red: per_flow(&|f| f.ecn_reductions),
+        timeouts: per_flow(&|f| f.timeouts),
+        fast_rtx: per_flow(&|f| f.fast_retransmits),
         max_q: qb.max_delay_s * c.pps,
         other_drops,
         overflow: if c.queue == Queue::MarkMax {
@@ -396,8 +518,8 @@ fn summarize(
         } else {
             0
         },
-        prefix_ok,
-        events: a.events + b.events,
+        window_ok,
+        events: b.events,
         cwnd,
     })
 }
@@ -429,12 +551,13 @@ fn ours(a: &Agg) -> [f64; 3] {
 // ---- the command ---------------------------------------------------------
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+    load_matrix()?;
     load_paper()?;
     let wall = Instant::now();
     let seeds = o.seeds;
     let (dur, warm, shortened) = timing(o)?;
     let mut configs = Vec::new();
-    for variant in Variant::ALL {
+    for variant in Variant::in_matrix_order() {
         for scheme in [1, 2] {
             for row in paper_rows(scheme) {
                 if !variant.runs_for(scheme, row.ratio) {
@@ -464,11 +587,11 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         &jobs,
         |&(ci, seed)| {
             let c = &configs[ci];
-            let mut prefix = Simulation::new(&c.sc, seed);
-            prefix.set_duration(warm_ns);
-            let a = prefix.run();
-            let b = Simulation::new(&c.sc, seed).run();
-            summarize(c, &a, &b, warm, plot_cfg(c) && seed == 1)
+            let mut sim = Simulation::new(&c.sc, seed);
+            let snap = sim.run_until(warm_ns);
+            let whole = sim.run();
+            let window = sim.measured_since(&snap);
+            summarize(c, &snap, &whole, &window, warm_ns, plot_cfg(c) && seed == 1)
         },
     );
     let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
@@ -512,8 +635,8 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
     let events: u64 = results.iter().map(|r| r.events).sum();
     println!(
-        "{} runs ({} seeds × {} configurations, {:.0} s each + {:.0} s prefix, {:.1} M events) \
-         in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
+        "{} runs ({} seeds × {} configurations, {:.0} s each, measured after {:.0} s, {:.1} M \
+         events) in {:.1} s wall on {} threads; report, tables.csv and plots in {}",
         jobs.len(),
         seeds,
         configs.len(),
@@ -543,7 +666,8 @@ fn plot_cwnd(cx: &Ctx, out: &Path) -> CliResult {
                     .into_iter()
                     .enumerate()
                     .map(|(i, p)| {
-                        let d = if i == 0 { DELTA1_MS } else { DELTA1_MS * ratio };
+                        let d1 = matrix().delta1_ms;
+                        let d = if i == 0 { d1 } else { d1 * ratio };
                         (format!("flow {} (δ{} = {d:.0} ms)", i + 1, i + 1), p)
                     })
                     .collect();
@@ -854,9 +978,12 @@ fn report(cx: &Ctx, stdout_tables: &str) -> CliResult<String> {
     let duration_note = if cx.shortened {
         format!(
             "**Run length set by `--duration`** ({:.0} s, warm-up {:.1} s, instead of the \
-             default {DURATION_S:.0} s / {WARMUP_S:.0} s); shortened runs are for checking the \
+             default {:.0} s / {:.0} s); shortened runs are for checking the \
              command only, their numbers are not the reproduction.\n\n",
-            cx.dur, cx.warm
+            cx.dur,
+            cx.warm,
+            matrix().duration_s,
+            matrix().warmup_s
         )
     } else {
         String::new()
@@ -995,7 +1122,7 @@ fn sensitivity_tables(cx: &Ctx) -> (String, String) {
         "mean abs. ΔT̄ (ms)",
     ]);
     let mut rows = Vec::new();
-    for v in Variant::ALL {
+    for v in Variant::in_matrix_order() {
         let mut d = [0.0f64; 3];
         let mut n = 0;
         for scheme in [1, 2] {
@@ -1041,7 +1168,7 @@ fn sensitivity_tables(cx: &Ctx) -> (String, String) {
                 format!("{:.4} / {:.4}", row.dt[1], row.mm[1]),
                 format!("{:.1} / {:.1}", row.dt[2], row.mm[2]),
             ]);
-            for v in Variant::ALL {
+            for v in Variant::in_matrix_order() {
                 if !v.runs_for(scheme, row.ratio) {
                     continue;
                 }
@@ -1247,11 +1374,12 @@ fn large_ratio_vars(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> Vars {
         .collect();
     // how slowly a cut long-RTT flow regains its share (scheme 1)
     let t20 = cx.agg(1, 20.0, Queue::MarkMax, Variant::Main).m(|r| r.t_ms);
-    let rtt20 = 2.0 * DELTA1_MS * 20.0 / 1e3 + t20 / 1e3;
+    let d1 = matrix().delta1_ms;
+    let rtt20 = 2.0 * d1 * 20.0 / 1e3 + t20 / 1e3;
     let alpha20 = 1.0 / (rtt20 * rtt20);
     let share = MU_BPS / (1040.0 * 8.0) / 2.0;
     let t10 = cx.agg(1, 10.0, Queue::MarkMax, Variant::Main).m(|r| r.t_ms);
-    let rtt10 = 2.0 * DELTA1_MS * 10.0 / 1e3 + t10 / 1e3;
+    let rtt10 = 2.0 * d1 * 10.0 / 1e3 + t10 / 1e3;
     let fl: Vec<String> = fluid_j
         .iter()
         .map(|(sc, r, jf, jp)| format!("{sc}:{r:.0} {jf:.3} vs {jp:.3}"))
@@ -1404,7 +1532,7 @@ fn checks(cx: &Ctx) -> String {
     let nruns = all().count();
     let other: u64 = all().map(|r| r.other_drops).sum();
     let overflow: u64 = all().map(|r| r.overflow).sum();
-    let prefix_bad = all().filter(|r| !r.prefix_ok).count();
+    let window_bad = all().filter(|r| !r.window_ok).count();
     let mm_max = cx
         .configs
         .iter()
@@ -1420,15 +1548,15 @@ fn checks(cx: &Ctx) -> String {
          - MarkMax's 1000-packet buffer overflowed {overflow} times in all runs (largest \
          MarkMax queue {mm_max:.0} packets, slow start included), so MarkMax never fell back \
          to DropTail{}.\n\
-         - Prefix runs: in {} of {nruns} runs the warm-up run's counters were all at most the \
-         full run's and it ended at the warm-up time{}.\n\n",
+         - Measurement window: in {} of {nruns} runs the snapshot was taken at the warm-up \
+         time and its counters were all at most the end's{}.\n\n",
         if overflow == 0 {
             ""
         } else {
             " only in those overflows"
         },
-        nruns - prefix_bad,
-        if prefix_bad == 0 {
+        nruns - window_bad,
+        if window_bad == 0 {
             " (every run)"
         } else {
             " — NOT every run; the window values of the others are suspect"
@@ -1449,6 +1577,41 @@ mod tests {
         );
         let r = &paper_rows(2)[3];
         assert_eq!((r.ratio, r.dt[0], r.mm[2]), (50.0, 0.5244, 5.7));
+    }
+
+    /// `matrix.toml` gives the 62 configurations of the report, each
+    /// reading's changes as before it was data.
+    #[test]
+    fn matrix_builds_the_report_configurations() {
+        let m = load_matrix().unwrap();
+        load_paper().unwrap();
+        assert_eq!((m.delta1_ms, m.duration_s, m.warmup_s), (12.0, 300.0, 50.0));
+        let per_variant = |v: Variant| -> usize {
+            [1, 2]
+                .iter()
+                .map(|&s| {
+                    paper_rows(s)
+                        .iter()
+                        .filter(|r| v.runs_for(s, r.ratio))
+                        .count()
+                })
+                .sum()
+        };
+        let counts: Vec<usize> = Variant::in_matrix_order()
+            .into_iter()
+            .map(per_variant)
+            .collect();
+        assert_eq!(counts, [8, 8, 8, 4, 3]);
+        let c = build_config(1, 20.0, Queue::MarkMax, Variant::Long, 300.0).unwrap();
+        assert_eq!(c.sc.duration.0, 1_000_000_000_000);
+        let c = build_config(1, 7.0, Queue::DropTail, Variant::DeltaIsRtt, 300.0).unwrap();
+        assert_eq!(c.access_ms, [6.0, 42.0]);
+        let c = build_config(2, 10.0, Queue::MarkMax, Variant::BottleneckDelay, 300.0).unwrap();
+        assert_eq!(c.access_ms, [12.0, 120.0, 120.0]);
+        let b = c.sc.links.iter().find(|l| l.display_name() == "bottleneck");
+        assert_eq!(b.unwrap().delay.0, 12_000_000);
+        let c = build_config(1, 3.0, Queue::DropTail, Variant::Segments500, 300.0).unwrap();
+        assert_eq!(c.pps, 70e6 / (540.0 * 8.0));
     }
 
     #[test]

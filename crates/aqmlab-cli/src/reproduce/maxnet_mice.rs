@@ -24,7 +24,7 @@ use super::common::{check_conservation, md_rows, run_all, text_table};
 use super::paper::Paper;
 use super::stats::{mean_by as mean, sd_by as sd};
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{pick, render, render_part};
 use super::verdict::{self, Tol};
 use super::Opts;
 use crate::plot::{self, Lines};
@@ -56,6 +56,8 @@ const WIRE: f64 = 1500.0 / 1460.0;
 /// The paper's numbers (§4.2's two fractions of responses within 135 ms).
 /// The report's prose, `{{name}}` filled from the run.
 const REPORT: &str = include_str!("templates/maxnet-mice.md");
+/// The sentences the report picks from the run.
+const PARTS: &str = include_str!("templates/maxnet-mice-parts.md");
 
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/paper.toml");
 
@@ -150,8 +152,20 @@ struct Config {
     sc: Scenario,
 }
 
-const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
-const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
+
+/// The matrix parses and every testbed and variant it uses has its
+/// overrides (for the test over every matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    let m: Matrix = super::matrix::parse(text, MATRIX_FILE)?;
+    for e in &m.config {
+        m.set(e.testbed.key())?;
+        m.set(e.variant.key())?;
+    }
+    Ok(())
+}
 
 /// The experiment matrix (`matrix.toml`): the (testbed, connections,
 /// variant) entries, each run with both systems, and the `--set` overrides
@@ -173,8 +187,7 @@ struct MatrixEntry {
 
 impl Matrix {
     fn load() -> CliResult<Matrix> {
-        toml::from_str(MATRIX_TOML)
-            .map_err(|e| CliError::Internal(format!("{MATRIX_FILE}: {}", e.message())))
+        super::matrix::parse(MATRIX_TOML, MATRIX_FILE)
     }
 
     /// The overrides of testbed or variant `key`.
@@ -182,7 +195,7 @@ impl Matrix {
         self.set
             .get(key)
             .map(|v| v.as_slice())
-            .ok_or_else(|| CliError::Internal(format!("{MATRIX_FILE}: set: no entry {key}")))
+            .ok_or_else(|| CliError::Internal(format!("{MATRIX_FILE}: `set`: no entry {key}")))
     }
 
     /// Every entry × both systems, in the matrix's order.
@@ -924,10 +937,10 @@ fn fig89_plots(r: &Runs, out: &Path) -> CliResult<Vec<&'static str>> {
 
 /// The report: `templates/maxnet-mice.md` filled from the run.
 fn report(r: &Runs, paper: (f64, f64), tables: &str, total_wall: f64) -> CliResult<String> {
-    let mut vars = setup_vars(r, total_wall);
-    vars.extend(response_vars(r, paper));
+    let mut vars = setup_vars(r, total_wall)?;
+    vars.extend(response_vars(r, paper)?);
     vars.extend(elephant_vars(r));
-    vars.extend(backlog_vars(r));
+    vars.extend(backlog_vars(r)?);
     vars.push(("tables", tables.to_string()));
     render(REPORT, &vars)
 }
@@ -935,9 +948,9 @@ fn report(r: &Runs, paper: (f64, f64), tables: &str, total_wall: f64) -> CliResu
 type Vars = Vec<(&'static str, String)>;
 
 /// The run's size and time, the scenario files and the alternatives' fractions.
-fn setup_vars(r: &Runs, total_wall: f64) -> Vars {
+fn setup_vars(r: &Runs, total_wall: f64) -> CliResult<Vars> {
     let frac = |s: System, v: Variant| pct(mean(r.mv(s, Testbed::Slow, 200, v), |m| m.frac));
-    vec![
+    Ok(vec![
         ("configs", r.configs.len().to_string()),
         ("seeds", r.seeds.to_string()),
         ("seeds_s", r.seeds_s().to_string()),
@@ -948,7 +961,14 @@ fn setup_vars(r: &Runs, total_wall: f64) -> Vars {
         (
             "duration_note",
             if r.shortened {
-                format!("\n\n**Run length set by `--duration`**: every run lasts {} s; the paper's runs last about 60 s.", r.dur)
+                render_part(
+                    PARTS,
+                    "duration-note",
+                    &[
+                        ("dur", r.dur.to_string()),
+                        ("paper_dur", DURATION_S.to_string()),
+                    ],
+                )?
             } else {
                 String::new()
             },
@@ -973,11 +993,11 @@ fn setup_vars(r: &Runs, total_wall: f64) -> Vars {
                 r.mean(System::RenoRed, Testbed::Slow, 200, |m| m.link_drops as f64)
             ),
         ),
-    ]
+    ])
 }
 
 /// Fig. 5: the fractions against the paper's, queues and late responses.
-fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> Vars {
+fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> CliResult<Vars> {
     let slow = |s: System, f: fn(&M) -> f64| r.mean(s, Testbed::Slow, 200, f);
     let (fr_mx, fr_rr) = (
         slow(System::MaxNet, |m| m.frac),
@@ -987,13 +1007,9 @@ fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> Vars {
     let (q5, q95) = (mean(rr, |m| m.q_p5), mean(rr, |m| m.q_p95));
     let late: u32 = rr.iter().map(|m| m.late).sum();
     let late_retx: u32 = rr.iter().map(|m| m.late_req_retx).sum();
-    let late_share = if 2 * late_retx > late {
-        "mostly"
-    } else {
-        "partly"
-    };
+    let late_share = pick(PARTS, 2 * late_retx > late, "late-mostly", "late-partly")?;
     let mx = r.m(System::MaxNet, Testbed::Slow, 200);
-    vec![
+    Ok(vec![
         ("frac_mx", pct(fr_mx)),
         (
             "frac_mx_verdict",
@@ -1036,11 +1052,11 @@ fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> Vars {
         ("q95", format!("{q95:.0}")),
         ("q5_ms", format!("{:.0}", q5 * 1.2)),
         ("q95_ms", format!("{:.0}", q95 * 1.2)),
-        ("late_share", late_share.to_string()),
+        ("late_share", late_share),
         ("late_retx", late_retx.to_string()),
         ("late", late.to_string()),
         ("late_med", format!("{:.0}", mean(rr, |m| m.late_median_ms))),
-    ]
+    ])
 }
 
 /// Figs. 6–7: the elephant's goodput and the findings on it.
@@ -1075,7 +1091,7 @@ fn elephant_vars(r: &Runs) -> Vars {
 }
 
 /// Figs. 8–9: Router1's backlog at 100 Mbit/s and its verdicts.
-fn backlog_vars(r: &Runs) -> Vars {
+fn backlog_vars(r: &Runs) -> CliResult<Vars> {
     let fast = |s: System, f: fn(&M) -> f64| r.mean(s, Testbed::Fast, 200, f);
     let (mx_queue, rr_queue) = fig89_verdicts(
         (
@@ -1086,8 +1102,8 @@ fn backlog_vars(r: &Runs) -> Vars {
             fast(System::RenoRed, |m| m.q_after),
             fast(System::RenoRed, |m| m.q_backlogged),
         ),
-    );
-    vec![
+    )?;
+    Ok(vec![
         ("mx_queue", mx_queue),
         (
             "mx_peak",
@@ -1114,7 +1130,7 @@ fn backlog_vars(r: &Runs) -> Vars {
             "rr_backlogged",
             pct(fast(System::RenoRed, |m| m.q_backlogged)),
         ),
-    ]
+    ])
 }
 
 /// How far the fraction of responses within 135 ms may lie from the paper's
@@ -1142,22 +1158,28 @@ fn finding_word(ok: bool) -> &'static str {
 
 /// The verdicts on Figs. 8–9 from (mean queue after 25 s in packets,
 /// fraction of samples above 5 packets) under MaxNet and Reno/RED.
-fn fig89_verdicts(mx: (f64, f64), rr: (f64, f64)) -> (String, String) {
+fn fig89_verdicts(mx: (f64, f64), rr: (f64, f64)) -> CliResult<(String, String)> {
     let mx_ok = mx.0 <= EMPTY_MAX_PKTS && mx.1 <= EMPTY_MAX_BUSY;
     let rr_ok = rr.1 >= BACKLOG_MIN_BUSY;
-    (
-        format!(
-            "{} (agreement: a mean of at most {EMPTY_MAX_PKTS} packets and more than 5 packets in at most \
-             {:.0} % of the samples after 25 s)",
-            verdict::word(mx_ok),
-            100.0 * EMPTY_MAX_BUSY
-        ),
-        format!(
-            "{} (agreement: more than 5 packets in at least {:.0} % of the samples after 25 s)",
-            verdict::word(rr_ok),
-            100.0 * BACKLOG_MIN_BUSY
-        ),
-    )
+    Ok((
+        render_part(
+            PARTS,
+            "fig9-queue",
+            &[
+                ("verdict", verdict::word(mx_ok).to_string()),
+                ("max_pkts", EMPTY_MAX_PKTS.to_string()),
+                ("max_busy_pct", format!("{:.0}", 100.0 * EMPTY_MAX_BUSY)),
+            ],
+        )?,
+        render_part(
+            PARTS,
+            "fig8-queue",
+            &[
+                ("verdict", verdict::word(rr_ok).to_string()),
+                ("min_busy_pct", format!("{:.0}", 100.0 * BACKLOG_MIN_BUSY)),
+            ],
+        )?,
+    ))
 }
 
 #[cfg(test)]
@@ -1166,17 +1188,17 @@ mod tests {
 
     #[test]
     fn fig89_verdicts_flip_outside_the_tolerance() {
-        let (m, r) = fig89_verdicts((1.0, 0.01), (30.0, 0.99));
+        let (m, r) = fig89_verdicts((1.0, 0.01), (30.0, 0.99)).unwrap();
         assert!(
             m.starts_with("agrees") && r.starts_with("agrees"),
             "{m} / {r}"
         );
-        let (m, r) = fig89_verdicts((2.5, 0.01), (30.0, 0.5));
+        let (m, r) = fig89_verdicts((2.5, 0.01), (30.0, 0.5)).unwrap();
         assert!(
             m.starts_with("differs") && r.starts_with("differs"),
             "{m} / {r}"
         );
-        let (m, _) = fig89_verdicts((1.0, 0.06), (30.0, 0.99));
+        let (m, _) = fig89_verdicts((1.0, 0.06), (30.0, 0.99)).unwrap();
         assert!(m.starts_with("differs"), "{m}");
     }
 

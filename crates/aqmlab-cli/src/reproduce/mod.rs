@@ -9,6 +9,7 @@
 pub mod codel_highspeed_tcp;
 pub mod common;
 pub mod markmax;
+pub mod matrix;
 pub mod maxnet_mice;
 pub mod paper;
 pub mod red_gateway;

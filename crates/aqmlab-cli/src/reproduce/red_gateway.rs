@@ -8,7 +8,12 @@
 //! added"), prints each table with the paper's number beside aqmlab's, and
 //! writes `report.md`, `tables.csv` and the plots to the output directory.
 //! B1 is also rerun with parameters the paper does not give set to other
-//! values of the time (`SENSITIVITY`), for the report's discussion.
+//! values of the time, for the report's discussion.
+//!
+//! The experiment matrix is data, `scenarios/papers/red-gateway/matrix.toml`
+//! (cases, the MaxP sweep, the sensitivity variants, run length, the paper's
+//! run counts); the paper's numbers are `paper.toml` beside it; the report's
+//! prose is `templates/red-gateway*.md`.
 //!
 //! Scaling: the paper's B-case numbers are sums over 10 runs of 30 s; with
 //! `N ≠ 10` seeds our sums are scaled by `10/N`. The paper's Table IV Usage row
@@ -18,15 +23,17 @@
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
 use super::common::{check_conservation, md_rows, text_table};
+use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::Summary;
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{pick, render, render_part};
 use super::verdict::{self, Tol};
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
+use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -34,71 +41,285 @@ use std::time::Instant;
 /// The report's prose and its discussion, `{{name}}` filled from the run.
 const REPORT: &str = include_str!("templates/red-gateway.md");
 const DISCUSSION: &str = include_str!("templates/red-gateway-discussion.md");
+/// The sentences the report picks from the measurement.
+const PARTS: &str = include_str!("templates/red-gateway-parts.md");
 
-const B1_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b1.toml");
-const B2_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b2.toml");
-const B3_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/b3.toml");
-const T4_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/table4.toml");
+/// The scenario files the matrix names, compiled in.
+const SCENARIOS: Scenarios = Scenarios {
+    dir: "scenarios/papers/red-gateway",
+    files: &[
+        (
+            "b1.toml",
+            include_str!("../../../../scenarios/papers/red-gateway/b1.toml"),
+        ),
+        (
+            "b2.toml",
+            include_str!("../../../../scenarios/papers/red-gateway/b2.toml"),
+        ),
+        (
+            "b3.toml",
+            include_str!("../../../../scenarios/papers/red-gateway/b3.toml"),
+        ),
+        (
+            "table4.toml",
+            include_str!("../../../../scenarios/papers/red-gateway/table4.toml"),
+        ),
+    ],
+};
 
-/// The five-sender cases: (name, scenario file, text).
-const CASES: [(&str, &str, &str); 3] = [
-    ("B1", "scenarios/papers/red-gateway/b1.toml", B1_TOML),
-    ("B2", "scenarios/papers/red-gateway/b2.toml", B2_TOML),
-    ("B3", "scenarios/papers/red-gateway/b3.toml", B3_TOML),
-];
-const T4_FILE: &str = "scenarios/papers/red-gateway/table4.toml";
-/// Table IV's MaxP values, in the paper's column order.
-const MAX_P: [f64; 5] = [0.1, 0.08, 0.06, 0.04, 0.02];
-const MAX_P_OVERRIDE: &str = "links.bottleneck.queue_ab.max_p";
-/// Variants of B1 for the sensitivity check: parameters the paper does not
-/// give, set to other values of the time. (label, overrides)
-const SENSITIVITY: [(&str, &[&str]); 7] = [
-    (
-        "delayed-ACK timeout 200 ms",
-        &["tcp.delack_timeout=\"200ms\""],
-    ),
-    ("no delayed ACKs", &["tcp.delayed_ack=false"]),
-    ("minimum RTO 1 s (RFC 2988)", &["tcp.min_rto=\"1s\""]),
-    ("initial window 2 segments", &["tcp.init_cwnd=2"]),
-    (
-        "RED `wait` on (ns-2 default)",
-        &["links.bottleneck.queue_ab.wait=true"],
-    ),
-    (
-        "RED mean_pktsize 572 B",
-        &["links.bottleneck.queue_ab.mean_pktsize=572"],
-    ),
-    (
-        "all senders start at t = 0",
-        &[
-            "flows.c1.start_spread=\"0s\"",
-            "flows.c2.start_spread=\"0s\"",
-            "flows.c3.start_spread=\"0s\"",
-            "flows.c4.start_spread=\"0s\"",
-            "flows.c5.start_spread=\"0s\"",
-        ],
-    ),
-];
-/// Index of the first sensitivity configuration.
-const SENS0: usize = CASES.len() + MAX_P.len();
-/// The monitored gateway queue (gateway → sink).
-const BOTTLENECK: &str = "gw->sink";
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/red-gateway/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/red-gateway/matrix.toml");
 
-/// Simulated seconds per run (paper §4.2).
-const RUN_S: f64 = 30.0;
-/// Bottleneck capacity in 572-byte packets per second (paper §4.2:
-/// 51.7 Mbit/s = 6.4625 MB/s, 6.4625e6 / 572 = 11298.1).
-const CAPACITY_PPS: f64 = 51.7e6 / 8.0 / 572.0;
-/// Runs summed in the paper's Tables I–III.
-const PAPER_RUNS: f64 = 10.0;
-/// Simulated seconds summed in the paper's Table IV, implied by its Usage row.
-const PAPER_T4_SECONDS: f64 = 150.0;
+/// `matrix.toml` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatrixFile {
+    run: String,
+    bottleneck: String,
+    capacity_bps: f64,
+    packet_bytes: f64,
+    paper_runs: f64,
+    paper_table4: String,
+    case: Vec<CaseSpec>,
+    table4: Table4Spec,
+    sensitivity: SensitivitySpec,
+    plot: PlotSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseSpec {
+    name: String,
+    scenario: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table4Spec {
+    scenario: String,
+    set: String,
+    max_p: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SensitivitySpec {
+    base: String,
+    variant: Vec<VariantSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VariantSpec {
+    label: String,
+    set: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlotSpec {
+    set: Vec<String>,
+    zoom: [f64; 2],
+}
+
+/// The experiment matrix (`matrix.toml`), checked against the paper's
+/// tables: one case per row of Tables I–III, one MaxP per row of Table IV,
+/// in the paper's order.
+struct Matrix {
+    f: MatrixFile,
+    /// Simulated seconds per run.
+    run_s: f64,
+    /// Bottleneck capacity in packets per second.
+    capacity_pps: f64,
+    /// Simulated seconds the paper's Table IV sums cover.
+    paper_t4_s: f64,
+    /// The sensitivity check's base case (index into `f.case`).
+    base: usize,
+    /// RED's min_th in the first case's scenario (packets).
+    min_th: f64,
+}
+
+impl Matrix {
+    fn load() -> CliResult<Matrix> {
+        Matrix::parse(MATRIX_TOML)
+    }
+
+    fn parse(text: &str) -> CliResult<Matrix> {
+        let f: MatrixFile = matrix::parse(text, MATRIX_FILE)?;
+        let bad = |key: &str, m: String| CliError::Internal(format!("{MATRIX_FILE}: `{key}`: {m}"));
+        let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
+        let rows = |t: &str| -> Vec<String> {
+            let mut r: Vec<String> = Vec::new();
+            for v in p.values.iter().filter(|v| v.table == t) {
+                if !r.contains(&v.row) {
+                    r.push(v.row.clone());
+                }
+            }
+            r
+        };
+        let cases: Vec<String> = f.case.iter().map(|c| c.name.clone()).collect();
+        if cases != rows("Table I") || cases.len() != 3 {
+            return Err(bad(
+                "case",
+                format!(
+                    "the cases must be the paper's rows {:?}, got {cases:?}",
+                    rows("Table I")
+                ),
+            ));
+        }
+        let maxp: Vec<String> = f.table4.max_p.iter().map(|m| format!("MaxP={m}")).collect();
+        if maxp != rows("Table IV") || maxp.len() != 5 {
+            return Err(bad(
+                "table4.max_p",
+                format!(
+                    "must be the paper's rows {:?}, got {maxp:?}",
+                    rows("Table IV")
+                ),
+            ));
+        }
+        let base = cases
+            .iter()
+            .position(|c| *c == f.sensitivity.base)
+            .ok_or_else(|| {
+                bad(
+                    "sensitivity.base",
+                    format!(
+                        "`{}` is not a case; one of {}",
+                        f.sensitivity.base,
+                        cases.join(", ")
+                    ),
+                )
+            })?;
+        for (i, c) in f.case.iter().enumerate() {
+            SCENARIOS.get(&c.scenario, &format!("case[{i}].scenario"))?;
+        }
+        SCENARIOS.get(&f.table4.scenario, "table4.scenario")?;
+        let (file, text) = SCENARIOS.get(&f.case[0].scenario, "case[0].scenario")?;
+        let min_th = bottleneck_min_th(text).ok_or_else(|| {
+            CliError::Internal(format!(
+                "{file}: the link `bottleneck` needs a RED queue_ab with min_th"
+            ))
+        })?;
+        if !(f.capacity_bps > 0.0 && f.packet_bytes > 0.0 && f.paper_runs > 0.0) {
+            return Err(bad(
+                "capacity_bps",
+                "capacity_bps, packet_bytes and paper_runs must be positive".into(),
+            ));
+        }
+        Ok(Matrix {
+            run_s: matrix::seconds(MATRIX_FILE, "run", &f.run)?,
+            capacity_pps: f.capacity_bps / 8.0 / f.packet_bytes,
+            paper_t4_s: matrix::seconds(MATRIX_FILE, "paper_table4", &f.paper_table4)?,
+            base,
+            min_th,
+            f,
+        })
+    }
+
+    /// The case names (the paper's rows of Tables I–III).
+    fn cases(&self) -> impl Iterator<Item = &str> {
+        self.f.case.iter().map(|c| c.name.as_str())
+    }
+
+    /// The MaxP values of Table IV.
+    fn max_p(&self) -> &[f64] {
+        &self.f.table4.max_p
+    }
+
+    /// Index of the first sensitivity configuration.
+    fn sens0(&self) -> usize {
+        self.f.case.len() + self.f.table4.max_p.len()
+    }
+
+    /// Every configuration: the cases, Table IV's MaxP values, then the
+    /// sensitivity variants of the base case; each checked to run as long
+    /// as the paper's runs.
+    fn configs(&self, seeds: u64) -> CliResult<Vec<Config>> {
+        let n = seeds as f64;
+        let mut configs = Vec::new();
+        let mut add = |key: String, scenario: &str, what: String, ov: Vec<String>, scale| {
+            let (file, _) = SCENARIOS.get(scenario, &what)?;
+            let sc = SCENARIOS.load(scenario, &what, &ov)?;
+            if (sc.duration.0 as f64 / 1e9 - self.run_s).abs() > 1e-9 {
+                return Err(CliError::Internal(format!(
+                    "{file}: duration must be {} s as in the paper ({MATRIX_FILE}: `run`)",
+                    self.run_s
+                )));
+            }
+            configs.push(Config {
+                key,
+                overrides: ov,
+                sc,
+                scale,
+            });
+            Ok(())
+        };
+        for (i, c) in self.f.case.iter().enumerate() {
+            let what = format!("case[{i}].scenario");
+            add(
+                c.name.clone(),
+                &c.scenario,
+                what,
+                vec![],
+                self.f.paper_runs / n,
+            )?;
+        }
+        let t4 = &self.f.table4;
+        for mp in &t4.max_p {
+            let ov = vec![format!("{}={mp}", t4.set)];
+            let scale = self.paper_t4_s / self.run_s / n;
+            add(
+                format!("MaxP={mp}"),
+                &t4.scenario,
+                "table4.scenario".into(),
+                ov,
+                scale,
+            )?;
+        }
+        let base = &self.f.case[self.base];
+        for v in &self.f.sensitivity.variant {
+            add(
+                format!("{}, {}", base.name, v.label),
+                &base.scenario,
+                "sensitivity.base".into(),
+                v.set.clone(),
+                self.f.paper_runs / n,
+            )?;
+        }
+        Ok(configs)
+    }
+
+    /// Usage of a run that delivered `segs` segments.
+    fn usage(&self, segs: f64) -> f64 {
+        segs / (self.run_s * self.capacity_pps)
+    }
+}
+
+/// RED's `min_th` of the `bottleneck` link's a→b queue in scenario `text`.
+fn bottleneck_min_th(text: &str) -> Option<f64> {
+    let v: toml::Value = toml::from_str(text).ok()?;
+    let link = v
+        .get("links")?
+        .as_array()?
+        .iter()
+        .find(|l| l.get("name").and_then(|n| n.as_str()) == Some("bottleneck"))?;
+    let x = link.get("queue_ab")?.get("min_th")?;
+    x.as_float().or(x.as_integer().map(|i| i as f64))
+}
+
+/// The matrix parses and agrees with the paper's tables (for the test over
+/// every matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    Matrix::parse(text).map(|_| ())
+}
 
 // ---- the paper's numbers: scenarios/papers/red-gateway/paper.toml --------
 
+const PAPER_FILE: &str = "scenarios/papers/red-gateway/paper.toml";
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/paper.toml");
 
-/// The paper's tables as printed (rows B1..B3 or MaxP as in [`MAX_P`]).
+/// The paper's tables as printed (rows B1..B3 or MaxP as in the matrix).
 struct Numbers {
     /// Table I, retransmission timeouts: C1..C5, Total.
     t1: [[f64; 6]; 3],
@@ -116,10 +337,10 @@ struct Numbers {
 }
 
 impl Numbers {
-    fn load() -> CliResult<Numbers> {
-        let p = Paper::parse(PAPER_TOML, "scenarios/papers/red-gateway/paper.toml")?;
+    fn load(m: &Matrix) -> CliResult<Numbers> {
+        let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
         let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
-        let cases = ["B1", "B2", "B3"];
+        let cases: Vec<&str> = m.cases().collect();
         let senders = ["C1", "C2", "C3", "C4", "C5", "Total"];
         let mut n = Numbers {
             t1: [[0.0; 6]; 3],
@@ -141,7 +362,7 @@ impl Numbers {
             }
             n.t3_usage[ci] = v("Table III", case, "usage")?;
         }
-        for (k, mp) in MAX_P.iter().enumerate() {
+        for (k, mp) in m.max_p().iter().enumerate() {
             let row = format!("MaxP={mp}");
             n.t4_goodput[k] = v("Table IV", &row, "goodput_k")?;
             n.t4_usage[k] = v("Table IV", &row, "usage")?;
@@ -158,7 +379,6 @@ impl Numbers {
 struct Config {
     /// "B1", "B2", "B3" or "MaxP=0.1" ...
     key: String,
-    file: &'static str,
     overrides: Vec<String>,
     sc: Scenario,
     /// Factor that scales a sum over our runs to the paper's amount of time.
@@ -188,7 +408,7 @@ struct RunSummary {
     events: u64,
 }
 
-fn summarize(r: &RunResult) -> CliResult<RunSummary> {
+fn summarize(r: &RunResult, bottleneck: &str) -> CliResult<RunSummary> {
     check_conservation(r)?;
     let mut s = RunSummary {
         senders: Vec::new(),
@@ -234,14 +454,14 @@ fn summarize(r: &RunResult) -> CliResult<RunSummary> {
     let flow_drops: u64 = r.flows.iter().map(|f| f.drops).sum();
     s.drop_mismatch = flow_drops as i64 - gw_drops as i64 - s.other_drops as i64;
     let q = r
-        .queue(BOTTLENECK)
-        .ok_or_else(|| CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", r.scenario)))?;
+        .queue(bottleneck)
+        .ok_or_else(|| CliError::Internal(format!("{}: no queue `{bottleneck}`", r.scenario)))?;
     s.early = q.dropped_early as f64;
     s.forced = q.dropped_forced as f64;
     s.overflow = q.dropped_overflow as f64;
     s.mean_q = q.mean_len_pkts;
     s.mean_delay_s = q.mean_delay_s;
-    s.util = r.link(BOTTLENECK).map(|l| l.utilization).unwrap_or(0.0);
+    s.util = r.link(bottleneck).map(|l| l.utilization).unwrap_or(0.0);
     Ok(s)
 }
 
@@ -314,8 +534,8 @@ fn cell(sp: Spec, agg: &Agg, scale: f64, f: impl Fn(&RunSummary) -> f64) -> Cell
     }
 }
 
-fn usage_cell(table: &'static str, case: &str, paper: f64, agg: &Agg) -> Cell {
-    let per_run = |r: &RunSummary| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS);
+fn usage_cell(m: &Matrix, table: &'static str, case: &str, paper: f64, agg: &Agg) -> Cell {
+    let per_run = |r: &RunSummary| m.usage(r.segs.iter().sum::<f64>());
     let (m, sd) = agg.mean_sd(per_run);
     Cell {
         table,
@@ -349,47 +569,10 @@ fn fmt_paper(c: &Cell) -> String {
 // ---- the command ----------------------------------------------------------
 
 pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
-    let nums = Numbers::load()?;
+    let m = Matrix::load()?;
+    let nums = Numbers::load(&m)?;
     let wall = Instant::now();
-    let n = seeds as f64;
-    let mut configs = Vec::new();
-    for (key, file, text) in CASES {
-        configs.push(Config {
-            key: key.to_string(),
-            file,
-            overrides: vec![],
-            sc: parse(text, file, &[])?,
-            scale: PAPER_RUNS / n,
-        });
-    }
-    for mp in MAX_P {
-        let ov = vec![format!("{MAX_P_OVERRIDE}={mp}")];
-        configs.push(Config {
-            key: format!("MaxP={mp}"),
-            file: T4_FILE,
-            sc: parse(T4_TOML, T4_FILE, &ov)?,
-            overrides: ov,
-            scale: PAPER_T4_SECONDS / RUN_S / n,
-        });
-    }
-    for (label, ov) in SENSITIVITY {
-        let ov: Vec<String> = ov.iter().map(|o| o.to_string()).collect();
-        configs.push(Config {
-            key: format!("B1, {label}"),
-            file: CASES[0].1,
-            sc: parse(B1_TOML, CASES[0].1, &ov)?,
-            overrides: ov,
-            scale: PAPER_RUNS / n,
-        });
-    }
-    for c in &configs {
-        if (c.sc.duration.0 as f64 / 1e9 - RUN_S).abs() > 1e-9 {
-            return Err(CliError::Internal(format!(
-                "{}: duration must be {RUN_S} s as in the paper",
-                c.file
-            )));
-        }
-    }
+    let configs = m.configs(seeds)?;
     std::fs::create_dir_all(out).map_err(|e| {
         CliError::Input(format!(
             "cannot create output directory {}: {e}",
@@ -404,7 +587,12 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
     let results: Vec<CliResult<RunSummary>> = par_map(
         &format!("red-gateway: {} runs", jobs.len()),
         &jobs,
-        |&(c, seed)| summarize(&Simulation::new(&configs[c].sc, seed).run()),
+        |&(c, seed)| {
+            summarize(
+                &Simulation::new(&configs[c].sc, seed).run(),
+                &m.f.bottleneck,
+            )
+        },
     );
     let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
     let events: u64 = results.iter().map(|r| r.events).sum();
@@ -419,31 +607,35 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
         })
         .collect();
 
-    let cells = build_cells(&configs, &by_config, &nums);
-    let stdout_tables = print_tables(&cells, seeds);
+    let cells = build_cells(&m, &configs, &by_config, &nums);
+    let stdout_tables = print_tables(&m, &cells, seeds);
     print!("{stdout_tables}");
-    print!("{}", print_sensitivity(&configs, &by_config, seeds, &nums));
+    print!(
+        "{}",
+        print_sensitivity(&m, &configs, &by_config, seeds, &nums)
+    );
 
     // One B1 run (seed 1) again with 1 ms queue sampling for the plots.
     // Sampling only reads the queues, so the run is the same as the table's.
-    let b1 = &configs[0];
-    let sc = parse(B1_TOML, b1.file, &["output.sample_interval=\"1ms\"".into()])?;
+    let sc = SCENARIOS.load(&m.f.case[0].scenario, "plot.set", &m.f.plot.set)?;
     let r1 = Simulation::new(&sc, 1).run();
     let same_as_table = by_config[0]
         .runs
         .first()
         .map(|t| {
-            let s = summarize(&r1).ok();
+            let s = summarize(&r1, &m.f.bottleneck).ok();
             s.is_some_and(|s| s.segs == t.segs && s.drops == t.drops && s.rto == t.rto)
         })
         .unwrap_or(false);
     plot::queue_series(&r1, &out.join("queue_b1_seed1"))?;
-    plot::queue_series_window(&r1, &out.join("queue_b1_seed1_zoom"), 10.0, 12.0)?;
-    plot_bars(&cells, seeds, out)?;
+    let [z0, z1] = m.f.plot.zoom;
+    plot::queue_series_window(&r1, &out.join("queue_b1_seed1_zoom"), z0, z1)?;
+    plot_bars(&m, &cells, seeds, out)?;
 
     let rows = table_rows(&cells, seeds);
     write_csv(&rows, &out.join("tables.csv"))?;
     let report = report(
+        &m,
         &configs,
         &by_config,
         &cells,
@@ -468,13 +660,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
     Ok(rows)
 }
 
-fn parse(text: &str, file: &str, overrides: &[String]) -> CliResult<Scenario> {
-    // The files are compiled into the binary: an error in them is ours.
-    Scenario::from_toml_with(text, file, overrides)
-        .map_err(|e| CliError::Internal(format!("built-in scenario: {e}")))
-}
-
-fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
+fn build_cells(m: &Matrix, configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
     let mut cells = Vec::new();
     // Tables I–III: per sender C1..C5, then a Total (I, II) or Usage (III).
     type PerSender = fn(&RunSummary) -> &[f64];
@@ -484,7 +670,7 @@ fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
         ("III", "segments_k", |r| &r.segs, 1000.0, 1),
     ];
     for (table, metric, values, unit, decimals) in tables {
-        for (ci, (case, _, _)) in CASES.iter().enumerate() {
+        for (ci, case) in m.cases().enumerate() {
             let (agg, scale) = (&aggs[ci], configs[ci].scale);
             let paper: &[f64] = match table {
                 "I" => &nums.t1[ci],
@@ -505,7 +691,7 @@ fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
                 cells.push(cell(sp, agg, scale, |r| values(r)[i]));
             }
             if table == "III" {
-                cells.push(usage_cell(table, case, nums.t3_usage[ci], agg));
+                cells.push(usage_cell(m, table, case, nums.t3_usage[ci], agg));
             } else {
                 let sp = Spec {
                     table,
@@ -521,8 +707,8 @@ fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
         }
     }
     // Table IV: totals over the ten senders, per MaxP.
-    for (k, mp) in MAX_P.iter().enumerate() {
-        let ci = CASES.len() + k;
+    for (k, mp) in m.max_p().iter().enumerate() {
+        let ci = m.f.case.len() + k;
         let (agg, scale) = (&aggs[ci], configs[ci].scale);
         let case = format!("MaxP={mp}");
         let spec = |metric, paper, unit, decimals| Spec {
@@ -540,7 +726,7 @@ fn build_cells(configs: &[Config], aggs: &[Agg], nums: &Numbers) -> Vec<Cell> {
             scale,
             |r| r.segs.iter().sum(),
         ));
-        cells.push(usage_cell("IV", &case, nums.t4_usage[k], agg));
+        cells.push(usage_cell(m, "IV", &case, nums.t4_usage[k], agg));
         cells.push(cell(
             spec("drops", nums.t4_drops[k], 1.0, 0),
             agg,
@@ -566,7 +752,7 @@ fn pair(c: &Cell) -> String {
     format!("{} / {}", fmt_paper(c), fmt(c.ours, c.decimals))
 }
 
-fn print_tables(cells: &[Cell], seeds: u64) -> String {
+fn print_tables(m: &Matrix, cells: &[Cell], seeds: u64) -> String {
     let mut s = String::new();
     let sums = if seeds == 10 {
         "sums over 10 runs".to_string()
@@ -574,7 +760,7 @@ fn print_tables(cells: &[Cell], seeds: u64) -> String {
         format!("sums over {seeds} runs scaled by 10/{seeds} to the paper's 10 runs")
     };
     let senders: Vec<String> = (1..=5).map(|i| format!("C{i}")).collect();
-    let cases: Vec<&str> = CASES.iter().map(|c| c.0).collect();
+    let cases: Vec<&str> = m.cases().collect();
     let _ = writeln!(
         s,
         "Fang, Youn, Choo, Yu (PDCS 2001): RED gateway with New Reno senders. \
@@ -641,7 +827,7 @@ fn print_tables(cells: &[Cell], seeds: u64) -> String {
          by MaxP ({t4})"
     );
     let mut head = vec!["MaxP".to_string()];
-    head.extend(MAX_P.iter().map(|m| m.to_string()));
+    head.extend(m.max_p().iter().map(|m| m.to_string()));
     let rows: Vec<Vec<String>> = [
         ("Goodput (k)", "goodput_k"),
         ("Usage", "usage"),
@@ -651,7 +837,7 @@ fn print_tables(cells: &[Cell], seeds: u64) -> String {
     .iter()
     .map(|(name, metric)| {
         let mut r = vec![name.to_string()];
-        for mp in MAX_P {
+        for mp in m.max_p() {
             r.push(pair(find(
                 cells,
                 "IV",
@@ -670,12 +856,14 @@ fn print_tables(cells: &[Cell], seeds: u64) -> String {
 /// The B1 sensitivity check: the baseline and each variant, with the paper's
 /// B1 row for reference. Returns (header, rows).
 fn sensitivity_rows(
+    m: &Matrix,
     configs: &[Config],
     aggs: &[Agg],
     nums: &Numbers,
 ) -> (Vec<String>, Vec<Vec<String>>) {
+    let b = m.base;
     let head: Vec<String> = [
-        "B1 variant",
+        &format!("{} variant", m.f.case[b].name),
         "Usage",
         "RTO",
         "Drops",
@@ -688,24 +876,24 @@ fn sensitivity_rows(
     .collect();
     let mut rows = vec![vec![
         "paper".to_string(),
-        format!("{:.2}", nums.t3_usage[0]),
-        format!("{:.0}", nums.t1[0][5]),
-        format!("{:.0}", nums.t2[0][5]),
+        format!("{:.2}", nums.t3_usage[b]),
+        format!("{:.0}", nums.t1[b][5]),
+        format!("{:.0}", nums.t2[b][5]),
         format!(
             "{:.0}–{:.0}",
-            nums.t3[0][..4]
+            nums.t3[b][..4]
                 .iter()
                 .copied()
                 .fold(f64::INFINITY, f64::min),
-            nums.t3[0][..4].iter().copied().fold(0.0, f64::max)
+            nums.t3[b][..4].iter().copied().fold(0.0, f64::max)
         ),
-        format!("{:.0}", nums.t3[0][4]),
+        format!("{:.0}", nums.t3[b][4]),
         "—".to_string(),
     ]];
-    let idx = std::iter::once(0).chain(SENS0..configs.len());
+    let idx = std::iter::once(m.base).chain(m.sens0()..configs.len());
     for i in idx {
         let (c, a) = (&configs[i], &aggs[i]);
-        let usage = a.sum(|r| r.segs.iter().sum::<f64>()) / (a.n() * RUN_S * CAPACITY_PPS);
+        let usage = a.sum(|r| r.segs.iter().sum::<f64>()) / (a.n() * m.run_s * m.capacity_pps);
         let per_sender: Vec<f64> = (0..4)
             .map(|k| a.sum(|r| r.segs[k]) * c.scale / 1000.0)
             .collect();
@@ -714,10 +902,15 @@ fn sensitivity_rows(
         let drops = a.sum(|r| r.drops.iter().sum());
         let over = a.sum(|r| r.overflow);
         rows.push(vec![
-            if i == 0 {
-                "aqmlab, as pinned in b1.toml".to_string()
+            if i == m.base {
+                format!("aqmlab, as pinned in {}", m.f.case[m.base].scenario)
             } else {
-                format!("aqmlab, {}", c.key.trim_start_matches("B1, "))
+                format!(
+                    "aqmlab, {}",
+                    c.key
+                        .trim_start_matches(&m.f.case[m.base].name)
+                        .trim_start_matches(", ")
+                )
             },
             format!("{usage:.3}"),
             fmt(a.sum(|r| r.rto.iter().sum()) * c.scale, 0),
@@ -730,8 +923,14 @@ fn sensitivity_rows(
     (head, rows)
 }
 
-fn print_sensitivity(configs: &[Config], aggs: &[Agg], seeds: u64, nums: &Numbers) -> String {
-    let (head, rows) = sensitivity_rows(configs, aggs, nums);
+fn print_sensitivity(
+    m: &Matrix,
+    configs: &[Config],
+    aggs: &[Agg],
+    seeds: u64,
+    nums: &Numbers,
+) -> String {
+    let (head, rows) = sensitivity_rows(m, configs, aggs, nums);
     let mut s = format!(
         "\nSensitivity of B1 to parameters the paper does not give ({}; \
          RTO, Drops and segments are sums as in Tables I–III)\n",
@@ -782,7 +981,7 @@ fn table_rows(cells: &[Cell], seeds: u64) -> Vec<TableRow> {
         .collect()
 }
 
-fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
+fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
     let senders: Vec<String> = (1..=5).map(|i| format!("C{i}")).collect();
     let ours_label = if seeds == 10 {
         "aqmlab (10 runs)".to_string()
@@ -790,9 +989,8 @@ fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
         format!("aqmlab ({seeds} runs × 10/{seeds})")
     };
     let panels = |table: &str, metric: &str| -> Vec<BarPanel> {
-        CASES
-            .iter()
-            .map(|(case, _, _)| {
+        m.cases()
+            .map(|case| {
                 let cs: Vec<&Cell> = senders
                     .iter()
                     .map(|snd| find(cells, table, case, snd, metric))
@@ -835,7 +1033,8 @@ fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
         },
         &out.join("timeouts_b"),
     )?;
-    let t4: Vec<&Cell> = MAX_P
+    let t4: Vec<&Cell> = m
+        .max_p()
         .iter()
         .map(|mp| find(cells, "IV", &format!("MaxP={mp}"), "all", "usage"))
         .collect();
@@ -849,7 +1048,7 @@ fn plot_bars(cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
             series: vec!["paper".into(), format!("aqmlab (mean of {seeds} runs)")],
             panels: vec![BarPanel {
                 title: "ten senders".into(),
-                categories: MAX_P.iter().map(|m| m.to_string()).collect(),
+                categories: m.max_p().iter().map(|m| m.to_string()).collect(),
                 values: vec![
                     t4.iter().map(|c| c.paper).collect(),
                     t4.iter().map(|c| c.ours).collect(),
@@ -896,6 +1095,7 @@ fn md_table(cells: &[&Cell]) -> String {
 
 #[allow(clippy::too_many_arguments)]
 fn report(
+    m: &Matrix,
     configs: &[Config],
     aggs: &[Agg],
     cells: &[Cell],
@@ -906,24 +1106,14 @@ fn report(
 ) -> CliResult<String> {
     let sel = |t: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.table == t).collect() };
     let get = |t: &str, case: &str, snd: &str, m: &str| find(cells, t, case, snd, m).clone();
-    let scale_note = if seeds == 10 {
-        "We ran each configuration with seeds 1–10, as many runs as the paper, so \
-         sums need no scaling."
-            .to_string()
-    } else {
-        format!(
-            "We ran each configuration with seeds 1–{seeds}. The paper's B-case numbers \
-             are sums over 10 runs, so our sums are multiplied by 10/{seeds}; the \
-             per-run mean ± sample standard deviation is given beside each number."
-        )
-    };
-    let (head, rows) = sensitivity_rows(configs, aggs, nums);
-    let sens_overrides = configs[SENS0..]
+    let scale_note = scale_note(m, seeds)?;
+    let (head, rows) = sensitivity_rows(m, configs, aggs, nums);
+    let sens_overrides = configs[m.sens0()..]
         .iter()
         .map(|c| format!("`{}`", c.overrides.join(" ")))
         .collect::<Vec<_>>()
         .join(", ");
-    let q = r1.queue(BOTTLENECK);
+    let q = r1.queue(&m.f.bottleneck);
     let mut vars: Vars = vec![
         ("seeds", seeds.to_string()),
         ("scale_note", scale_note),
@@ -931,18 +1121,16 @@ fn report(
         ("table_ii", md_table(&sel("II"))),
         ("table_iii", md_table(&sel("III"))),
         ("table_iv", md_table(&sel("IV"))),
-        ("further_rows", further_rows(configs, aggs)),
+        ("further_rows", further_rows(m, configs, aggs)),
         ("sens_overrides", sens_overrides),
         ("sens_table", md_rows(&head, &rows)),
-        ("discussion", discussion(configs, aggs, cells, nums, &get)?),
+        (
+            "discussion",
+            discussion(m, configs, aggs, cells, nums, &get)?,
+        ),
         (
             "plot_run_same",
-            if same_as_table {
-                "identical to"
-            } else {
-                "NOT identical to"
-            }
-            .to_string(),
+            pick(PARTS, same_as_table, "plot-same", "plot-differs")?,
         ),
         (
             "plot_q",
@@ -953,17 +1141,28 @@ fn report(
             format!("{:.2}", q.map(|q| q.mean_delay_s * 1e3).unwrap_or(0.0)),
         ),
     ];
-    vars.extend(check_vars(aggs));
+    vars.extend(check_vars(aggs)?);
     render(REPORT, &vars)
 }
 
 type Vars = Vec<(&'static str, String)>;
 
+/// How our sums relate to the paper's runs, in words.
+fn scale_note(m: &Matrix, seeds: u64) -> CliResult<String> {
+    let s = ("seeds", seeds.to_string());
+    if seeds as f64 == m.f.paper_runs {
+        render_part(PARTS, "scale-none", &[s])
+    } else {
+        let runs = ("paper_runs", m.f.paper_runs.to_string());
+        render_part(PARTS, "scale", &[s, runs])
+    }
+}
+
 /// The "Further measurements" table's rows: per-run means of the B cases
 /// and Table IV.
-fn further_rows(configs: &[Config], aggs: &[Agg]) -> String {
+fn further_rows(mx: &Matrix, configs: &[Config], aggs: &[Agg]) -> String {
     let mut s = String::new();
-    for (c, a) in configs.iter().zip(aggs).take(SENS0) {
+    for (c, a) in configs.iter().zip(aggs).take(mx.sens0()) {
         let m = |f: &dyn Fn(&RunSummary) -> f64| a.mean_sd(f).0;
         let fair = m(&|r: &RunSummary| aqmlab::metrics::jain(&r.segs));
         let _ = writeln!(
@@ -971,7 +1170,7 @@ fn further_rows(configs: &[Config], aggs: &[Agg]) -> String {
             "| {} | {:.3} | {:.3} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.2} | {:.2} | {:.3} |",
             c.key,
             m(&|r| r.util),
-            m(&|r| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS)),
+            m(&|r| mx.usage(r.segs.iter().sum::<f64>())),
             m(&|r| r.early),
             m(&|r| r.forced),
             m(&|r| r.overflow),
@@ -987,36 +1186,28 @@ fn further_rows(configs: &[Config], aggs: &[Agg]) -> String {
 
 /// The checks: runs, drops outside the gateway, senders' drops against the
 /// gateway's counters.
-fn check_vars(aggs: &[Agg]) -> Vars {
+fn check_vars(aggs: &[Agg]) -> CliResult<Vars> {
     let runs = || aggs.iter().flat_map(|a| a.runs.iter());
     let other: u64 = runs().map(|r| r.other_drops).sum();
     let mismatch: i64 = runs().map(|r| r.drop_mismatch.abs()).sum();
     let nruns: usize = aggs.iter().map(|a| a.runs.len()).sum();
-    vec![
+    Ok(vec![
         ("nruns", nruns.to_string()),
         ("other", other.to_string()),
         (
             "other_note",
-            if other == 0 {
-                ", so `FlowResult.drops` is exactly the sender's drops at the gateway"
-            } else {
-                " (so Table II includes some drops outside the gateway)"
-            }
-            .to_string(),
+            pick(PARTS, other == 0, "other-none", "other-some")?,
         ),
         (
             "mismatch_note",
             if mismatch == 0 {
-                "in every run".to_string()
+                render_part(PARTS, "mismatch-none", &[])?
             } else {
-                format!("except for a total discrepancy of {mismatch} packets")
+                render_part(PARTS, "mismatch", &[("mismatch", mismatch.to_string())])?
             },
         ),
-    ]
+    ])
 }
-
-/// RED's min_th in case B1 (packets), as in `b1.toml`.
-const MIN_TH: f64 = 4.0;
 
 /// The tolerance under which a cell agrees with the paper: usage within
 /// ±0.05, every count (timeouts, drops, segments, goodput) within ±20 % of
@@ -1031,15 +1222,19 @@ fn cell_tol(c: &Cell) -> Tol {
 
 /// The summary paragraph: the qualitative findings that hold (`agree`, of
 /// `n` checked) and, per table, how many cells agree under [`cell_tol`].
-fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
+fn summary(agree: &[String], n: usize, cells: &[Cell]) -> CliResult<String> {
     let findings = if agree.is_empty() {
-        format!("none of the {n} qualitative findings checked here holds in aqmlab")
+        render_part(PARTS, "findings-none", &[("n", n.to_string())])?
     } else {
-        format!(
-            "{} of the {n} qualitative findings checked here hold in aqmlab: {}",
-            agree.len(),
-            agree.join("; ")
-        )
+        render_part(
+            PARTS,
+            "findings-some",
+            &[
+                ("k", agree.len().to_string()),
+                ("n", n.to_string()),
+                ("list", agree.join("; ")),
+            ],
+        )?
     };
     let per_table: Vec<String> = ["I", "II", "III", "IV"]
         .iter()
@@ -1052,13 +1247,15 @@ fn summary(agree: &[String], n: usize, cells: &[Cell]) -> String {
             format!("Table {t}: {} cells agree", verdict::count(ok, of.len()))
         })
         .collect();
-    format!(
-        "**Summary.** {findings}. Cell by cell (agreement means within {} for usage and \
-         {} for timeouts, drops, segments and goodput): {}. The paragraphs below give the \
-         amounts and the reasons we found.\n\n",
-        Tol::Abs(0.05).describe(""),
-        Tol::Rel(0.2).describe(""),
-        per_table.join("; ")
+    render_part(
+        PARTS,
+        "summary",
+        &[
+            ("findings", findings),
+            ("tol_usage", Tol::Abs(0.05).describe("")),
+            ("tol_counts", Tol::Rel(0.2).describe("")),
+            ("per_table", per_table.join("; ")),
+        ],
     )
 }
 
@@ -1096,6 +1293,7 @@ impl Ours<'_> {
 /// The discussion of differences (`templates/red-gateway-discussion.md`),
 /// with the measured numbers filled in.
 fn discussion(
+    m: &Matrix,
     configs: &[Config],
     aggs: &[Agg],
     cells: &[Cell],
@@ -1106,73 +1304,118 @@ fn discussion(
     let b1 = &aggs[0];
     let q1 = b1.mean_sd(|r| r.mean_q).0;
     let delay1 = b1.mean_sd(|r| r.mean_delay_s * 1e3).0;
-    let agree = findings(&ours, q1, delay1);
-    let mut vars: Vars = vec![("summary", summary(&agree, 4, cells))];
-    vars.extend(usage_vars(configs, aggs, nums, &ours));
-    vars.extend(timeout_vars(configs, aggs, &ours));
-    vars.extend(drop_vars(b1, &ours));
-    vars.extend(table4_vars(nums, &ours));
+    let agree = findings(m, nums, &ours, (q1, delay1))?;
+    let mut vars: Vars = vec![("summary", summary(&agree, 4, cells)?)];
+    vars.extend(usage_vars(m, configs, aggs, nums, &ours));
+    vars.extend(timeout_vars(m, configs, aggs, &ours));
+    vars.extend(drop_vars(m, b1, &ours));
+    vars.extend(table4_vars(m, nums, &ours)?);
     render(DISCUSSION, &vars)
 }
 
 /// The paper's qualitative findings that hold in aqmlab, in words with the
-/// numbers behind them (four are checked).
-fn findings(ours: &Ours, q1: f64, delay1: f64) -> Vec<String> {
+/// numbers behind them (four are checked); `q1` and `delay1` are B1's mean
+/// queue (packets) and queueing delay (ms).
+fn findings(
+    m: &Matrix,
+    nums: &Numbers,
+    ours: &Ours,
+    (q1, delay1): (f64, f64),
+) -> CliResult<Vec<String>> {
     let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
     let c5 = |case: &str| ours.segs(case, "C5");
     let d5 = |case: &str| ours.drops(case, "C5");
     let u_flat = max_of(&[u1, u2, u3]) / min_of(&[u1, u2, u3]).max(1e-9) < 1.05;
     let c5_falls = c5("B1") > c5("B2") && c5("B2") > c5("B3");
     let d5_rises = d5("B1") < d5("B2") && d5("B2") < d5("B3");
-    let u4 = ours.t4(0.02, "usage");
+    let last_p = *m.max_p().last().unwrap_or(&0.0);
+    let u4 = ours.t4(last_p, "usage");
+    let f3 = |x: f64| format!("{x:.3}");
+    // the paper's row of a per-case table, as printed
+    let p = |t: &[f64; 3], dec: usize| t.map(|x| format!("{x:.dec$}"));
+    let [pu1, pu2, pu3] = p(&nums.t3_usage, 2);
     let mut agree = Vec::new();
     if u_flat {
-        agree.push(format!(
-            "raising the input-link bandwidths does not raise usage (paper 0.55 → 0.46 → \
-             0.50 for B1 → B2 → B3; aqmlab {u1:.3} → {u2:.3} → {u3:.3})"
-        ));
+        agree.push(render_part(
+            PARTS,
+            "finding-usage-flat",
+            &[
+                ("p1", pu1.clone()),
+                ("p2", pu2),
+                ("p3", pu3),
+                ("u1", f3(u1)),
+                ("u2", f3(u2)),
+                ("u3", f3(u3)),
+            ],
+        )?);
     }
     if c5_falls {
-        agree.push(format!(
-            "the long-RTT sender C5 receives less as the input links get faster (paper \
-             478k → 153k → 124k; aqmlab {:.1}k → {:.1}k → {:.1}k){}",
-            c5("B1"),
-            c5("B2"),
-            c5("B3"),
-            if d5_rises {
-                format!(
-                    " and loses more packets (paper 9 → 132 → 155; aqmlab {} → {} → {})",
-                    fmt(d5("B1"), 0),
-                    fmt(d5("B2"), 0),
-                    fmt(d5("B3"), 0)
-                )
-            } else {
-                String::new()
-            }
-        ));
+        let drops = if d5_rises {
+            let [p1, p2, p3] = p(&[nums.t2[0][4], nums.t2[1][4], nums.t2[2][4]], 0);
+            render_part(
+                PARTS,
+                "finding-c5-drops-rise",
+                &[
+                    ("p1", p1),
+                    ("p2", p2),
+                    ("p3", p3),
+                    ("d1", fmt(d5("B1"), 0)),
+                    ("d2", fmt(d5("B2"), 0)),
+                    ("d3", fmt(d5("B3"), 0)),
+                ],
+            )?
+        } else {
+            String::new()
+        };
+        let [p1, p2, p3] = p(&[nums.t3[0][4], nums.t3[1][4], nums.t3[2][4]], 0);
+        agree.push(render_part(
+            PARTS,
+            "finding-c5-falls",
+            &[
+                ("p1", p1),
+                ("p2", p2),
+                ("p3", p3),
+                ("c1", format!("{:.1}", c5("B1"))),
+                ("c2", format!("{:.1}", c5("B2"))),
+                ("c3", format!("{:.1}", c5("B3"))),
+                ("drops", drops),
+            ],
+        )?);
     }
     if u4 > u1 {
-        agree.push(format!(
-            "ten senders use the bottleneck better than five at the same MaxP 0.02 \
-             (paper 0.55 → 0.72; aqmlab {u1:.3} → {u4:.3})"
-        ));
+        agree.push(render_part(
+            PARTS,
+            "finding-ten-senders",
+            &[
+                ("max_p", last_p.to_string()),
+                ("p1", pu1),
+                ("p4", format!("{:.2}", nums.t4_usage[4])),
+                ("u1", f3(u1)),
+                ("u4", f3(u4)),
+            ],
+        )?);
     }
-    if q1 < MIN_TH {
-        agree.push(format!(
-            "RED keeps the queue short (B1: mean {q1:.2} packets, below min_th = {MIN_TH}; \
-             {delay1:.2} ms of queueing delay)"
-        ));
+    if q1 < m.min_th {
+        agree.push(render_part(
+            PARTS,
+            "finding-short-queue",
+            &[
+                ("q1", format!("{q1:.2}")),
+                ("min_th", m.min_th.to_string()),
+                ("delay1", format!("{delay1:.2}")),
+            ],
+        )?);
     }
-    agree
+    Ok(agree)
 }
 
 /// Usage (Table III) and the split between the senders.
-fn usage_vars(configs: &[Config], aggs: &[Agg], nums: &Numbers, ours: &Ours) -> Vars {
-    let usage = |r: &RunSummary| r.segs.iter().sum::<f64>() / (RUN_S * CAPACITY_PPS);
+fn usage_vars(m: &Matrix, configs: &[Config], aggs: &[Agg], nums: &Numbers, ours: &Ours) -> Vars {
+    let usage = |r: &RunSummary| m.usage(r.segs.iter().sum::<f64>());
     let b1 = &aggs[0];
     let run_usage: Vec<f64> = b1.runs.iter().copied().map(usage).collect();
     let dtot1 = b1.sum(|r| r.drops.iter().sum());
-    let sens_u: Vec<f64> = (SENS0..configs.len())
+    let sens_u: Vec<f64> = (m.sens0()..configs.len())
         .chain(std::iter::once(0))
         .map(|i| aggs[i].mean_sd(usage).0)
         .collect();
@@ -1208,8 +1451,8 @@ fn usage_vars(configs: &[Config], aggs: &[Agg], nums: &Numbers, ours: &Ours) -> 
 }
 
 /// Timeouts (Table I).
-fn timeout_vars(configs: &[Config], aggs: &[Agg], ours: &Ours) -> Vars {
-    let sens_rto: Vec<f64> = (SENS0..configs.len())
+fn timeout_vars(m: &Matrix, configs: &[Config], aggs: &[Agg], ours: &Ours) -> Vars {
+    let sens_rto: Vec<f64> = (m.sens0()..configs.len())
         .chain(std::iter::once(0))
         .map(|i| aggs[i].sum(|r| r.rto.iter().sum()) * configs[i].scale)
         .collect();
@@ -1232,11 +1475,11 @@ fn timeout_vars(configs: &[Config], aggs: &[Agg], ours: &Ours) -> Vars {
 }
 
 /// Drops (Table II), against the paper's two readings of its numbers.
-fn drop_vars(b1: &Agg, ours: &Ours) -> Vars {
+fn drop_vars(m: &Matrix, b1: &Agg, ours: &Ours) -> Vars {
     let dtot1 = b1.sum(|r| r.drops.iter().sum());
     let segs1 = b1.sum(|r| r.segs.iter().sum());
     // Data packets arriving at the gateway per second (delivered or dropped).
-    let arrivals1 = (segs1 + dtot1) / (b1.n() * RUN_S);
+    let arrivals1 = (segs1 + dtot1) / (b1.n() * m.run_s);
     let p_raw: f64 = 447.0 / (447.0 + 1_856_000.0);
     let p_k: f64 = 447_000.0 / (447_000.0 + 1_856_000.0);
     let drops = ours.drops("B1", "Total");
@@ -1269,23 +1512,19 @@ fn drop_vars(b1: &Agg, ours: &Ours) -> Vars {
 }
 
 /// MaxP with ten senders (Table IV).
-fn table4_vars(nums: &Numbers, ours: &Ours) -> Vars {
-    let t4u: Vec<f64> = MAX_P.iter().map(|&m| ours.t4(m, "usage")).collect();
+fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> CliResult<Vars> {
+    let t4u: Vec<f64> = mx.max_p().iter().map(|&m| ours.t4(m, "usage")).collect();
     let t4_monotone = t4u.windows(2).all(|w| w[0] <= w[1]);
-    let rto_ratio: Vec<f64> = MAX_P
+    let rto_ratio: Vec<f64> = mx
+        .max_p()
         .iter()
         .zip(nums.t4_rto)
         .map(|(&m, p)| ours.t4(m, "rto") / p)
         .collect();
-    vec![
+    Ok(vec![
         (
             "t4_trend",
-            if t4_monotone {
-                "rises monotonically"
-            } else {
-                "changes"
-            }
-            .to_string(),
+            pick(PARTS, t4_monotone, "t4-monotone", "t4-changes")?,
         ),
         (
             "t4_usage",
@@ -1300,7 +1539,7 @@ fn table4_vars(nums: &Numbers, ours: &Ours) -> Vars {
         ("t4_rto_002", fmt(ours.t4(0.02, "rto"), 0)),
         ("t4_rto_ratio_min", format!("{:.0}", min_of(&rto_ratio))),
         ("t4_rto_ratio_max", format!("{:.0}", max_of(&rto_ratio))),
-    ]
+    ])
 }
 
 #[cfg(test)]
@@ -1324,7 +1563,7 @@ mod tests {
 
     #[test]
     fn paper_numbers_load_from_the_toml() {
-        let n = Numbers::load().unwrap();
+        let n = Numbers::load(&Matrix::load().unwrap()).unwrap();
         assert_eq!(n.t1[2][3], 31.0);
         assert_eq!(n.t2[1][5], 827.0);
         assert_eq!(n.t3[0][0], 651.0);
@@ -1333,14 +1572,23 @@ mod tests {
     }
 
     #[test]
+    fn scale_note_at_and_off_the_papers_runs() {
+        let m = Matrix::load().unwrap();
+        let n = scale_note(&m, 10).unwrap();
+        assert!(n.contains("seeds 1–10, as many runs as the paper"), "{n}");
+        let n = scale_note(&m, 2).unwrap();
+        assert!(n.contains("multiplied by 10/2"), "{n}");
+    }
+
+    #[test]
     fn summary_counts_follow_the_measurement() {
         let inside = [c("I", "rto", 100.0, 119.0), c("III", "usage", 0.55, 0.59)];
-        let s = summary(&["x".into()], 4, &inside);
+        let s = summary(&["x".into()], 4, &inside).unwrap();
         assert!(s.contains("1 of the 4 qualitative findings"), "{s}");
         assert!(s.contains("Table I: all 1 cells agree"), "{s}");
         assert!(s.contains("Table III: all 1 cells agree"), "{s}");
         let outside = [c("I", "rto", 100.0, 121.0), c("III", "usage", 0.55, 0.61)];
-        let s = summary(&[], 4, &outside);
+        let s = summary(&[], 4, &outside).unwrap();
         assert!(s.contains("none of the 4 qualitative findings"), "{s}");
         assert!(s.contains("Table I: none of the 1 cells agree"), "{s}");
         assert!(s.contains("Table III: none of the 1 cells agree"), "{s}");

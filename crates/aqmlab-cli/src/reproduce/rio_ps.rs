@@ -15,128 +15,303 @@
 //! tests and quick looks; `--load` sets the offered load (default 0.9 of the
 //! bottleneck). The drop/mark rate is reported over the measured period,
 //! per packet class (short = In, long = Out) and over time.
+//!
+//! The experiment matrix (schemes, link rates, web experiments, run length,
+//! warm-up share, default load) is `scenarios/papers/rio-ps/matrix.toml`,
+//! the slides' numbers `paper.toml` beside it, the report's prose
+//! `templates/rio-ps*.md`.
 
 use super::common::{check_conservation, md_rows, text_table};
+use super::matrix::{self, Scenarios};
 use super::paper::Paper;
 use super::stats::{mean, Summary};
 use super::table::{write_csv, TableRow};
-use super::template::render;
+use super::template::{part, render, render_part};
 use super::Opts;
 use crate::progress::par_map;
 use crate::{CliError, CliResult};
 use aqmlab::{RunResult, Scenario, Simulation};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::OnceLock;
 
-const GP_FILE: &str = "scenarios/papers/rio-ps/goodput.toml";
-const GP_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/goodput.toml");
-const WEB_FILE: &str = "scenarios/papers/rio-ps/web.toml";
-const WEB_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/web.toml");
-const LINK: &str = "r1->r2";
-const SCHEMES: [&str; 3] = ["DropTail", "RED", "RIO-PS"];
+const SCENARIOS: Scenarios = Scenarios {
+    dir: "scenarios/papers/rio-ps",
+    files: &[
+        (
+            "goodput.toml",
+            include_str!("../../../../scenarios/papers/rio-ps/goodput.toml"),
+        ),
+        (
+            "web.toml",
+            include_str!("../../../../scenarios/papers/rio-ps/web.toml"),
+        ),
+    ],
+};
 
-const GP_RTT_S: f64 = 0.1;
-const GP_PKT: f64 = 1000.0;
-const GP_SECONDS: f64 = 20.0;
-
-/// The slides' statements on response time relative to RED (no numbers
-/// beyond these ranges are given).
-const PAPER_WEB_CLAIMS: [&str; 3] = [
-    "ITO=3s: RIO-PS reduces average response time by 25–30% for short and medium-sized flows",
-    "ITO=1s: by 10–15% for short flows and 15–25% for medium-sized flows",
-    "Exp2: not shown in the slides",
-];
-
-/// The slides' numbers: `scenarios/papers/rio-ps/paper.toml`.
-/// The report's closing notes, `{{name}}` filled from the run.
-const NOTES: &str = include_str!("templates/rio-ps-notes.md");
-
+pub(crate) const MATRIX_FILE: &str = "scenarios/papers/rio-ps/matrix.toml";
+pub(crate) const MATRIX_TOML: &str =
+    include_str!("../../../../scenarios/papers/rio-ps/matrix.toml");
+const PAPER_FILE: &str = "scenarios/papers/rio-ps/paper.toml";
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
+
+/// The report, `{{name}}` filled from the run, and its parts: the section
+/// repeated per web experiment, the note on a changed run length, the
+/// slides' claim per experiment.
+const REPORT: &str = include_str!("templates/rio-ps.md");
+const PARTS: &str = include_str!("templates/rio-ps-parts.md");
+
+/// `matrix.toml` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatrixFile {
+    link: String,
+    scheme: Vec<SchemeSpec>,
+    goodput: GoodputSpec,
+    web: WebSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchemeSpec {
+    name: String,
+    queue: String,
+    buffer_bdp: f64,
+    min_th: Option<f64>,
+    max_th: Option<f64>,
+}
+
+impl SchemeSpec {
+    /// The bottleneck queue for a BDP of `bdp` packets, as an override value.
+    fn queue(&self, bdp: f64) -> String {
+        let limit = (self.buffer_bdp * bdp).round() as u32;
+        let mut q = format!("{{ {}, limit = {limit}", self.queue);
+        for (k, v) in [("min_th", self.min_th), ("max_th", self.max_th)] {
+            if let Some(f) = v {
+                let _ = write!(q, ", {k} = {}", f * limit as f64);
+            }
+        }
+        q.push_str(" }");
+        q
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoodputSpec {
+    scenario: String,
+    rates_bps: Vec<f64>,
+    rtt: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebSpec {
+    scenario: String,
+    duration: String,
+    min_duration: String,
+    warmup_fraction: f64,
+    load: f64,
+    paper_measured: String,
+    windows: u32,
+    short_buckets: [u32; 2],
+    medium_buckets: [u32; 2],
+    min_objects: u64,
+    experiment: Vec<WebExp>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebExp {
+    name: String,
+    delay: String,
+    initial_rto: String,
+    bdp_packets: f64,
+}
+
+/// The experiment matrix, checked against the paper's tables and the
+/// scenario files, with the numbers [`run`] derives from them.
+struct Matrix {
+    f: MatrixFile,
+    /// The goodput experiment's RTT (s), packet size on the wire (bytes)
+    /// and measured time (s, its scenario's duration).
+    gp_rtt_s: f64,
+    gp_pkt: f64,
+    gp_secs: f64,
+    /// The web runs' length, shortest length and the slides' measured
+    /// period (s).
+    web_secs: f64,
+    web_min_s: f64,
+    paper_measured_s: f64,
+    /// The web scenario's bottleneck rate (bit/s), MSS and header bytes.
+    web_rate: f64,
+    mss: u32,
+    header: u32,
+}
+
+impl Matrix {
+    fn load() -> CliResult<Matrix> {
+        Matrix::parse(MATRIX_TOML)
+    }
+
+    fn parse(text: &str) -> CliResult<Matrix> {
+        let f: MatrixFile = matrix::parse(text, MATRIX_FILE)?;
+        let bad = |key: &str, m: String| CliError::Internal(format!("{MATRIX_FILE}: `{key}`: {m}"));
+        let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
+        let cols: Vec<String> = p
+            .values
+            .iter()
+            .filter(|v| v.table == "goodput")
+            .map(|v| v.column.clone())
+            .take(3)
+            .collect();
+        let names: Vec<String> = f.scheme.iter().map(|s| s.name.clone()).collect();
+        if names != cols {
+            return Err(bad(
+                "scheme",
+                format!("the schemes must be the paper's columns {cols:?} in order, got {names:?}"),
+            ));
+        }
+        if f.web.experiment.is_empty() {
+            return Err(bad("web.experiment", "at least one experiment".into()));
+        }
+        let w = &f.web;
+        if !(w.warmup_fraction > 0.0 && w.warmup_fraction < 1.0) {
+            return Err(bad(
+                "web.warmup_fraction",
+                format!("in (0, 1), got {}", w.warmup_fraction),
+            ));
+        }
+        if !(w.load > 0.0 && w.load <= 2.0) {
+            return Err(bad("web.load", format!("in (0, 2], got {}", w.load)));
+        }
+        if w.windows == 0 {
+            return Err(bad("web.windows", "at least 1".into()));
+        }
+        let gp = SCENARIOS.load(&f.goodput.scenario, "goodput.scenario", &[])?;
+        let gp_pkt = (gp.tcp.mss.unwrap_or(0) + gp.tcp.header_bytes.unwrap_or(0)) as f64;
+        let web = SCENARIOS.load(&f.web.scenario, "web.scenario", &[])?;
+        let web_rate = web
+            .links
+            .iter()
+            .find(|l| l.name.as_deref() == Some("bottleneck"))
+            .map(|l| l.rate.0 as f64)
+            .ok_or_else(|| {
+                bad(
+                    "web.scenario",
+                    "the scenario has no link `bottleneck`".into(),
+                )
+            })?;
+        let (mss, header) = match (web.tcp.mss, web.tcp.header_bytes) {
+            (Some(m), Some(h)) => (m, h),
+            _ => {
+                return Err(bad(
+                    "web.scenario",
+                    "the scenario must set tcp.mss and tcp.header_bytes".into(),
+                ))
+            }
+        };
+        if gp_pkt <= 0.0 {
+            return Err(bad(
+                "goodput.scenario",
+                "the scenario must set tcp.mss and tcp.header_bytes".into(),
+            ));
+        }
+        let secs = |k: &str, t: &str| matrix::seconds(MATRIX_FILE, k, t);
+        Ok(Matrix {
+            gp_rtt_s: secs("goodput.rtt", &f.goodput.rtt)?,
+            gp_pkt,
+            gp_secs: gp.duration.0 as f64 / 1e9,
+            web_secs: secs("web.duration", &f.web.duration)?,
+            web_min_s: secs("web.min_duration", &f.web.min_duration)?,
+            paper_measured_s: secs("web.paper_measured", &f.web.paper_measured)?,
+            web_rate,
+            mss,
+            header,
+            f,
+        })
+    }
+
+    fn link(&self) -> &str {
+        &self.f.link
+    }
+
+    fn schemes(&self) -> impl Iterator<Item = &str> {
+        self.f.scheme.iter().map(|s| s.name.as_str())
+    }
+
+    fn scheme(&self, s: usize) -> &str {
+        &self.f.scheme[s].name
+    }
+
+    fn exps(&self) -> &[WebExp] {
+        &self.f.web.experiment
+    }
+
+    /// A log2 size bucket range from the matrix.
+    fn buckets(b: [u32; 2]) -> std::ops::RangeInclusive<u32> {
+        b[0]..=b[1]
+    }
+}
+
+/// The matrix parses and agrees with the paper and the scenario files (for
+/// the test over every matrix).
+pub(crate) fn check_matrix(text: &str) -> CliResult {
+    let m = Matrix::parse(text)?;
+    Numbers::load(&m).map(|_| ())
+}
 
 /// The slides' tables as [`run`] reads them.
 struct Numbers {
     /// Per link rate (bit/s): goodput (bytes/s), rows All/Short/Long,
-    /// columns DropTail/RED/RIO-PS.
-    goodput: [(f64, [[f64; 3]; 3]); 2],
-    /// Per web experiment ([`WEB_EXPS`]): goodput (packets) per scheme.
-    web_goodput: [[f64; 3]; 3],
+    /// columns as the schemes.
+    goodput: Vec<(f64, [[f64; 3]; 3])>,
+    /// Per web experiment: goodput (packets) per scheme.
+    web_goodput: Vec<[f64; 3]>,
     /// Per web experiment: reduction of the mean response time relative to
     /// RED, % (low, high), for short and for medium-sized objects; `None`
     /// where the slides give nothing.
-    web_reduction: [Option<[(f64, f64); 2]>; 3],
+    web_reduction: Vec<Option<[(f64, f64); 2]>>,
 }
 
-static NUMBERS: OnceLock<Numbers> = OnceLock::new();
-
-/// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
-/// error there).
-fn load_numbers() -> CliResult<&'static Numbers> {
-    if let Some(n) = NUMBERS.get() {
-        return Ok(n);
-    }
-    let p = Paper::parse(PAPER_TOML, "scenarios/papers/rio-ps/paper.toml")?;
-    let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
-    let mut n = Numbers {
-        goodput: [(1.25e6, [[0.0; 3]; 3]), (1.5e6, [[0.0; 3]; 3])],
-        web_goodput: [[0.0; 3]; 3],
-        web_reduction: [None; 3],
-    };
-    for (rate, t) in n.goodput.iter_mut() {
-        for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
-            for (s, scheme) in SCHEMES.iter().enumerate() {
-                t[k][s] = v("goodput", &format!("{} Mbit/s {cls}", *rate / 1e6), scheme)?;
+impl Numbers {
+    /// Read `paper.toml`'s rows for the matrix's rates and experiments.
+    fn load(m: &Matrix) -> CliResult<Numbers> {
+        let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
+        let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
+        let mut n = Numbers {
+            goodput: m
+                .f
+                .goodput
+                .rates_bps
+                .iter()
+                .map(|&r| (r, [[0.0; 3]; 3]))
+                .collect(),
+            web_goodput: vec![[0.0; 3]; m.exps().len()],
+            web_reduction: vec![None; m.exps().len()],
+        };
+        for (rate, t) in n.goodput.iter_mut() {
+            for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
+                for (s, scheme) in m.schemes().enumerate() {
+                    t[k][s] = v("goodput", &format!("{} Mbit/s {cls}", *rate / 1e6), scheme)?;
+                }
             }
         }
-    }
-    for (ei, (label, ..)) in WEB_EXPS.iter().enumerate() {
-        for (s, scheme) in SCHEMES.iter().enumerate() {
-            n.web_goodput[ei][s] = v("web goodput", label, scheme)?;
+        for (ei, e) in m.exps().iter().enumerate() {
+            let label = e.name.as_str();
+            for (s, scheme) in m.schemes().enumerate() {
+                n.web_goodput[ei][s] = v("web goodput", label, scheme)?;
+            }
+            let t = "response time reduction";
+            if p.values.iter().any(|x| x.table == t && x.row == *label) {
+                n.web_reduction[ei] = Some([
+                    (v(t, label, "short_low")?, v(t, label, "short_high")?),
+                    (v(t, label, "medium_low")?, v(t, label, "medium_high")?),
+                ]);
+            }
         }
-        let t = "response time reduction";
-        if p.values.iter().any(|x| x.table == t && x.row == *label) {
-            n.web_reduction[ei] = Some([
-                (v(t, label, "short_low")?, v(t, label, "short_high")?),
-                (v(t, label, "medium_low")?, v(t, label, "medium_high")?),
-            ]);
-        }
-    }
-    Ok(NUMBERS.get_or_init(|| n))
-}
-
-/// The slides' numbers (read at the start of [`run`]).
-fn nums() -> &'static Numbers {
-    load_numbers().expect("paper.toml is read and checked at the start of run")
-}
-/// Our size classes for those claims (log2 buckets of packets): short =
-/// 4–31 packets (up to L_t ≈ 14–18 and a little beyond), medium = 32–255.
-const SHORT_BUCKETS: std::ops::RangeInclusive<u32> = 2..=4;
-const MEDIUM_BUCKETS: std::ops::RangeInclusive<u32> = 5..=7;
-
-/// (label, bottleneck one-way delay, ITO, BDP in packets).
-const WEB_EXPS: [(&str, &str, &str, f64); 3] = [
-    ("Exp1 (ITO=3s)", "38ms", "3s", 200.0),
-    ("Exp1 (ITO=1s)", "38ms", "1s", 200.0),
-    ("Exp2 (ITO=3s)", "22ms", "3s", 120.0),
-];
-const WEB_RATE: f64 = 10e6;
-/// Default offered load (fraction of the bottleneck); `--load` overrides
-/// it. At 0.95 our 4000 s runs saturate (drop+mark rates 15–28%).
-const WEB_LOAD: f64 = 0.9;
-const MSS: u32 = 460;
-
-fn queue_spec(scheme: usize, b_dt: u32, b_red: u32) -> String {
-    match scheme {
-        0 => format!("{{ kind = \"droptail\", limit = {b_dt} }}"),
-        1 => format!(
-            "{{ kind = \"red\", limit = {b_red}, min_th = {}, max_th = {}, max_p = 0.1, w_q = 0.001953125, ecn = true, wait = true, gentle = true }}",
-            0.15 * b_red as f64,
-            0.5 * b_red as f64
-        ),
-        _ => format!(
-            "{{ kind = \"rio\", limit = {b_red}, ecn = true, wait = true, gentle = true }}"
-        ),
+        Ok(n)
     }
 }
 
@@ -172,23 +347,23 @@ struct Web {
     events: u64,
 }
 
-fn signal_rate(r: &RunResult) -> f64 {
-    r.queue(LINK).map_or(0.0, |q| {
+fn signal_rate(r: &RunResult, link: &str) -> f64 {
+    r.queue(link).map_or(0.0, |q| {
         (q.dropped + q.marked) as f64 / q.arrivals.max(1) as f64
     })
 }
 
-fn measure_gp(r: &RunResult) -> CliResult<Gp> {
+fn measure_gp(m: &Matrix, r: &RunResult) -> CliResult<Gp> {
     check_conservation(r)?;
     let mut v = [0.0; 3];
     for f in &r.flows {
-        let b = f.segments_delivered as f64 * GP_PKT / GP_SECONDS;
+        let b = f.segments_delivered as f64 * m.gp_pkt / m.gp_secs;
         v[0] += b;
         v[if f.group == "short" { 1 } else { 2 }] += b;
     }
     Ok(Gp {
         v,
-        signal_rate: signal_rate(r),
+        signal_rate: signal_rate(r, m.link()),
     })
 }
 
@@ -203,9 +378,9 @@ fn jain_rt(x: &[f64]) -> f64 {
 }
 
 /// Bottleneck counts per class: [[arrivals, drops, marks]; (In, Out)].
-fn class_counts(r: &RunResult) -> [[u64; 3]; 2] {
+fn class_counts(r: &RunResult, link: &str) -> [[u64; 3]; 2] {
     let mut c = [[0; 3]; 2];
-    if let Some(q) = r.queue(LINK) {
+    if let Some(q) = r.queue(link) {
         for k in &q.classes {
             let i = match k.class.as_str() {
                 "in" => 0,
@@ -218,21 +393,22 @@ fn class_counts(r: &RunResult) -> [[u64; 3]; 2] {
     c
 }
 
-/// Summarise a web run: `r0` at the end of the warm-up, `r` at the end.
-fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, window: f64) -> Web {
-    let (c0, c1) = (class_counts(r0), class_counts(r));
-    let class = [0, 1].map(|i| [0, 1, 2].map(|k| c1[i][k] - c0[i][k]));
-    let signal_rate = match (r0.queue(LINK), r.queue(LINK)) {
-        (Some(a), Some(b)) => {
-            let arr = (b.arrivals - a.arrivals).max(1) as f64;
-            ((b.dropped + b.marked) - (a.dropped + a.marked)) as f64 / arr
-        }
-        _ => 0.0,
-    };
+/// Summarise a web run: `win` over the measured period (after the
+/// warm-up), `r` over the whole run.
+fn measure_web(
+    m: &Matrix,
+    sim: &Simulation,
+    (win, r): (&RunResult, &RunResult),
+    warm: f64,
+    window: f64,
+) -> Web {
+    let link = m.link();
+    let class = class_counts(win, link);
+    let signal_rate = signal_rate(win, link);
     let over_time = r
         .series
         .iter()
-        .find(|s| s.link == LINK)
+        .find(|s| s.link == link)
         .map(|s| {
             s.signal_rates(window)
                 .iter()
@@ -253,7 +429,7 @@ fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, windo
         if q.open_s < warm {
             continue;
         }
-        let pkts = q.bytes.div_ceil(MSS as u64).max(1);
+        let pkts = q.bytes.div_ceil(m.mss as u64).max(1);
         if q.workload == "probes" {
             let long = pkts > 100;
             batches
@@ -285,11 +461,9 @@ fn measure_web(sim: &Simulation, r0: &RunResult, r: &RunResult, warm: f64, windo
             }
         }
     }
-    let before: u64 = r0.flows.iter().map(|f| f.segments_delivered).sum();
-    let after: u64 = r.flows.iter().map(|f| f.segments_delivered).sum();
-    w.goodput_pkts = after.saturating_sub(before) as f64;
-    w.utilization = r.link(LINK).map_or(0.0, |l| l.utilization);
-    if let Some(c) = sim.classifier(LINK) {
+    w.goodput_pkts = win.flows.iter().map(|f| f.segments_delivered).sum::<u64>() as f64;
+    w.utilization = r.link(link).map_or(0.0, |l| l.utilization);
+    if let Some(c) = sim.classifier(link) {
         let h: Vec<_> = c
             .history
             .iter()
@@ -320,15 +494,17 @@ fn par_runs<T: Send>(
 }
 
 /// What the report collects while it runs: `tables.csv` rows, the text
-/// printed and the Markdown report.
-struct Out {
+/// printed and the report template's values.
+struct Out<'a> {
     table: Vec<TableRow>,
     txt: String,
-    md: String,
+    vars: Vec<(&'static str, String)>,
     seeds: u64,
+    m: &'a Matrix,
+    n: &'a Numbers,
 }
 
-impl Out {
+impl Out<'_> {
     /// A `tables.csv` row of a value pooled over the seeds (no sd).
     fn pooled(&mut self, table: String, row: impl Into<String>, column: &str, unit: &str, v: f64) {
         let r = TableRow::new(table, row, column, unit, None, v, 0.0, self.seeds);
@@ -349,51 +525,52 @@ struct WebSetup {
 }
 
 pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
-    load_numbers()?;
+    let m = Matrix::load()?;
+    let n = Numbers::load(&m)?;
     let wall = std::time::Instant::now();
     // Validate the flags before the goodput runs spend any time.
     let (secs, changed) = o.duration_or(
-        4000.0,
-        10.0,
+        m.web_secs,
+        m.web_min_s,
         "the web runs measure after a warm-up of half the run",
     )?;
-    let load = o.load.unwrap_or(WEB_LOAD);
+    let load = o.load.unwrap_or(m.f.web.load);
     std::fs::create_dir_all(out)?;
     let mut w = Out {
         table: Vec::new(),
         txt: String::new(),
-        md: String::from("# RIO-PS reproduction (Guo & Matta, ICNP 2001)\n\n"),
+        vars: vec![("seeds", o.seeds.to_string()), ("secs", secs.to_string())],
         seeds: o.seeds,
+        m: &m,
+        n: &n,
     };
     let gp_runs = goodput(&mut w)?;
-    let ws = web_setup(secs, changed, load)?;
-    let (webs, web_runs) = web_runs(&ws, o.seeds)?;
+    let ws = web_setup(&m, secs, changed, load)?;
+    let (webs, web_runs) = web_runs(&m, &ws, o.seeds)?;
     let per: Vec<&[Web]> = webs.chunks(o.seeds as usize).collect();
     let events: u64 = webs.iter().map(|w| w.events).sum();
     web_header(&ws, &mut w);
-    let (series, series_dt) = web_tables(&per, &mut w);
+    let (series, series_dt) = web_tables(&per, &mut w)?;
     class_table(&per, &mut w);
-    signal_over_time(&per, &ws, out)?;
-    let (diff_txt, diff_md) =
-        differences(&series, &per, load, ws.window, 2000.0 / (secs - ws.warm));
+    signal_over_time(&m, &per, &ws, out)?;
+    let gp_scale = m.paper_measured_s / (secs - ws.warm);
+    let (diff_txt, diff_vars) = differences(&m, &n, &series, &per, (ws.window, gp_scale));
     w.txt.push_str(&diff_txt);
+    w.vars.extend(diff_vars);
     let wall = wall.elapsed().as_secs_f64();
-    w.md.push_str(&diff_md);
-    let notes = render(
-        NOTES,
-        &[
-            ("warm", ws.warm.to_string()),
-            ("secs", secs.to_string()),
-            ("web_file", WEB_FILE.to_string()),
-            ("wall", format!("{wall:.1}")),
-            ("runs", ((gp_runs + web_runs) as u64 * o.seeds).to_string()),
-            ("events", events.to_string()),
-        ],
-    )?;
-    w.md.push_str(&notes);
+    w.vars.extend([
+        (
+            "web_file",
+            SCENARIOS.get(&m.f.web.scenario, "web.scenario")?.0,
+        ),
+        ("wall", format!("{wall:.1}")),
+        ("runs", ((gp_runs + web_runs) as u64 * o.seeds).to_string()),
+        ("events", events.to_string()),
+    ]);
+    let report = render(REPORT, &w.vars)?;
     let _ = writeln!(w.txt, "wall time {wall:.1} s");
     print!("{}", w.txt);
-    aqmlab::output::write_atomic(&out.join("report.md"), w.md.as_bytes())?;
+    aqmlab::output::write_atomic(&out.join("report.md"), report.as_bytes())?;
     write_csv(&w.table, &out.join("tables.csv"))?;
     rt_plots(series, series_dt, secs, o.seeds, out)?;
     Ok(w.table)
@@ -404,31 +581,31 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 fn goodput(w: &mut Out) -> CliResult<usize> {
     let seeds = w.seeds;
     let mut gp_sc = Vec::new();
-    for (rate, _) in nums().goodput {
-        let bdp = rate * GP_RTT_S / 8.0 / GP_PKT;
-        let (b_dt, b_red) = ((1.5 * bdp).round() as u32, (2.5 * bdp).round() as u32);
-        for s in 0..3 {
+    let (m, gspec) = (w.m, &w.m.f.goodput);
+    for rate in &gspec.rates_bps {
+        let bdp = rate * m.gp_rtt_s / 8.0 / m.gp_pkt;
+        for sch in &m.f.scheme {
             let o = vec![
                 format!("links.bottleneck.rate=\"{}bps\"", rate),
-                format!("links.bottleneck.queue_ab={}", queue_spec(s, b_dt, b_red)),
+                format!("links.bottleneck.queue_ab={}", sch.queue(bdp)),
             ];
-            gp_sc.push(Scenario::from_toml_with(GP_TOML, GP_FILE, &o)?);
+            gp_sc.push(SCENARIOS.load(&gspec.scenario, "goodput.scenario", &o)?);
         }
     }
     let jobs: Vec<(&Scenario, u64)> = gp_sc
         .iter()
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let gps = par_runs("rio-ps goodput", &jobs, |sim| measure_gp(&sim.run()));
+    let gps = par_runs("rio-ps goodput", &jobs, |sim| measure_gp(m, &sim.run()));
     let gps: Vec<Gp> = gps.into_iter().collect::<CliResult<_>>()?;
     let per: Vec<&[Gp]> = gps.chunks(seeds as usize).collect();
     let head: Vec<String> = ["link", "flows"]
         .iter()
         .map(|s| s.to_string())
-        .chain(SCHEMES.iter().map(|s| format!("{s} paper / aqmlab")))
+        .chain(m.schemes().map(|s| format!("{s} paper / aqmlab")))
         .collect();
     let mut rows = Vec::new();
-    for (ri, (rate, paper)) in nums().goodput.iter().enumerate() {
+    for (ri, (rate, paper)) in w.n.goodput.iter().enumerate() {
         for (k, cls) in ["All", "Short", "Long"].iter().enumerate() {
             let mut row = vec![format!("{} Mbit/s", rate / 1e6), cls.to_string()];
             for s in 0..3 {
@@ -438,7 +615,7 @@ fn goodput(w: &mut Out) -> CliResult<usize> {
                 w.table.push(TableRow::new(
                     "goodput",
                     format!("{} Mbit/s {cls}", rate / 1e6),
-                    SCHEMES[s],
+                    w.m.scheme(s),
                     "bytes/s",
                     Some(paper[k][s]),
                     m,
@@ -457,23 +634,33 @@ fn goodput(w: &mut Out) -> CliResult<usize> {
     }
     let _ = writeln!(
         w.txt,
-        "(a) Network goodput, bytes/s over the first {GP_SECONDS} s (paper / aqmlab, mean of {seeds} seed(s)); 10 long (10000 pkts) + 10 short (100 pkts) New Reno flows, 1000-B packets, RTT {GP_RTT_S} s\n"
+        "(a) Network goodput, bytes/s over the first {} s (paper / aqmlab, mean of {seeds} seed(s)); 10 long (10000 pkts) + 10 short (100 pkts) New Reno flows, {}-B packets, RTT {} s\n",
+        m.gp_secs, m.gp_pkt, m.gp_rtt_s
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "## (a) Network goodput\n\nGoodput in **bytes per second over the first {GP_SECONDS} s** (our reading of the slides' unit: \"All\" is 98–99 % of the link rate in B/s, and \"Short\" saturates at 49 990 ≈ 10 × 100 × 1000 B / 20 s). Each cell: paper / aqmlab (mean of {seeds} seed(s)). Scenario `{GP_FILE}`: RTT {GP_RTT_S} s, 1000-B packets, window 20, DropTail 1.5 × BDP, RED/RIO-PS 2.5 × BDP (BDP ≈ {:.1} / {:.1} packets), RIO-PS classifier with a fixed L_t = 100 packets.\n",
-        1.25e6 * GP_RTT_S / 8000.0,
-        1.5e6 * GP_RTT_S / 8000.0
-    );
-    w.md.push_str(&md_rows(&head, &rows));
+    let bdp: Vec<String> = gspec
+        .rates_bps
+        .iter()
+        .map(|r| format!("{:.1}", r * m.gp_rtt_s / 8.0 / m.gp_pkt))
+        .collect();
+    w.vars.extend([
+        ("gp_secs", m.gp_secs.to_string()),
+        (
+            "gp_file",
+            SCENARIOS.get(&gspec.scenario, "goodput.scenario")?.0,
+        ),
+        ("gp_rtt", m.gp_rtt_s.to_string()),
+        ("gp_pkt", m.gp_pkt.to_string()),
+        ("gp_bdp", bdp.join(" / ")),
+        ("gp_table", md_rows(&head, &rows)),
+    ]);
     Ok(gp_sc.len())
 }
 
 /// (b) The web experiment's sessions, windows and run-length note.
-fn web_setup(secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
-    let warm = secs / 2.0;
-    let base = Scenario::from_toml_with(WEB_TOML, WEB_FILE, &[])?;
+fn web_setup(m: &Matrix, secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
+    let warm = secs * m.f.web.warmup_fraction;
+    let base = SCENARIOS.load(&m.f.web.scenario, "web.scenario", &[])?;
     let web_spec = match &base.workloads[0] {
         aqmlab::traffic::WorkloadSpec::Web(w) => w.clone(),
         _ => {
@@ -482,15 +669,22 @@ fn web_setup(secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
             ))
         }
     };
-    // drop/mark-rate windows: 1/100 of the run, at least one sample interval
-    let window = (secs / 100.0).max(base.output.sample_interval.0 as f64 / 1e9);
-    let sessions = web_spec.sessions_for_load(WEB_RATE, load, MSS, 40);
-    let shortened = if changed && secs < 4000.0 {
-        format!(
-            "SHORTENED: {secs} s runs with {warm} s warm-up (--duration), not the paper's 4000 s / 2000 s; heavy-tailed loads need long runs, so read these numbers as indicative only.\n"
-        )
+    // drop/mark-rate windows: a share of the run, at least one sample interval
+    let window = (secs / m.f.web.windows as f64).max(base.output.sample_interval.0 as f64 / 1e9);
+    let sessions = web_spec.sessions_for_load(m.web_rate, load, m.mss, m.header);
+    let vars = [
+        ("secs", secs.to_string()),
+        ("warm", warm.to_string()),
+        ("paper_secs", m.web_secs.to_string()),
+        (
+            "paper_warm",
+            (m.web_secs * m.f.web.warmup_fraction).to_string(),
+        ),
+    ];
+    let shortened = if changed && secs < m.web_secs {
+        render_part(PARTS, "shortened", &vars)?
     } else if changed {
-        format!("Run length set by --duration: {secs} s with {warm} s warm-up (the paper: 4000 s / 2000 s).\n")
+        render_part(PARTS, "lengthened", &vars)?
     } else {
         String::new()
     };
@@ -505,20 +699,19 @@ fn web_setup(secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
 }
 
 /// Run every web experiment × scheme × seed: (summaries, number of scenarios).
-fn web_runs(ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
+fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
     let (secs, warm, window) = (ws.secs, ws.warm, ws.window);
     let mut web_sc = Vec::new();
-    for (_, delay, ito, bdp) in WEB_EXPS {
-        let (b_dt, b_red) = ((1.5 * bdp) as u32, (2.5 * bdp) as u32);
-        for s in 0..3 {
+    for e in m.exps() {
+        for sch in &m.f.scheme {
             let o = vec![
-                format!("links.bottleneck.delay=\"{delay}\""),
-                format!("links.bottleneck.queue_ab={}", queue_spec(s, b_dt, b_red)),
-                format!("tcp.initial_rto=\"{ito}\""),
+                format!("links.bottleneck.delay=\"{}\"", e.delay),
+                format!("links.bottleneck.queue_ab={}", sch.queue(e.bdp_packets)),
+                format!("tcp.initial_rto=\"{}\"", e.initial_rto),
                 format!("workloads.web.sessions={}", ws.sessions),
                 format!("duration=\"{secs}s\""),
             ];
-            web_sc.push(Scenario::from_toml_with(WEB_TOML, WEB_FILE, &o)?);
+            web_sc.push(SCENARIOS.load(&m.f.web.scenario, "web.scenario", &o)?);
         }
     }
     let jobs: Vec<(&Scenario, u64)> = web_sc
@@ -529,12 +722,11 @@ fn web_runs(ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
         &format!("rio-ps web ({secs} s simulated per run)"),
         &jobs,
         |sim| {
-            // run to the end of the warm-up, take stock, run on
-            sim.set_duration(aqmlab::engine::secs(warm));
-            let r0 = sim.run();
-            sim.set_duration(aqmlab::engine::secs(secs));
+            // a snapshot at the end of the warm-up, then on to the end
+            let snap = sim.run_until(aqmlab::engine::secs(warm));
             let r = sim.run();
-            measure_web(sim, &r0, &r, warm, window)
+            let win = sim.measured_since(&snap);
+            measure_web(m, sim, (&win, &r), warm, window)
         },
     );
     if let Some(w) = webs.iter().find(|w| !w.conservation_ok) {
@@ -552,15 +744,17 @@ fn web_header(ws: &WebSetup, w: &mut Out) {
     let _ = writeln!(
         w.txt,
         "\n(b) Web traffic: {sessions} sessions (load {load} of {} Mbit/s), {secs} s with {warm} s warm-up, {seeds} seed(s)\n",
-        WEB_RATE / 1e6
+        w.m.web_rate / 1e6
     );
-    let _ = writeln!(
-        w.md,
-        "\n## (b) Web traffic\n\n{sessions} web sessions (offered load {load} of the {} Mbit/s bottleneck by `WebSpec::sessions_for_load`), object sizes bounded Pareto (4, 200 000, 1.2) **in packets** of 460 B payload, {secs} s simulated with {warm} s warm-up, {seeds} seed(s) per cell. Response time = connection open (SYN) → last byte received, for objects opened after the warm-up; averages pooled over seeds.\n",
-        WEB_RATE / 1e6
-    );
+    w.vars.extend([
+        ("sessions", sessions.to_string()),
+        ("load", load.to_string()),
+        ("web_mbps", (w.m.web_rate / 1e6).to_string()),
+        ("mss", w.m.mss.to_string()),
+        ("warm", warm.to_string()),
+        ("shortened", ws.shortened.clone()),
+    ]);
     w.txt.push_str(&ws.shortened);
-    w.md.push_str(&ws.shortened);
 }
 
 /// A line's points.
@@ -570,21 +764,40 @@ type Series = Vec<(String, Points)>;
 
 /// Per experiment: response times relative to RED by size, and the
 /// per-scheme summary. Returns the RIO-PS and DropTail ratio series.
-fn web_tables(per: &[&[Web]], w: &mut Out) -> (Series, Series) {
+fn web_tables(per: &[&[Web]], w: &mut Out) -> CliResult<(Series, Series)> {
     let mut series = Vec::new();
     let mut series_dt = Vec::new();
-    for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
-        let (dt_pts, rio_pts) = relative_rt_table(ei, label, per, w);
+    let mut md = String::new();
+    for (ei, e) in w.m.exps().iter().enumerate() {
+        let label = e.name.as_str();
+        let (dt_pts, rio_pts, rt_table) = relative_rt_table(ei, label, per, w);
         series_dt.push((label.to_string(), dt_pts));
         series.push((label.to_string(), rio_pts));
-        web_summary_table(ei, label, per, w);
+        let summary_table = web_summary_table(ei, label, per, w);
+        md.push_str(&render_part(
+            PARTS,
+            "experiment",
+            &[
+                ("label", label.to_string()),
+                ("claim", part(PARTS, &format!("claim {label}"))?.to_string()),
+                ("rt_table", rt_table),
+                ("summary_table", summary_table),
+            ],
+        )?);
     }
-    (series, series_dt)
+    w.vars.push(("experiments", md));
+    Ok((series, series_dt))
 }
 
 /// Experiment `ei`'s mean response time relative to RED by object size;
 /// returns the (DropTail, RIO-PS) points of buckets with ≥ 20 RED objects.
-fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Points, Points) {
+/// Also returns the Markdown table.
+fn relative_rt_table(
+    ei: usize,
+    label: &str,
+    per: &[&[Web]],
+    w: &mut Out,
+) -> (Points, Points, String) {
     let pool = |s: usize| {
         let mut m: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
         for w in per[ei * 3 + s] {
@@ -626,7 +839,7 @@ fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Po
             f(dt),
             f(rio),
         ]);
-        if *n >= 20 {
+        if *n >= w.m.f.web.min_objects {
             if let Some(v) = dt {
                 dt_pts.push((*b as f64, v));
             }
@@ -639,7 +852,7 @@ fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Po
                 w.pooled(
                     format!("web {label}: response time relative to RED"),
                     format!("size {}+ packets", 1u64 << b),
-                    SCHEMES[s],
+                    w.m.scheme(s),
                     "ratio",
                     v,
                 );
@@ -651,18 +864,13 @@ fn relative_rt_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> (Po
         "{label}: mean response time relative to RED by object size"
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "\n### {label}: response time relative to RED by object size\n\nPaper: {}.\n",
-        PAPER_WEB_CLAIMS[ei]
-    );
-    w.md.push_str(&md_rows(&head, &rows));
-    (dt_pts, rio_pts)
+    (dt_pts, rio_pts, md_rows(&head, &rows))
 }
 
 /// Experiment `ei`'s per-scheme summary: goodput, utilisation, signals,
 /// fairness, probes' response times, classifier.
-fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) {
+/// Returns the Markdown table.
+fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) -> String {
     let head: Vec<String> = [
         "scheme",
         "goodput paper",
@@ -687,8 +895,7 @@ fn web_summary_table(ei: usize, label: &str, per: &[&[Web]], w: &mut Out) {
     let _ = writeln!(w.txt, "\n{label}: summary");
     w.txt.push_str(&text_table(&head, &rows));
     w.txt.push('\n');
-    let _ = writeln!(w.md, "\n### {label}: summary\n");
-    w.md.push_str(&md_rows(&head, &rows));
+    md_rows(&head, &rows)
 }
 
 /// Scheme `s` of experiment `ei`: its summary row and `tables.csv` rows.
@@ -716,7 +923,7 @@ fn web_summary_row(ei: usize, s: usize, label: &str, ws: &[Web], w: &mut Out) ->
             "goodput",
             "packets",
             gp,
-            Some(nums().web_goodput[ei][s]),
+            Some(w.n.web_goodput[ei][s]),
             sd(&|w| w.goodput_pkts),
         ),
         (
@@ -740,7 +947,7 @@ fn web_summary_row(ei: usize, s: usize, label: &str, ws: &[Web], w: &mut Out) ->
     ] {
         let r = TableRow::new(
             format!("web {label}"),
-            SCHEMES[s],
+            w.m.scheme(s),
             k,
             unit,
             pp,
@@ -751,8 +958,8 @@ fn web_summary_row(ei: usize, s: usize, label: &str, ws: &[Web], w: &mut Out) ->
         w.table.push(if sd.is_some() { r } else { r.pooled() });
     }
     vec![
-        SCHEMES[s].to_string(),
-        format!("{:.0}", nums().web_goodput[ei][s]),
+        w.m.scheme(s).to_string(),
+        format!("{:.0}", w.n.web_goodput[ei][s]),
         format!("{gp:.0}"),
         format!("{ut:.3}"),
         format!("{sr:.4}"),
@@ -790,8 +997,10 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
             100.0 * a as f64 / b as f64
         }
     };
-    for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
-        for (s, scheme) in SCHEMES.iter().enumerate() {
+    let m = w.m;
+    for (ei, e) in m.exps().iter().enumerate() {
+        let label = e.name.as_str();
+        for (s, scheme) in m.schemes().enumerate() {
             let c = pooled_class(per[ei * 3 + s]);
             let v = [
                 pct(c[0][0], c[0][0] + c[1][0]),
@@ -821,7 +1030,7 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
             .iter()
             .zip(v)
             {
-                w.pooled(format!("web {label}: per class"), *scheme, k, "%", x);
+                w.pooled(format!("web {label}: per class"), scheme, k, "%", x);
             }
         }
     }
@@ -830,15 +1039,11 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
         "Drop and mark rates at the bottleneck by packet class over the measured period (short = tagged In by the edge classifier, long = Out; the classifier tags packets under every scheme, only RIO-PS acts on the tags)"
     );
     w.txt.push_str(&text_table(&head, &rows));
-    let _ = writeln!(
-        w.md,
-        "\n### Drop and mark rates by packet class\n\nOver the measured period at the bottleneck, pooled over seeds. Short = packets the edge classifier tagged In (the first L_t packets of a flow), long = Out; the classifier tags packets under every scheme, but only RIO-PS acts on the tags. Percentages are of each class's arrivals. The slides show the drop/mark rate only as a plot, without numbers.\n"
-    );
-    w.md.push_str(&md_rows(&head, &rows));
+    w.vars.push(("class_table", md_rows(&head, &rows)));
 }
 
 /// Seed 1's drop and mark rates over time: `signal_over_time.csv` and its plot.
-fn signal_over_time(per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
+fn signal_over_time(m: &Matrix, per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
     // Through the csv crate, as every CSV aqmlab writes (quoting if needed).
     let csv_err = |e: csv::Error| CliError::Internal(format!("signal_over_time.csv: {e}"));
     let mut ot_csv = csv::Writer::from_writer(Vec::new());
@@ -853,9 +1058,10 @@ fn signal_over_time(per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
         ])
         .map_err(csv_err)?;
     let mut panels = Vec::new();
-    for (ei, (label, _, _, _)) in WEB_EXPS.iter().enumerate() {
+    for (ei, e) in m.exps().iter().enumerate() {
+        let label = e.name.as_str();
         let mut ser = Vec::new();
-        for (s, scheme) in SCHEMES.iter().enumerate() {
+        for (s, scheme) in m.schemes().enumerate() {
             let w = &per[ei * 3 + s][0];
             for (t, d, m) in &w.over_time {
                 ot_csv
@@ -933,17 +1139,16 @@ fn pooled_class(ws: &[Web]) -> [[u64; 3]; 2] {
     c
 }
 
-/// The comparison with the slides in words, from the measured numbers:
-/// (stdout lines, report section).
+/// The comparison with the slides in numbers, for the report's
+/// "Where aqmlab differs" section: (stdout lines, template values).
 fn differences(
+    mx: &Matrix,
+    n: &Numbers,
     rio_rel: &[(String, Vec<(f64, f64)>)],
     per: &[&[Web]],
-    load: f64,
-    window: f64,
-    gp_scale: f64,
-) -> (String, String) {
+    (window, gp_scale): (f64, f64),
+) -> (String, Vec<(&'static str, String)>) {
     let mut txt = String::from("\nRIO-PS vs RED, mean response time reduction (paper / aqmlab):\n");
-    let mut md = String::from("\n## Where aqmlab differs from the slides, and why\n\n");
     let range = |pts: &[(f64, f64)], b: &std::ops::RangeInclusive<u32>| -> Option<(f64, f64)> {
         let v: Vec<f64> = pts
             .iter()
@@ -959,17 +1164,26 @@ fn differences(
     };
     let f =
         |r: Option<(f64, f64)>| r.map_or("–".to_string(), |(a, b)| format!("{a:.0}–{b:.0} %"));
+    // a bucket range's object sizes in packets, e.g. "4–31"
+    let sizes = |b: [u32; 2]| format!("{}–{}", 1u64 << b[0], (1u64 << (b[1] + 1)) - 1);
+    let (short_sizes, medium_sizes) = (
+        sizes(mx.f.web.short_buckets),
+        sizes(mx.f.web.medium_buckets),
+    );
     let mut lines = Vec::new();
     for (ei, (label, pts)) in rio_rel.iter().enumerate() {
-        let (s, m) = (range(pts, &SHORT_BUCKETS), range(pts, &MEDIUM_BUCKETS));
+        let (s, m) = (
+            range(pts, &Matrix::buckets(mx.f.web.short_buckets)),
+            range(pts, &Matrix::buckets(mx.f.web.medium_buckets)),
+        );
         let paper = |k: usize| {
-            nums().web_reduction[ei].map_or("not given".to_string(), |p| {
+            n.web_reduction[ei].map_or("not given".to_string(), |p| {
                 format!("{:.0}–{:.0} %", p[k].0, p[k].1)
             })
         };
         let _ = writeln!(
             txt,
-            "  {label}: short (4–31 pkts) {} / {}; medium (32–255 pkts) {} / {}",
+            "  {label}: short ({short_sizes} pkts) {} / {}; medium ({medium_sizes} pkts) {} / {}",
             paper(0),
             f(s),
             paper(1),
@@ -983,23 +1197,13 @@ fn differences(
             paper(1)
         ));
     }
-    let _ = writeln!(
-        md,
-        "- **Response time.** Reduction of the mean response time by RIO-PS relative to RED, over the size buckets with at least 20 RED objects (short = 4–31 packets, medium = 32–255): {}. The slides give ranges, not per-size numbers, and do not say which sizes count as short or medium; above ≈ 256 packets RIO-PS costs long objects a few % (the slides: \"RIO-PS does not hurt long flow performance\").",
-        lines.join("; ")
-    );
     let gp: Vec<String> = (0..rio_rel.len())
         .map(|ei| {
-            // scaled to the slides' 2000 s measured period
+            // scaled to the slides' measured period
             let ours = gp_scale * mean(per[ei * 3 + 1].iter().map(|w| w.goodput_pkts));
-            format!("{} {:.2}", rio_rel[ei].0, ours / nums().web_goodput[ei][1])
+            format!("{} {:.2}", rio_rel[ei].0, ours / n.web_goodput[ei][1])
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "- **Load and goodput.** The slides say only that \"the load is carefully tuned to be close to the bottleneck link capacity\". We offer {load} of the bottleneck in web objects (`--load`), plus the foreground probes (≈ 0.034 of it) and the retransmissions, which puts the link close to saturation; our RED goodput (scaled to a 2000 s measured period) is this multiple of the slides' (experiment, aqmlab / paper): {}. The slides' Exp1 goodput (≈ 4.2 M packets in 2000 s, 84 % of the link in 500-B packets) suggests a lighter load, but at lighter loads (e.g. `--load 0.8`) RIO-PS's gain over RED shrinks well below the slides' 25–30 %: the gain needs a congested queue. The slides' Exp2 goodput (4.7 M) is higher than Exp1's although only the RTT changes, so their load probably differed between the two; ours is the same in both.",
-        gp.join(", ")
-    );
     let peaks: Vec<String> = (0..rio_rel.len())
         .map(|ei| {
             let w = &per[ei * 3 + 1][0];
@@ -1011,8 +1215,8 @@ fn differences(
             format!("{} {peak:.0} %", rio_rel[ei].0)
         })
         .collect();
-    let class_rates: Vec<String> = SCHEMES
-        .iter()
+    let class_rates: Vec<String> = mx
+        .schemes()
         .enumerate()
         .map(|(si, name)| {
             let c = pooled_class(per[si]);
@@ -1020,13 +1224,18 @@ fn differences(
             format!("{name} {:.2} / {:.2}", r(c[0]), r(c[1]))
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "- **Drop/mark rate over time.** With bounded-Pareto (shape 1.2) objects the load is far from stationary even over 4000 s: a few objects of 10⁴–10⁵ packets (tens of seconds of the whole link each) raise RED's drop+mark rate per {window} s window to {} (seed 1), against the measured-period means in the summary tables. The slides plot the rate over time without numbers, so we cannot compare levels; they say the load \"has high variability over time due to the heavy-tailedness of the file size distribution\" and that \"RIO-PS reduces the overall drop/mark probability\" because \"short flows rarely experience loss\", which is what the per-class table shows (Exp1, ITO 3 s, drop+mark % of short / long packets: {}). RED drops the packets that are not ECN-capable (SYNs, and retransmissions per RFC 3168 §6.1.5) where it marks data, so short flows still lose SYNs and wait for the ITO (the slides: \"some lost first packet and hence timeout (3 sec)\").",
-        peaks.join(", "),
-        class_rates.join("; ")
-    );
-    (txt, md)
+    let vars = vec![
+        ("min_objects", mx.f.web.min_objects.to_string()),
+        ("short_sizes", short_sizes),
+        ("medium_sizes", medium_sizes),
+        ("rt_lines", lines.join("; ")),
+        ("paper_measured", mx.paper_measured_s.to_string()),
+        ("gp_ratios", gp.join(", ")),
+        ("window", window.to_string()),
+        ("peaks", peaks.join(", ")),
+        ("class_rates", class_rates.join("; ")),
+    ];
+    (txt, vars)
 }
 
 #[cfg(test)]
@@ -1034,8 +1243,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn run_length_notes_follow_the_duration() {
+        let m = Matrix::load().unwrap();
+        assert_eq!(web_setup(&m, 4000.0, false, 0.9).unwrap().shortened, "");
+        let s = web_setup(&m, 100.0, true, 0.9).unwrap().shortened;
+        assert!(
+            s.starts_with("SHORTENED: 100 s runs with 50 s warm-up"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not the paper's 4000 s / 2000 s") && s.ends_with(".\n"),
+            "{s}"
+        );
+        let s = web_setup(&m, 5000.0, true, 0.9).unwrap().shortened;
+        assert_eq!(
+            s,
+            "Run length set by --duration: 5000 s with 2500 s warm-up (the paper: 4000 s / 2000 s).\n"
+        );
+    }
+
+    #[test]
     fn slide_numbers_load_from_the_toml() {
-        let n = load_numbers().unwrap();
+        let n = Numbers::load(&Matrix::load().unwrap()).unwrap();
         assert_eq!(n.goodput[1].0, 1.5e6);
         assert_eq!(n.goodput[0].1[1], [40973.0, 49897.0, 49945.0]);
         assert_eq!(n.web_goodput[2][0], 4718311.0);

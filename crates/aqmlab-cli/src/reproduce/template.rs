@@ -2,6 +2,11 @@
 //! compiled in with `include_str!`); `{{name}}` placeholders are filled from
 //! the run. A placeholder without a value, or a value without a placeholder,
 //! is an internal error, so a template and its driver cannot drift apart.
+//!
+//! A file can hold several named parts, each opened by a line
+//! `<!-- part: NAME -->` (the sentence a driver picks from the measurement,
+//! a section repeated per experiment); [`part`] returns one, without the
+//! line break that ends it.
 
 use crate::{CliError, CliResult};
 
@@ -35,6 +40,31 @@ pub fn render(template: &str, vars: &[(&str, String)]) -> CliResult<String> {
     Ok(out)
 }
 
+/// Part `name` of `file`: the text after its `<!-- part: name -->` line up
+/// to the next part's line (or the end), less the one line break before it.
+pub fn part<'a>(file: &'a str, name: &str) -> CliResult<&'a str> {
+    let open = format!("<!-- part: {name} -->\n");
+    let start = file
+        .find(&open)
+        .map(|i| i + open.len())
+        .ok_or_else(|| CliError::Internal(format!("template: no part `{name}`")))?;
+    let rest = &file[start..];
+    let end = rest.find("<!-- part: ").unwrap_or(rest.len());
+    let text = &rest[..end];
+    Ok(text.strip_suffix('\n').unwrap_or(text))
+}
+
+/// Part `yes` of `file` if `cond`, else part `no` (parts without
+/// placeholders: the word or phrase a measured condition picks).
+pub fn pick(file: &str, cond: bool, yes: &str, no: &str) -> CliResult<String> {
+    part(file, if cond { yes } else { no }).map(str::to_string)
+}
+
+/// Part `name` of `file` with its `{{placeholders}}` filled from `vars`.
+pub fn render_part(file: &str, name: &str, vars: &[(&str, String)]) -> CliResult<String> {
+    render(part(file, name)?, vars)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +79,86 @@ mod tests {
         assert!(render("{{a}} {{c}}", &v).is_err());
         assert!(render("{{a}}", &v).is_err());
         assert!(render("{{a", &v[..1]).is_err());
+    }
+
+    #[test]
+    fn parts_split_at_their_markers() {
+        let f = "<!-- part: x -->\nfirst {{a}}\n<!-- part: y -->\nsecond\n\nend\n";
+        assert_eq!(part(f, "x").unwrap(), "first {{a}}");
+        assert_eq!(part(f, "y").unwrap(), "second\n\nend");
+        assert!(part(f, "z").is_err());
+        let v = [("a", "1".to_string())];
+        assert_eq!(render_part(f, "x", &v).unwrap(), "first 1");
+    }
+
+    /// Every part a driver picks exists, and every part in a file is one a
+    /// driver picks (the branches a short test run does not reach
+    /// included).
+    #[test]
+    fn the_parts_the_drivers_pick_exist() {
+        let files: [(&str, &[&str]); 4] = [
+            (
+                include_str!("templates/red-gateway-parts.md"),
+                &[
+                    "scale-none",
+                    "scale",
+                    "plot-same",
+                    "plot-differs",
+                    "other-none",
+                    "other-some",
+                    "mismatch-none",
+                    "mismatch",
+                    "summary",
+                    "findings-none",
+                    "findings-some",
+                    "finding-usage-flat",
+                    "finding-c5-falls",
+                    "finding-c5-drops-rise",
+                    "finding-ten-senders",
+                    "finding-short-queue",
+                    "t4-monotone",
+                    "t4-changes",
+                ],
+            ),
+            (
+                include_str!("templates/rio-ps-parts.md"),
+                &[
+                    "experiment",
+                    "shortened",
+                    "lengthened",
+                    "claim Exp1 (ITO=3s)",
+                    "claim Exp1 (ITO=1s)",
+                    "claim Exp2 (ITO=3s)",
+                ],
+            ),
+            (
+                include_str!("templates/codel-highspeed-tcp-parts.md"),
+                &["duration-note"],
+            ),
+            (
+                include_str!("templates/maxnet-mice-parts.md"),
+                &[
+                    "duration-note",
+                    "late-mostly",
+                    "late-partly",
+                    "fig9-queue",
+                    "fig8-queue",
+                ],
+            ),
+        ];
+        for (file, names) in files {
+            let mut in_file: Vec<&str> = file
+                .lines()
+                .filter_map(|l| l.strip_prefix("<!-- part: "))
+                .filter_map(|l| l.strip_suffix(" -->"))
+                .collect();
+            in_file.sort();
+            let mut picked = names.to_vec();
+            picked.sort();
+            assert_eq!(in_file, picked);
+            for n in names {
+                assert!(!part(file, n).unwrap().is_empty(), "{n}");
+            }
+        }
     }
 }

@@ -55,7 +55,7 @@ pub struct FlowQueues<S> {
 /// reduced to `0..n` (Linux hashes the 5-tuple with a per-qdisc random
 /// perturbation, `skb_get_hash_perturb`).
 pub fn bucket_of(p: &Packet, perturb: u64, n: u32) -> u32 {
-    let mut z = (p.flow as u64) ^ ((p.src as u64) << 32) ^ ((p.dst as u64) << 48) ^ perturb;
+    let mut z = (p.flow.0 as u64) ^ ((p.src.0 as u64) << 32) ^ ((p.dst.0 as u64) << 48) ^ perturb;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
@@ -177,10 +177,11 @@ impl<S> FlowQueues<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::FlowId;
 
     fn pkt(flow: u32, size: u32) -> Packet {
         Packet {
-            flow,
+            flow: FlowId(flow),
             size,
             ..Default::default()
         }
@@ -193,7 +194,7 @@ mod tests {
             match fq.pop(idx) {
                 Some(p) => {
                     fq.charge(idx, p.size);
-                    out.push(p.flow);
+                    out.push(p.flow.0);
                 }
                 None => fq.retire(idx, from_new),
             }

@@ -239,6 +239,7 @@ impl super::registry::QueueKind for FqCodelConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::FlowId;
     use crate::engine::RngStream;
 
     fn cfg() -> FqCodelConfig {
@@ -271,7 +272,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 1500,
                     ..Default::default()
                 },
@@ -282,7 +283,7 @@ mod tests {
                 q.enqueue(
                     Packet {
                         uid: 1000 + 5 * i + j,
-                        flow: 2,
+                        flow: FlowId(2),
                         size: 300,
                         ..Default::default()
                     },
@@ -294,7 +295,7 @@ mod tests {
         let mut bytes = [0u64; 3];
         for _ in 0..300 {
             let p = q.dequeue(&mut c).unwrap();
-            bytes[p.flow as usize] += p.size as u64;
+            bytes[p.flow.ix()] += p.size as u64;
         }
         let ratio = bytes[1] as f64 / bytes[2] as f64;
         assert!((ratio - 1.0).abs() < 0.1, "byte shares {bytes:?}");
@@ -318,7 +319,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 9,
+                    flow: FlowId(9),
                     size: 100,
                     ..Default::default()
                 },
@@ -330,7 +331,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: 100 + i,
-                    flow: 3,
+                    flow: FlowId(3),
                     size: 1000,
                     ..Default::default()
                 },
@@ -340,7 +341,7 @@ mod tests {
         }
         assert!(q.len_pkts() <= 100);
         assert!(
-            dropped.iter().all(|(p, _)| p.flow == 3),
+            dropped.iter().all(|(p, _)| p.flow == FlowId(3)),
             "only the fat flow loses packets"
         );
         assert!(!dropped.is_empty());
@@ -360,7 +361,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 1500,
                     ..Default::default()
                 },
@@ -374,7 +375,7 @@ mod tests {
         q.enqueue(
             Packet {
                 uid: 999,
-                flow: 2,
+                flow: FlowId(2),
                 size: 100,
                 ..Default::default()
             },

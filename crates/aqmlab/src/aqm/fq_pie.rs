@@ -346,6 +346,7 @@ impl super::registry::QueueKind for FqPieConfig {
 mod tests {
     use super::*;
     use crate::engine::RngStream;
+    use crate::net::packet::FlowId;
 
     fn cfg() -> FqPieConfig {
         toml::from_str("").unwrap()
@@ -354,7 +355,7 @@ mod tests {
     fn pkt(flow: u32, uid: u64, size: u32, now: Time) -> Packet {
         Packet {
             uid,
-            flow,
+            flow: FlowId(flow),
             size,
             enq_time: now,
             flags: crate::net::packet::flags::DATA,
@@ -422,7 +423,7 @@ mod tests {
                 }
             }
             if let Some(p) = q.dequeue(&mut ctx) {
-                if p.flow == 2 {
+                if p.flow == FlowId(2) {
                     sparse_wait = sparse_wait.max(now - p.enq_time);
                 }
             }

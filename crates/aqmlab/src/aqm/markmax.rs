@@ -298,8 +298,8 @@ impl MarkMax {
     }
 
     fn slot_of(&self, flow: FlowId) -> Option<u32> {
-        let s = if flow < DENSE {
-            self.dense.get(flow as usize).copied().unwrap_or(NONE)
+        let s = if flow.0 < DENSE {
+            self.dense.get(flow.ix()).copied().unwrap_or(NONE)
         } else {
             self.sparse.get(&flow).copied().unwrap_or(NONE)
         };
@@ -307,8 +307,8 @@ impl MarkMax {
     }
 
     fn set_slot(&mut self, flow: FlowId, s: u32) {
-        if flow < DENSE {
-            let i = flow as usize;
+        if flow.0 < DENSE {
+            let i = flow.ix();
             if self.dense.len() <= i {
                 self.dense.resize(i + 1, NONE);
             }
@@ -407,7 +407,7 @@ impl MarkMax {
                     Some(s) => s,
                     None => {
                         self.flows.push(FlowQ {
-                            id: 0,
+                            id: FlowId(0),
                             bytes: 0,
                             pkts: 0,
                             seqs: VecDeque::new(),
@@ -635,10 +635,10 @@ mod tests {
     use super::*;
     use crate::engine::RngStream;
 
-    fn pkt(uid: u64, flow: FlowId, size: u32) -> Packet {
+    fn pkt(uid: u64, flow: u32, size: u32) -> Packet {
         Packet {
             uid,
-            flow,
+            flow: FlowId(flow),
             size,
             ecn: Ecn::Ect0,
             ..Default::default()
@@ -764,7 +764,7 @@ mod tests {
             for u in 1..4 {
                 e.enq(&mut q, pkt(u, 2, 100)).0.unwrap();
             }
-            assert_eq!(q.largest(), Some(expect), "{unit:?}");
+            assert_eq!(q.largest(), Some(FlowId(expect)), "{unit:?}");
         }
     }
 
@@ -787,7 +787,7 @@ mod tests {
             "flow 9's first packet"
         );
         assert_eq!((q.len_pkts(), q.len_bytes()), (2, 200));
-        assert_eq!(q.backlog(9), (1, 100));
+        assert_eq!(q.backlog(FlowId(9)), (1, 100));
         q.check_invariants().unwrap();
         let out: Vec<u64> = std::iter::from_fn(|| e.deq(&mut q).map(|p| p.uid)).collect();
         assert_eq!(out, vec![0, 2]);
@@ -820,7 +820,7 @@ mod tests {
         let mut rng = RngStream::new(3, 4);
         for u in 0..20_000u64 {
             if rng.below(3) < 2 {
-                let f = rng.below(300) as FlowId * 997; // some ids above DENSE
+                let f = rng.below(300) as u32 * 997; // some ids above DENSE
                 let _ = e.enq(&mut q, pkt(u, f, 40 + rng.below(1460) as u32));
             } else {
                 e.deq(&mut q);

@@ -53,6 +53,7 @@
 
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{to_secs, Time};
+use crate::net::ext::Ext;
 use crate::net::packet::Packet;
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
@@ -214,9 +215,9 @@ impl QueueDisc for MaxNet {
         if self.q.would_exceed(&self.limit, pkt.size) {
             return Err(DropCause::Overflow);
         }
-        if pkt.is_forward() {
-            pkt.price = pkt.price.max(self.price as f32);
-            pkt.spare = pkt.spare.min(self.spare as f32);
+        // Only forward packets of MaxNet sources carry the fields to stamp.
+        if let (true, Ext::MaxNet(f)) = (pkt.is_forward(), &mut pkt.ext) {
+            f.stamp(self.price as f32, self.spare as f32);
         }
         self.q.push_back(pkt);
         Ok(())
@@ -260,6 +261,7 @@ impl super::registry::QueueKind for MaxNetConfig {
 mod tests {
     use super::*;
     use crate::engine::RngStream;
+    use crate::net::ext::{Class, MaxNetFields};
     use crate::net::packet::flags;
 
     const MS: Time = 1_000_000;
@@ -268,9 +270,14 @@ mod tests {
         Packet {
             size,
             flags: flags::DATA,
-            spare: f32::INFINITY,
+            ext: Ext::MaxNet(MaxNetFields::UNSTAMPED),
             ..Default::default()
         }
+    }
+
+    fn fields(p: &Packet) -> (f32, f32) {
+        let f = p.ext.maxnet().expect("MaxNet fields");
+        (f.price(), f.spare())
     }
 
     fn q(rate: u64, mu: f64, period_ms: u64, limit: u32) -> MaxNet {
@@ -372,28 +379,35 @@ mod tests {
         let own = 0.0025f32;
         // carried price lower: overwritten; higher: kept
         let mut lo = data(1000);
-        lo.price = 0.001;
-        lo.spare = 1e6;
+        lo.ext = Ext::MaxNet(MaxNetFields::new(0.001, 1e6));
         m.enqueue(lo, &mut c).unwrap();
         let mut hi = data(1000);
-        hi.price = 0.5;
+        hi.ext = Ext::MaxNet(MaxNetFields::new(0.5, f32::INFINITY));
         m.enqueue(hi, &mut c).unwrap();
         // a pure ACK carries an echo: untouched
         let ack = Packet {
             size: 40,
             flags: flags::ACK,
-            price: 0.001,
-            spare: 7.0,
+            ext: Ext::MaxNet(MaxNetFields::new(0.001, 7.0)),
             ..Default::default()
         };
         m.enqueue(ack, &mut c).unwrap();
+        // packets without MaxNet's fields (another CC's, a RIO-tagged one)
+        // pass unchanged
+        for ext in [Ext::None, Ext::Rio(Class::In)] {
+            let mut other = data(1000);
+            other.ext = ext;
+            m.enqueue(other, &mut c).unwrap();
+        }
         let a = m.dequeue(&mut c).unwrap();
-        assert!((a.price - own).abs() < 1e-9);
-        assert_eq!(a.spare, 0.0, "min(1 Mbit/s, (μC − y)⁺ = 0)");
+        assert!((fields(&a).0 - own).abs() < 1e-9);
+        assert_eq!(fields(&a).1, 0.0, "min(1 Mbit/s, (μC − y)⁺ = 0)");
         let b = m.dequeue(&mut c).unwrap();
-        assert_eq!(b.price, 0.5);
+        assert_eq!(fields(&b).0, 0.5);
         let k = m.dequeue(&mut c).unwrap();
-        assert_eq!((k.price, k.spare), (0.001, 7.0));
+        assert_eq!(fields(&k), (0.001, 7.0));
+        assert_eq!(m.dequeue(&mut c).unwrap().ext, Ext::None);
+        assert_eq!(m.dequeue(&mut c).unwrap().ext, Ext::Rio(Class::In));
     }
 
     #[test]

@@ -37,7 +37,8 @@
 use super::red::{estimate, IdleClock, RedDrop, RedVerdict};
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::Time;
-use crate::net::packet::{Class, Ecn, Packet};
+use crate::net::ext::Class;
+use crate::net::packet::{Ecn, Packet};
 use serde::{Deserialize, Serialize};
 use super::fifo::Fifo;
 
@@ -266,7 +267,7 @@ impl QueueDisc for Rio {
 
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
         self.update_avgs(ctx.now);
-        let is_in = pkt.class == Class::In;
+        let is_in = pkt.ext.class() == Class::In;
         let (st, avg) = if is_in {
             (&mut self.short, self.avg_in)
         } else {
@@ -306,7 +307,7 @@ impl QueueDisc for Rio {
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         let p = self.q.pop_front();
         match &p {
-            Some(p) if p.class == Class::In => self.in_len -= 1,
+            Some(p) if p.ext.class() == Class::In => self.in_len -= 1,
             Some(_) => {}
             None => self.idle.went_idle(ctx.now),
         }
@@ -373,7 +374,7 @@ mod tests {
         Packet {
             uid,
             size: 500,
-            class,
+            ext: crate::net::ext::Ext::Rio(class),
             ecn: Ecn::Ect0,
             ..Default::default()
         }

@@ -324,6 +324,7 @@ impl super::registry::QueueKind for SfqCodelConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::FlowId;
     use crate::engine::RngStream;
 
     fn cfg() -> SfqCodelConfig {
@@ -348,7 +349,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 1500,
                     ..Default::default()
                 },
@@ -358,7 +359,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: 100 + i,
-                    flow: 2,
+                    flow: FlowId(2),
                     size: 100,
                     ..Default::default()
                 },
@@ -366,7 +367,7 @@ mod tests {
             )
             .unwrap();
         }
-        let flows: Vec<u32> = (0..20).map(|_| q.dequeue(&mut c).unwrap().flow).collect();
+        let flows: Vec<u32> = (0..20).map(|_| q.dequeue(&mut c).unwrap().flow.0).collect();
         assert_eq!(flows.iter().filter(|&&f| f == 1).count(), 10);
         for w in flows.windows(2) {
             assert_ne!(w[0], w[1], "packet-by-packet round robin: {flows:?}");
@@ -386,7 +387,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 100,
                     ..Default::default()
                 },
@@ -398,7 +399,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: 9,
-                    flow: 2,
+                    flow: FlowId(2),
                     size: 100,
                     ..Default::default()
                 },
@@ -422,7 +423,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 100,
                     ..Default::default()
                 },
@@ -433,7 +434,7 @@ mod tests {
         q.enqueue(
             Packet {
                 uid: 9,
-                flow: 2,
+                flow: FlowId(2),
                 size: 100,
                 ..Default::default()
             },
@@ -442,7 +443,7 @@ mod tests {
         .unwrap();
         assert_eq!(q.len_pkts(), 5);
         assert_eq!(d.len(), 1);
-        assert_eq!((d[0].0.flow, d[0].0.uid), (1, 4), "tail of the fullest bin");
+        assert_eq!((d[0].0.flow, d[0].0.uid), (FlowId(1), 4), "tail of the fullest bin");
     }
 
     #[test]
@@ -454,7 +455,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: i,
-                    flow: 1,
+                    flow: FlowId(1),
                     size: 100,
                     ..Default::default()
                 },
@@ -464,7 +465,7 @@ mod tests {
             q.enqueue(
                 Packet {
                     uid: 10 + i,
-                    flow: 2,
+                    flow: FlowId(2),
                     size: 100,
                     ..Default::default()
                 },
@@ -477,13 +478,13 @@ mod tests {
         q.enqueue(
             Packet {
                 uid: 99,
-                flow: 3,
+                flow: FlowId(3),
                 size: 100,
                 ..Default::default()
             },
             &mut c,
         )
         .unwrap();
-        assert_eq!(q.dequeue(&mut c).unwrap().flow, 3);
+        assert_eq!(q.dequeue(&mut c).unwrap().flow, FlowId(3));
     }
 }

@@ -442,6 +442,12 @@ pub struct RunResult {
     /// Threads, partition and synchronisation of a parallel run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel: Option<ParallelReport>,
+    /// Start of the measurement window, seconds, when the counters, rates
+    /// and means are over `[warmup_s, sim_seconds]` (`[output] warmup`,
+    /// [`Simulation::measured_since`](crate::Simulation::measured_since));
+    /// absent for whole-run results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_s: Option<f64>,
 }
 
 impl RunResult {

@@ -1,5 +1,7 @@
 //! Edge classifier of RIO-PS: tag packets short (`Class::In`) or long
-//! (`Class::Out`) by how many packets their flow has sent.
+//! (`Class::Out`) by how many packets their flow has sent. The tag is the
+//! packet's extension slot (`Ext::Rio`, `net/ext.rs`), which RIO and the
+//! port's per-class counters read.
 //!
 //! Source: L. Guo and I. Matta, "The War Between Mice and Elephants",
 //! ICNP 2001 (slides, "Edge Router – Packet
@@ -49,7 +51,8 @@
 //! - `min_threshold` = 1, `max_threshold` = 1 000 000 packets: bounds on `L_t`.
 
 use crate::engine::Time;
-use crate::net::packet::{Class, FlowId, Packet};
+use crate::net::ext::{Class, Ext};
+use crate::net::packet::{FlowId, Packet};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -265,10 +268,10 @@ impl Classifier {
         e.count += 1;
         e.last = now;
         if e.count as f64 <= self.threshold {
-            pkt.class = Class::In;
+            pkt.ext = Ext::Rio(Class::In);
             self.counters.tagged_in += 1;
         } else {
-            pkt.class = Class::Out;
+            pkt.ext = Ext::Rio(Class::Out);
             self.counters.tagged_out += 1;
         }
     }
@@ -312,7 +315,7 @@ mod tests {
 
     fn pkt(flow: u32) -> Packet {
         Packet {
-            flow,
+            flow: FlowId(flow),
             ..Default::default()
         }
     }
@@ -324,7 +327,7 @@ mod tests {
             .map(|i| {
                 let mut p = pkt(7);
                 c.tag(&mut p, i * 1000);
-                p.class
+                p.ext.class()
             })
             .collect();
         assert_eq!(
@@ -345,7 +348,7 @@ mod tests {
         // idle for 1 s (= T_u): the flow starts over as short
         let mut p = pkt(1);
         c.tag(&mut p, secs(1.0) + 2);
-        assert_eq!(p.class, Class::In);
+        assert_eq!(p.ext.class(), Class::In);
         // another flow arriving after a further T_u sweeps flow 1 away
         let mut q = pkt(2);
         c.tag(&mut q, secs(2.5));

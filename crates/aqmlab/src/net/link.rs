@@ -15,7 +15,8 @@ use std::collections::VecDeque;
 /// An egress queue with the statistics every discipline shares.
 pub struct Port {
     pub disc: Box<dyn QueueDisc>,
-    /// Edge classifier tagging `pkt.class` before `disc` sees the packet.
+    /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
+    /// sees the packet.
     pub classifier: Option<Box<Classifier>>,
     pub rng: RngStream,
     pub counters: QueueCounters,
@@ -93,7 +94,7 @@ impl Port {
             dropped: &mut self.scratch,
             marked: 0,
         };
-        let class = pkt.class as usize;
+        let class = pkt.ext.class() as usize;
         let r = self.disc.enqueue(pkt, &mut ctx);
         self.counters.arrivals += 1;
         self.counters.marked += ctx.marked as u64;
@@ -124,7 +125,7 @@ impl Port {
         let p = self.disc.dequeue(&mut ctx);
         self.counters.marked += ctx.marked as u64;
         if let Some(p) = &p {
-            self.by_class[p.class as usize].marked += ctx.marked as u64;
+            self.by_class[p.ext.class() as usize].marked += ctx.marked as u64;
         }
         self.flush_drops(drops);
         if let Some(p) = &p {
@@ -137,32 +138,58 @@ impl Port {
         p
     }
 
+    /// Move the discipline's drops (other than the arrival) to `drops`. Most
+    /// calls find none: that test stays inline, the loop does not.
     #[inline]
     fn flush_drops(&mut self, drops: &mut Vec<Packet>) {
+        if !self.scratch.is_empty() {
+            self.flush_drops_slow(drops);
+        }
+    }
+
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, drops: &mut Vec<Packet>) {
         for (p, c) in self.scratch.drain(..) {
             self.counters.count_drop(c);
-            self.by_class[p.class as usize].dropped += 1;
+            self.by_class[p.ext.class() as usize].dropped += 1;
             drops.push(p);
         }
     }
 
-    /// Time-averaged queue length in packets over [0, now].
-    pub fn mean_len_pkts(&mut self, now: Time) -> f64 {
-        self.integrate(now);
+    /// Time-averaged queue length in packets over [0, now] (`now` not
+    /// before the last queue change). Reading it changes nothing, so a
+    /// measurement snapshot taken mid-run leaves the run's own figures
+    /// as they would be without it.
+    pub fn mean_len_pkts(&self, now: Time) -> f64 {
+        let (area, _) = self.areas(now);
         if now == 0 {
             0.0
         } else {
-            self.area_pkts / now as f64
+            area / now as f64
         }
     }
 
     /// Time-averaged queue length in bytes over [0, now].
-    pub fn mean_len_bytes(&mut self, now: Time) -> f64 {
-        self.integrate(now);
+    pub fn mean_len_bytes(&self, now: Time) -> f64 {
+        let (_, area) = self.areas(now);
         if now == 0 {
             0.0
         } else {
-            self.area_bytes / now as f64
+            area / now as f64
+        }
+    }
+
+    /// (packets, bytes) × nanoseconds of queue integrated over [0, now],
+    /// as [`Port::integrate`] would leave them at `now`.
+    fn areas(&self, now: Time) -> (f64, f64) {
+        let dt = now.saturating_sub(self.last_change) as f64;
+        if dt > 0.0 {
+            (
+                self.area_pkts + self.disc.len_pkts() as f64 * dt,
+                self.area_bytes + self.disc.len_bytes() as f64 * dt,
+            )
+        } else {
+            (self.area_pkts, self.area_bytes)
         }
     }
 

@@ -1,9 +1,11 @@
 //! The network: packets, links with egress ports, nodes and routing.
 
 pub mod classifier;
+pub mod ext;
 pub mod link;
 pub mod packet;
 pub mod routing;
 
+pub use ext::{Class, Ext, ExtEcho, MaxNetFields};
 pub use link::{Link, Port};
-pub use packet::{Class, Ecn, FlowId, NodeId, Packet};
+pub use packet::{Ecn, FlowId, NodeId, OptTime, Packet};

@@ -2,14 +2,53 @@
 //! No byte buffers, no header serialisation (as in htsim); only the fields the
 //! models read (SACK blocks and the timestamp echo are the option fields
 //! an ACK needs; their bytes count in `size`). Sequence and acknowledgement numbers count *segments* (as in
-//! ns-2's TCP agents), sizes are bytes on the wire.
+//! ns-2's TCP agents), sizes are bytes on the wire. Fields of one protocol
+//! (MaxNet's price, RIO's class) live in the extension slot [`Packet::ext`]
+//! (`net/ext.rs`), not in fields of their own.
 
 use crate::engine::Time;
+pub use crate::net::ext::{Class, Ext};
+use std::num::NonZeroU64;
 
-/// Index of a node in the topology.
-pub type NodeId = u32;
-/// Index of a flow (a TCP connection) in the simulation.
-pub type FlowId = u32;
+/// A node, by its index in the topology's node list. A newtype, as
+/// [`crate::sim::ids::LinkId`]: no arithmetic by accident, and conversions to
+/// and from table indices are explicit ([`NodeId::ix`], `NodeId(i as u32)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// A flow (a TCP connection or a CBR source), by its global number in the
+/// simulation (the scenario's flows first, then those workloads open, in
+/// the order they open). A newtype, as [`NodeId`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+impl NodeId {
+    /// The index into per-node tables.
+    #[inline]
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl FlowId {
+    /// The index into per-flow tables.
+    #[inline]
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for FlowId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// TCP header flags.
 pub mod flags {
@@ -42,16 +81,24 @@ impl Ecn {
     }
 }
 
-/// Service class tag (used by RIO-style disciplines; `Default` when unused).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum Class {
-    #[default]
-    Default = 0,
-    /// "In" / short-flow packets.
-    In = 1,
-    /// "Out" / long-flow packets.
-    Out = 2,
+/// An optional time in 8 bytes (`Option<Time>` takes 16): `t + 1`, or 0
+/// for none. `Time::MAX` cannot be stored (it reads back as none); no packet
+/// is sent at the end of time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OptTime(Option<NonZeroU64>);
+
+impl OptTime {
+    pub const NONE: OptTime = OptTime(None);
+
+    #[inline]
+    pub fn new(t: Option<Time>) -> Self {
+        OptTime(t.and_then(|t| NonZeroU64::new(t.wrapping_add(1))))
+    }
+
+    #[inline]
+    pub fn get(self) -> Option<Time> {
+        self.0.map(|v| v.get() - 1)
+    }
 }
 
 /// A SACK block (RFC 2018 §3) in segments: `[start, end)`, the first
@@ -83,20 +130,17 @@ pub struct Packet {
     pub payload: u32,
     pub flags: u8,
     pub ecn: Ecn,
-    pub class: Class,
-    /// Explicit multi-bit congestion price (MaxNet); links may overwrite it
-    /// with a larger value. Echoed by receivers in `price` of ACKs.
-    pub price: f32,
-    /// Second explicit field: minimum spare capacity on the path, bit/s
-    /// (MaxStart). `f32::INFINITY` when not set.
-    pub spare: f32,
+    /// The fields of one protocol (MaxNet's price and spare capacity, RIO's
+    /// class), read and written only by that protocol's components; see
+    /// `net/ext.rs`.
+    pub ext: Ext,
     /// Number of valid entries in `sack` (ACKs only).
     pub nsack: u8,
     /// SACK blocks of an ACK, most recent first (RFC 2018 §4).
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// RFC 7323 timestamp echo (TSecr) of an ACK: the `sent_time` (TSval)
-    /// of the segment the receiver echoes; `None` without timestamps.
-    pub ts_ecr: Option<Time>,
+    /// of the segment the receiver echoes; none without timestamps.
+    pub ts_ecr: OptTime,
 }
 
 impl Packet {
@@ -125,13 +169,34 @@ impl Packet {
 mod tests {
     use super::*;
 
+    /// 112 bytes with MaxNet's price and spare capacity and RIO's class as
+    /// fields of every packet and a 16-byte `Option<Time>` echo; 104 with
+    /// the 9-byte extension slot and an 8-byte echo. A protocol that adds a
+    /// variant to `Ext` must not make this grow.
     #[test]
     fn packet_is_small() {
         assert!(
-            std::mem::size_of::<Packet>() <= 112,
+            std::mem::size_of::<Packet>() <= 104,
             "{}",
             std::mem::size_of::<Packet>()
         );
+        assert_eq!(std::mem::size_of::<OptTime>(), 8);
+    }
+
+    #[test]
+    fn opt_time_round_trips() {
+        for t in [
+            None,
+            Some(0),
+            Some(1),
+            Some(123_456_789),
+            Some(Time::MAX - 1),
+        ] {
+            assert_eq!(OptTime::new(t).get(), t);
+        }
+        assert_eq!(OptTime::default().get(), None);
+        assert_eq!(Packet::default().ts_ecr.get(), None);
+        assert_eq!(Packet::default().ext, Ext::None);
     }
 
     #[test]

@@ -33,7 +33,7 @@
 //! stay on one path and a run is deterministic per seed.
 
 use crate::engine::splitmix64;
-use crate::net::packet::NodeId;
+use crate::net::packet::{FlowId, NodeId};
 use std::collections::VecDeque;
 
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -89,6 +89,8 @@ impl Routes {
         is_router: &[bool],
         ecmp_seed: Option<u64>,
     ) -> Routes {
+        // The tables hold raw node indices; the ids stop at this boundary.
+        let links: Vec<(u32, u32)> = links.iter().map(|&(a, b)| (a.0, b.0)).collect();
         let mut into: Vec<Vec<u32>> = vec![Vec::new(); n]; // links entering each node
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, to)) in links.iter().enumerate() {
@@ -209,7 +211,8 @@ impl Routes {
     /// the destination is reachable is checked by walking the whole path
     /// (`scenario::topology`).
     #[inline]
-    pub fn next_link(&self, node: NodeId, dst: NodeId, flow: u32) -> u32 {
+    pub fn next_link(&self, node: NodeId, dst: NodeId, flow: FlowId) -> u32 {
+        let (node, dst, flow) = (node.0, dst.0, flow.0);
         let s = self.single[node as usize];
         if s != NONE {
             return s;
@@ -252,10 +255,11 @@ impl Routes {
     /// The equal-cost links `node` chooses among towards `dst` (one link
     /// when there is no choice, none without a route).
     pub fn choices(&self, node: NodeId, dst: NodeId) -> Vec<u32> {
-        let first = self.next_link(node, dst, 0);
+        let first = self.next_link(node, dst, FlowId(0));
         if first == NO_ROUTE {
             return Vec::new();
         }
+        let (node, dst) = (node.0, dst.0);
         let mut v = vec![first];
         if let (Some(e), r) = (&self.ecmp, self.row[node as usize]) {
             let (a, _) = self.attach[dst as usize];
@@ -280,17 +284,25 @@ impl Routes {
 mod tests {
     use super::*;
 
+    fn ids(links: &[(u32, u32)]) -> Vec<(NodeId, NodeId)> {
+        links.iter().map(|&(a, b)| (NodeId(a), NodeId(b))).collect()
+    }
+
+    fn nl(r: &Routes, node: u32, dst: u32, flow: u32) -> u32 {
+        r.next_link(NodeId(node), NodeId(dst), FlowId(flow))
+    }
+
     #[test]
     fn dumbbell_routes_through_routers_only() {
         // h0 - r1 - r2 - h3, and a direct h0 - h3 link is absent.
         // simplex links: 0: h0->r1, 1: r1->h0, 2: r1->r2, 3: r2->r1, 4: r2->h3, 5: h3->r2
         let links = [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)];
-        let r = Routes::compute(4, &links, &[false, true, true, false]);
-        assert_eq!(r.next_link(0, 3, 0), 0);
-        assert_eq!(r.next_link(1, 3, 0), 2);
-        assert_eq!(r.next_link(2, 3, 0), 4);
-        assert_eq!(r.next_link(3, 0, 0), 5);
-        assert_eq!(r.next_link(2, 0, 0), 3);
+        let r = Routes::compute(4, &ids(&links), &[false, true, true, false]);
+        assert_eq!(nl(&r, 0, 3, 0), 0);
+        assert_eq!(nl(&r, 1, 3, 0), 2);
+        assert_eq!(nl(&r, 2, 3, 0), 4);
+        assert_eq!(nl(&r, 3, 0, 0), 5);
+        assert_eq!(nl(&r, 2, 0, 0), 3);
     }
 
     #[test]
@@ -299,19 +311,19 @@ mod tests {
         // anything beyond its neighbours; h0 answers its only link, and the
         // path check finds the packet stuck at h1.
         let links = [(0, 1), (1, 0), (1, 2), (2, 1)];
-        let r = Routes::compute(3, &links, &[false, false, false]);
-        assert_eq!(r.next_link(0, 1, 0), 0);
-        assert_eq!(r.next_link(1, 2, 0), 2);
-        assert_eq!(r.next_link(1, 0, 0), 1);
+        let r = Routes::compute(3, &ids(&links), &[false, false, false]);
+        assert_eq!(nl(&r, 0, 1, 0), 0);
+        assert_eq!(nl(&r, 1, 2, 0), 2);
+        assert_eq!(nl(&r, 1, 0, 0), 1);
     }
 
     #[test]
     fn shortest_path_preferred() {
         // r0 -> r1 -> r2 and r0 -> r2 directly, h3 hangs off r2
         let links = [(0, 1), (1, 2), (0, 2), (2, 3), (3, 2)];
-        let r = Routes::compute(4, &links, &[true, true, true, false]);
-        assert_eq!(r.next_link(0, 3, 0), 2);
-        assert_eq!(r.next_link(2, 3, 0), 3);
+        let r = Routes::compute(4, &ids(&links), &[true, true, true, false]);
+        assert_eq!(nl(&r, 0, 3, 0), 2);
+        assert_eq!(nl(&r, 2, 3, 0), 3);
     }
 
     #[test]
@@ -328,15 +340,15 @@ mod tests {
         let mut is_router = vec![false; n as usize + 3];
         is_router[r as usize] = true;
         is_router[r2 as usize] = true;
-        let rt = Routes::compute(n as usize + 3, &links, &is_router);
+        let rt = Routes::compute(n as usize + 3, &ids(&links), &is_router);
         // two routers × two attachment points, whatever n is
         assert_eq!(rt.table_entries(), 4);
-        assert_eq!(rt.next_link(7, sink, 0), 14);
-        assert_eq!(rt.next_link(r, sink, 0), 2 * n);
-        assert_eq!(rt.next_link(r2, sink, 0), 2 * n + 2);
-        assert_eq!(rt.next_link(sink, 7, 0), 2 * n + 3);
-        assert_eq!(rt.next_link(r2, 7, 0), 2 * n + 1);
-        assert_eq!(rt.next_link(r, 7, 0), 15);
+        assert_eq!(nl(&rt, 7, sink, 0), 14);
+        assert_eq!(nl(&rt, r, sink, 0), 2 * n);
+        assert_eq!(nl(&rt, r2, sink, 0), 2 * n + 2);
+        assert_eq!(nl(&rt, sink, 7, 0), 2 * n + 3);
+        assert_eq!(nl(&rt, r2, 7, 0), 2 * n + 1);
+        assert_eq!(nl(&rt, r, 7, 0), 15);
     }
 
     #[test]
@@ -350,23 +362,23 @@ mod tests {
             links.push((y, x));
         }
         let is_router = [false, true, true, true, true, false];
-        let plain = Routes::compute(6, &links, &is_router);
-        let e = Routes::compute_ecmp(6, &links, &is_router, 1);
-        assert_eq!(plain.choices(1, 5), vec![2]);
-        assert_eq!(e.choices(1, 5), vec![2, 4]);
+        let plain = Routes::compute(6, &ids(&links), &is_router);
+        let e = Routes::compute_ecmp(6, &ids(&links), &is_router, 1);
+        assert_eq!(plain.choices(NodeId(1), NodeId(5)), vec![2]);
+        assert_eq!(e.choices(NodeId(1), NodeId(5)), vec![2, 4]);
         let mut used = [0u32; 2];
         for f in 0..1000 {
-            let l = e.next_link(1, 5, f);
+            let l = nl(&e, 1, 5, f);
             assert!(l == 2 || l == 4);
             used[(l == 4) as usize] += 1;
             // the same flow always takes the same link
-            assert_eq!(e.next_link(1, 5, f), l);
+            assert_eq!(nl(&e, 1, 5, f), l);
         }
         assert!(used[0] > 400 && used[1] > 400, "{used:?}");
         // without ECMP, the first link found (declaration order) for every flow
-        assert!((0..100).all(|f| plain.next_link(1, 5, f) == 2));
+        assert!((0..100).all(|f| nl(&plain, 1, 5, f) == 2));
         // a different seed moves some flows
-        let e2 = Routes::compute_ecmp(6, &links, &is_router, 2);
-        assert!((0..100).any(|f| e2.next_link(1, 5, f) != e.next_link(1, 5, f)));
+        let e2 = Routes::compute_ecmp(6, &ids(&links), &is_router, 2);
+        assert!((0..100).any(|f| nl(&e2, 1, 5, f) != nl(&e, 1, 5, f)));
     }
 }

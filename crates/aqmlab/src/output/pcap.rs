@@ -43,7 +43,7 @@
 
 use super::{path_err, Staging};
 use crate::engine::Time;
-use crate::net::packet::{flags, Ecn, Packet};
+use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
 use crate::tcp::TcpParams;
 use crate::{Scenario, Simulation};
 use etherparse::TcpOptionElement as Opt;
@@ -61,19 +61,19 @@ pub const RECEIVER_PORT: u16 = 5001;
 pub const SNAPLEN_RANGE: (u32, u32) = (54, 65535);
 
 /// IPv4 address of node `n`.
-pub fn node_ip(n: u32) -> [u8; 4] {
-    let v = n + 1;
+pub fn node_ip(n: NodeId) -> [u8; 4] {
+    let v = n.0 + 1;
     [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
-fn node_mac(n: u32) -> [u8; 6] {
+fn node_mac(n: NodeId) -> [u8; 6] {
     let ip = node_ip(n);
     [2, 0, ip[0], ip[1], ip[2], ip[3]]
 }
 
 /// Sender's port of flow `f`.
-pub fn flow_port(f: u32) -> u16 {
-    1024 + (f % 64000) as u16
+pub fn flow_port(f: FlowId) -> u16 {
+    1024 + (f.0 % 64000) as u16
 }
 
 /// The link directions (`a->b`) a name in `output.pcap` selects: both
@@ -259,7 +259,7 @@ fn options(p: &Packet, c: &TcpParams, syn: bool) -> Vec<Opt> {
         let ecr = if p.is_forward() {
             0
         } else {
-            p.ts_ecr.map_or(0, ts_value)
+            p.ts_ecr.get().map_or(0, ts_value)
         };
         o.extend([
             Opt::Noop,

@@ -636,6 +636,7 @@ dst = "dst*"
 
 #[cfg(test)]
 mod ecmp_tests {
+    use crate::net::packet::FlowId;
     use crate::scenario::paths::Topology;
     use crate::{Scenario, Simulation};
 
@@ -643,9 +644,11 @@ mod ecmp_tests {
 
     /// The core switch a flow's path from `src` to `dst` crosses.
     fn core_of(t: &Topology, src: &str, dst: &str, flow: u32) -> String {
-        let path = t.trace(t.ids[src], t.ids[dst], flow).expect("routable");
+        let path = t
+            .trace(t.ids[src], t.ids[dst], FlowId(flow))
+            .expect("routable");
         assert_eq!(path.len(), 6, "host-edge-agg-core-agg-edge-host");
-        t.names[t.links[path[2]].to as usize].to_string()
+        t.names[t.links[path[2]].to.ix()].to_string()
     }
 
     #[test]

@@ -430,6 +430,12 @@ pub struct OutputSpec {
     /// Bytes of each packet kept in the pcap files (headers: 128).
     #[serde(default = "default_snaplen")]
     pub pcap_snaplen: u32,
+    /// Start of the measurement window: the results (`flows.csv`,
+    /// `links.csv`, `queues.csv`, `summary.json`) count from this instant
+    /// to the end of the run (see `Simulation::run_until`); absent = the
+    /// whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Dur>,
 }
 
 fn default_snaplen() -> u32 {
@@ -448,6 +454,7 @@ impl Default for OutputSpec {
             throughput_bin: None,
             pcap: Vec::new(),
             pcap_snaplen: default_snaplen(),
+            warmup: None,
         }
     }
 }
@@ -651,6 +658,18 @@ impl Scenario {
         }
         if self.output.throughput_bin.is_some_and(|d| d.0 == 0) {
             return Err(("output.throughput_bin".into(), "must be positive".into()));
+        }
+        if let Some(w) = self.output.warmup {
+            if w.0 >= self.duration.0 {
+                return Err((
+                    "output.warmup".into(),
+                    format!(
+                        "{} s is not shorter than `duration` ({} s): the measurement window would be empty; allowed: 0 s ≤ warmup < duration",
+                        w.secs(),
+                        self.duration.secs()
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -21,7 +21,7 @@
 
 use super::{LinkSpec, Scenario};
 use crate::aqm::QueueSpec;
-use crate::net::packet::NodeId;
+use crate::net::packet::{FlowId, NodeId};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::tcp::cc::CcConfig;
 use std::collections::HashMap;
@@ -43,6 +43,15 @@ impl Simplex<'_> {
             l.queue_ab.as_ref().or(l.queue.as_ref())
         } else {
             l.queue_ba.as_ref().or(l.queue.as_ref())
+        }
+    }
+
+    /// Whether this direction's port runs an edge classifier.
+    pub fn classifies(&self) -> bool {
+        if self.ab {
+            self.spec.classifier_ab.is_some()
+        } else {
+            self.spec.classifier_ba.is_some()
         }
     }
 }
@@ -78,9 +87,9 @@ impl<'a> Topology<'a> {
         let ids: HashMap<&str, NodeId> = names
             .iter()
             .enumerate()
-            .map(|(i, n)| (*n, i as NodeId))
+            .map(|(i, n)| (*n, NodeId(i as u32)))
             .collect();
-        let id = |n: &str| ids.get(n).copied().unwrap_or(0);
+        let id = |n: &str| ids.get(n).copied().unwrap_or_default();
         let mut links = Vec::with_capacity(2 * sc.links.len());
         for l in &sc.links {
             let (a, b) = (id(&l.a), id(&l.b));
@@ -124,11 +133,11 @@ impl<'a> Topology<'a> {
 
     /// The simplex links (indices) that flow `flow`'s packets take from
     /// `src` to `dst`, or where the path stops: `Err(hops so far)`.
-    pub fn trace(&self, src: NodeId, dst: NodeId, flow: u32) -> Result<Vec<usize>, Vec<usize>> {
+    pub fn trace(&self, src: NodeId, dst: NodeId, flow: FlowId) -> Result<Vec<usize>, Vec<usize>> {
         let mut node = src;
         let mut out = Vec::new();
         while node != dst {
-            if (node != src && !self.is_router[node as usize]) || out.len() > self.links.len() {
+            if (node != src && !self.is_router[node.ix()]) || out.len() > self.links.len() {
                 return Err(out);
             }
             let li = self.routes.next_link(node, dst, flow);
@@ -145,7 +154,7 @@ impl<'a> Topology<'a> {
     /// is no route.
     pub fn path(&self, src: &str, dst: &str) -> Option<Vec<usize>> {
         let (s, d) = (self.id(src)?, self.id(dst)?);
-        self.trace(s, d, 0).ok()
+        self.trace(s, d, FlowId(0)).ok()
     }
 
     /// `a -> b -> c` for a path from `src`.
@@ -153,7 +162,7 @@ impl<'a> Topology<'a> {
         let mut s = src.to_string();
         for &li in path {
             s.push_str(" -> ");
-            s.push_str(self.names[self.links[li].to as usize]);
+            s.push_str(self.names[self.links[li].to.ix()]);
         }
         s
     }
@@ -168,11 +177,11 @@ impl<'a> Topology<'a> {
         let (Some(s), Some(d)) = (self.id(src), self.id(dst)) else {
             return Ok(()); // unknown names are reported by the reference checks
         };
-        self.trace(s, d, 0).map(|_| ()).map_err(|hops| {
+        self.trace(s, d, FlowId(0)).map(|_| ()).map_err(|hops| {
             let at = hops
                 .last()
-                .map_or(src, |&li| self.names[self.links[li].to as usize]);
-            let why = if at != src && !self.is_router[self.id(at).unwrap_or(0) as usize] {
+                .map_or(src, |&li| self.names[self.links[li].to.ix()]);
+            let why = if at != src && !self.is_router[self.id(at).unwrap_or_default().ix()] {
                 format!("`{at}` is a host, and hosts do not forward")
             } else {
                 format!("`{at}` has no link towards `{dst}`")
@@ -186,13 +195,25 @@ impl<'a> Topology<'a> {
     }
 
     /// Check that a MaxNet source from `src` to `dst` crosses at least one
-    /// MaxNet link; the error is the message (the caller adds the key).
+    /// MaxNet link, and no classifier in either direction (a packet has one
+    /// extension slot: the class tag would replace the price, `net/ext.rs`);
+    /// the error is the message (the caller adds the key).
     fn check_maxnet(&self, src: &str, dst: &str) -> Result<(), String> {
         let Some(p) = self.path(src, dst) else {
             return Err(format!(
                 "a MaxNet source needs a route from `{src}` to `{dst}`, and there is none"
             ));
         };
+        let back = self.path(dst, src).unwrap_or_default();
+        if let Some(&li) = (p.iter().chain(&back)).find(|&&li| self.links[li].classifies()) {
+            let l = &self.links[li];
+            return Err(format!(
+                "a MaxNet source's path crosses the classifier of `{}` -> `{}`: a packet carries either \
+                 MaxNet's price or a RIO class, not both; remove the classifier or use another `cc`",
+                self.names[l.from.ix()],
+                self.names[l.to.ix()]
+            ));
+        }
         if p.iter().any(|&li| self.is_maxnet(li)) {
             Ok(())
         } else {
@@ -372,6 +393,22 @@ delay = "1ms"
             "{e}"
         );
         assert!(sc("queue = { kind = \"maxnet\" }", web).is_ok());
+    }
+
+    /// One extension slot per packet: a MaxNet source's data or ACKs must
+    /// not cross a RIO classifier, which would replace the price by a class.
+    #[test]
+    fn maxnet_paths_must_not_cross_a_classifier() {
+        let cl = "classifier_DIR = { threshold = 5 }\nqueue = { kind = \"maxnet\" }";
+        for dir in ["ab", "ba"] {
+            let e = sc(&cl.replace("DIR", dir), FLOW).unwrap_err();
+            assert!(
+                e.contains("flows[0].cc") && e.contains("classifier of `r"),
+                "{dir}: {e}"
+            );
+            // another cc may cross it
+            assert!(sc(&cl.replace("DIR", dir), &FLOW.replace("maxnet", "reno")).is_ok());
+        }
     }
 
     /// A flow whose hosts have no route between them is a scenario error

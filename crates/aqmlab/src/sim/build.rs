@@ -11,7 +11,7 @@ use super::lp::Lp;
 use super::{Shared, Simulation};
 use crate::engine::{stream_id, RngStream, Tie, Time};
 use crate::net::link::{Link, Port};
-use crate::net::packet::FlowId;
+use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender, TimerKind};
@@ -31,7 +31,7 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
             l.classifier_ba.as_ref(),
         )
     };
-    let name = format!("{}->{}", names[from as usize], names[to as usize]);
+    let name = format!("{}->{}", names[from.ix()], names[to.ix()]);
     let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
     let mut port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
@@ -47,7 +47,7 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
         port,
         tx: None,
         pipe: VecDeque::new(),
-        monitored: l.monitor.unwrap_or(is_router[from as usize]),
+        monitored: l.monitor.unwrap_or(is_router[from.ix()]),
         busy_ns: 0,
         tx_bytes: 0,
         tx_pkts: 0,
@@ -58,15 +58,15 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
 /// A flow of the scenario's `[[flows]]`, before it is placed.
 struct FlowPlan {
     group: usize,
-    src: u32,
-    dst: u32,
+    src: NodeId,
+    dst: NodeId,
     start: Time,
 }
 
 /// Every flow of the scenario with its start time, in id order. Start
 /// spreads are drawn from one stream per group name (host patterns give
 /// one group several entries), in id order, whatever the partition.
-fn plan_flows(sc: &Scenario, ids: &impl Fn(&str) -> u32, seed: u64) -> Vec<FlowPlan> {
+fn plan_flows(sc: &Scenario, ids: &impl Fn(&str) -> NodeId, seed: u64) -> Vec<FlowPlan> {
     let mut rngs: std::collections::HashMap<&str, RngStream> = Default::default();
     let mut plans = Vec::new();
     for (gi, g) in sc.flows.iter().enumerate() {
@@ -110,7 +110,9 @@ fn build_flow(
                 d,
                 g.size.map(|x| x.0),
             ),
-            rcv: Receiver::new(p, fid, d, s).with_echo(g.cc.ecn_echo()),
+            rcv: Receiver::new(p, fid, d, s)
+                .with_echo(g.cc.ecn_echo())
+                .with_ext_echo(g.cc.ext_echo()),
         }),
     };
     let total = g.size.map(|x| segments(x.0, p.mss));
@@ -119,8 +121,8 @@ fn build_flow(
 }
 
 /// The one or two processes of an element between `a` and `b`.
-fn places(node_lp: &[LpId], a: u32, b: u32) -> impl Iterator<Item = LpId> {
-    let (x, y) = (node_lp[a as usize], node_lp[b as usize]);
+fn places(node_lp: &[LpId], a: NodeId, b: NodeId) -> impl Iterator<Item = LpId> {
+    let (x, y) = (node_lp[a.ix()], node_lp[b.ix()]);
     std::iter::once(x).chain((y != x).then_some(y))
 }
 
@@ -225,7 +227,7 @@ impl Simulation {
             .map(|i| Lp::new(LpId(i as u16), n_links, n_flows))
             .collect();
         for (gi, sl) in topo.links.iter().enumerate() {
-            let (tx_lp, rx_lp) = (node_lp[sl.from as usize], node_lp[sl.to as usize]);
+            let (tx_lp, rx_lp) = (node_lp[sl.from.ix()], node_lp[sl.to.ix()]);
             for lp in places(&node_lp, sl.from, sl.to) {
                 let lp = &mut lps[lp.ix()];
                 lp.link_ix[gi] = lp.links.len() as u32;
@@ -245,20 +247,20 @@ impl Simulation {
         let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
         let bins = sc.duration.0.checked_div(tput_bin);
         for (fid, fp) in plans.iter().enumerate() {
-            let fid = fid as FlowId;
+            let fid = FlowId(fid as u32);
             for lp in places(&node_lp, fp.src, fp.dst) {
                 let lp = &mut lps[lp.ix()];
                 let lf = LocalFlow(lp.flows.len() as u32);
                 let mut f = build_flow(sc, fid, fp, &params[fp.group]);
-                if lp.id == node_lp[fp.dst as usize] {
+                if lp.id == node_lp[fp.dst.ix()] {
                     f.tput = bins.map(|n| vec![0; n as usize + 1]);
                 }
-                if lp.id == node_lp[fp.src as usize] {
+                if lp.id == node_lp[fp.src.ix()] {
                     let tie = f.tie(TimerKind::Start);
                     let ev = Ev::Timer(lf, TimerKind::Start);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
-                lp.flow_ix[fid as usize] = lf.0;
+                lp.flow_ix[fid.ix()] = lf.0;
                 lp.flows.push(f);
             }
         }
@@ -266,7 +268,7 @@ impl Simulation {
         for g in &sc.flows {
             for _ in 0..g.count {
                 if g.trace_cwnd && g.cbr.is_none() {
-                    let lp = &mut lps[node_lp[plans[fid].src as usize].ix()];
+                    let lp = &mut lps[node_lp[plans[fid].src.ix()].ix()];
                     let lf = LocalFlow(lp.flow_ix[fid]);
                     lp.cwnd.push((lf, Vec::new()));
                 }
@@ -322,6 +324,9 @@ impl Simulation {
             plan: None,
             windows: 0,
             stats: Vec::new(),
+            warmup: sc.output.warmup.map(|d| d.0).filter(|&w| w > 0),
+            warm: None,
+            marks: 0,
         }
     }
 
@@ -331,13 +336,13 @@ impl Simulation {
         sc: &Scenario,
         seed: u64,
         node_lp: &[LpId],
-        ids: &std::collections::HashMap<&str, u32>,
+        ids: &std::collections::HashMap<&str, NodeId>,
         lps: &mut [Lp],
     ) -> LpId {
         let at = (sc.workloads.iter())
             .flat_map(|w| w.hosts())
             .filter_map(|(_, h)| ids.get(h))
-            .map(|&n| node_lp[n as usize])
+            .map(|&n| node_lp[n.ix()])
             .next()
             .unwrap_or(LpId(0));
         let lp = &mut lps[at.ix()];

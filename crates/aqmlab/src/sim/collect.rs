@@ -11,29 +11,35 @@ use crate::metrics::{
     RequestResult, RunResult, ThroughputSeries, WorkloadResult,
 };
 use crate::net::link::ClassCounters;
+use crate::net::packet::NodeId;
 use std::collections::BTreeMap;
 
 /// A flow's two halves: the record that ran its sender and the one that ran
 /// its receiver (the same record unless the flow crosses processes).
-struct Halves<'a> {
-    snd: &'a Flow,
-    rcv: &'a Flow,
+pub(super) struct Halves<'a> {
+    pub snd: &'a Flow,
+    pub rcv: &'a Flow,
 }
 
 impl Simulation {
     /// Every flow's halves, by global id.
-    fn halves(&self) -> Vec<Halves<'_>> {
-        let n = self.lps.iter().map(|lp| lp.next_flow).max().unwrap_or(0) as usize;
+    pub(super) fn halves(&self) -> Vec<Halves<'_>> {
+        let n = self
+            .lps
+            .iter()
+            .map(|lp| lp.next_flow.ix())
+            .max()
+            .unwrap_or(0);
         let mut snd: Vec<Option<&Flow>> = vec![None; n];
         let mut rcv: Vec<Option<&Flow>> = vec![None; n];
         for lp in &self.lps {
             for f in &lp.flows {
                 let (s, d) = f.transport.ep_ref().nodes();
-                if self.node_lp[s as usize] == lp.id {
-                    snd[f.id as usize] = Some(f);
+                if self.node_lp[s.ix()] == lp.id {
+                    snd[f.id.ix()] = Some(f);
                 }
-                if self.node_lp[d as usize] == lp.id {
-                    rcv[f.id as usize] = Some(f);
+                if self.node_lp[d.ix()] == lp.id {
+                    rcv[f.id.ix()] = Some(f);
                 }
             }
         }
@@ -46,12 +52,12 @@ impl Simulation {
             .collect()
     }
 
-    fn flow_result(&self, h: &Halves, drops: u64) -> FlowResult {
+    fn flow_result(&self, h: &Halves, drops: u64, end: Time) -> FlowResult {
         let (s, r) = (h.snd, h.rcv);
-        let name = |n: u32| self.sh.node_names[n as usize].clone();
+        let name = |n: NodeId| self.sh.node_names[n.ix()].clone();
         let (src, dst) = s.transport.ep_ref().nodes();
         let mut res = FlowResult {
-            id: s.id,
+            id: s.id.0,
             group: s.group.clone(),
             src: name(src),
             dst: name(dst),
@@ -70,10 +76,9 @@ impl Simulation {
             final_cwnd: 0.0,
             srtt_s: None,
             mean_owd_s: (r.owd_n > 0).then(|| r.owd_sum as f64 / r.owd_n as f64 / 1e9),
-            max_owd_s: (r.owd_n > 0).then(|| to_secs(r.owd_max)),
+            max_owd_s: (r.owd_n > 0).then(|| to_secs(r.owd_max.max(r.owd_max_before))),
         };
         r.transport.ep_ref().report_receiver(&mut res);
-        let end = self.sh.end;
         let stop = s.transport.ep_ref().report_sender(&mut res, end);
         if let Some(snd) = s.transport.sender() {
             res.completion_s = snd.completion_time.map(|t| to_secs(t - s.start));
@@ -86,8 +91,7 @@ impl Simulation {
     }
 
     /// The link results and queue results, in global link order.
-    fn collect_links(&mut self) -> (Vec<QueueResult>, Vec<LinkResult>) {
-        let end = self.sh.end;
+    fn collect_links(&self, end: Time) -> (Vec<QueueResult>, Vec<LinkResult>) {
         let mut queues = Vec::with_capacity(self.n_links);
         let mut links = Vec::with_capacity(self.n_links);
         for gi in 0..self.n_links {
@@ -96,13 +100,13 @@ impl Simulation {
                 let lp = &self.lps[far.ix()];
                 lp.links[lp.link_ix[gi] as usize].l.lost
             };
-            let lp = &mut self.lps[near.ix()];
-            let l = &mut lp.links[lp.link_ix[gi] as usize].l;
+            let lp = &self.lps[near.ix()];
+            let l = &lp.links[lp.link_ix[gi] as usize].l;
             queues.push(queue_result(l, end));
             links.push(LinkResult {
                 link: l.name.clone(),
-                from: self.sh.node_names[l.from as usize].clone(),
-                to: self.sh.node_names[l.to as usize].clone(),
+                from: self.sh.node_names[l.from.ix()].clone(),
+                to: self.sh.node_names[l.to.ix()].clone(),
                 rate_bps: l.rate_bps,
                 delay_s: to_secs(l.delay),
                 tx_packets: l.tx_pkts,
@@ -149,7 +153,7 @@ impl Simulation {
             for (lf, v) in &lp.cwnd {
                 let f = &lp.flows[lf.ix()];
                 all.push(CwndTrace {
-                    flow: f.id,
+                    flow: f.id.0,
                     group: f.group.clone(),
                     cc: f.cc.to_string(),
                     samples: v.clone(),
@@ -160,26 +164,37 @@ impl Simulation {
         all
     }
 
-    fn collect_workloads(&self, hv: &[Halves]) -> (Vec<RequestResult>, Vec<WorkloadResult>) {
+    /// The requests, and the workloads' summaries over the requests opened
+    /// at or after `from`.
+    pub(super) fn collect_workloads(
+        &self,
+        hv: &[Halves],
+        from: Time,
+    ) -> (Vec<RequestResult>, Vec<WorkloadResult>) {
         let lp = &self.lps[self.workload_lp.ix()];
         let mut requests = Vec::new();
         let mut workloads = Vec::new();
         for (wi, w) in lp.workloads.iter().enumerate() {
             let mut rts = Vec::new();
-            let mut completed = 0;
+            let (mut completed, mut connections) = (0, 0);
             for (item, fl) in lp.wl_flows[wi].iter().enumerate() {
                 let (Some(&first), Some(&last)) = (fl.first(), fl.last()) else {
+                    if from == 0 {
+                        connections += 1;
+                    }
                     continue;
                 };
-                let (ff, lf) = (&hv[first as usize], &hv[last as usize]);
+                let (ff, lf) = (&hv[first.ix()], &hv[last.ix()]);
+                let counted = ff.snd.start >= from;
+                connections += counted as u32;
                 let sent = ff.snd.transport.sender().and_then(|s| s.first_data_at);
                 let bytes = lf.snd.transport.sender().map_or(0, |s| s.total_bytes());
                 let (first_rx, rx_done) = (lf.rcv.first_rx, lf.rcv.rx_done);
                 let rt = sent.zip(first_rx).map(|(a, b)| to_secs(b - a));
-                if rx_done.is_some() {
+                if counted && rx_done.is_some() {
                     completed += 1;
                 }
-                if let Some(x) = rt {
+                if let Some(x) = rt.filter(|_| counted) {
                     rts.push(x);
                 }
                 requests.push(RequestResult {
@@ -197,7 +212,7 @@ impl Simulation {
             workloads.push(WorkloadResult {
                 name: w.name().to_string(),
                 kind: w.kind().into(),
-                connections: lp.wl_flows[wi].len() as u32,
+                connections,
                 completed,
                 mean_response_time_s: (!rts.is_empty())
                     .then(|| rts.iter().sum::<f64>() / rts.len() as f64),
@@ -242,8 +257,9 @@ impl Simulation {
         c
     }
 
-    pub(super) fn collect(&mut self, wall: f64) -> RunResult {
-        let (queues, links) = self.collect_links();
+    /// The results at `end` (now) over the whole run.
+    pub(super) fn collect(&self, end: Time, wall: f64) -> RunResult {
+        let (queues, links) = self.collect_links(end);
         let hv = self.halves();
         let mut drops = vec![0u64; hv.len()];
         for lp in &self.lps {
@@ -252,21 +268,14 @@ impl Simulation {
             }
         }
         let flows: Vec<FlowResult> = (hv.iter().zip(&drops))
-            .map(|(h, &d)| self.flow_result(h, d))
+            .map(|(h, &d)| self.flow_result(h, d, end))
             .collect();
-        let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for f in &flows {
-            groups
-                .entry(f.group.clone())
-                .or_default()
-                .push(f.goodput_bps);
-        }
-        let (requests, workloads) = self.collect_workloads(&hv);
+        let (requests, workloads) = self.collect_workloads(&hv, 0);
         let bin_s = to_secs(self.sh.tput_bin);
         let throughput = (hv.iter())
             .filter_map(|h| {
                 h.rcv.tput.as_ref().map(|v| ThroughputSeries {
-                    flow: h.rcv.id,
+                    flow: h.rcv.id.0,
                     group: h.rcv.group.clone(),
                     bin_s,
                     bytes: v.clone(),
@@ -278,7 +287,6 @@ impl Simulation {
                 .map(|h| h.snd.transport.sender().map(|s| s.cc.as_ref())),
         );
         drop(hv);
-        let end: Time = self.sh.end;
         RunResult {
             cc_stats,
             throughput,
@@ -290,18 +298,31 @@ impl Simulation {
             sim_seconds: to_secs(end),
             wall_seconds: wall,
             events: self.events(),
-            fairness: groups.into_iter().map(|(g, v)| (g, jain(&v))).collect(),
+            fairness: fairness(&flows),
             flows,
             queues,
             links,
             conservation: self.conservation(),
             series: self.collect_series(),
             parallel: self.parallel_report(),
+            warmup_s: None,
         }
     }
 }
 
-fn queue_result(l: &mut crate::net::link::Link, end: Time) -> QueueResult {
+/// Jain's index over the goodputs of each flow group.
+pub(super) fn fairness(flows: &[FlowResult]) -> BTreeMap<String, f64> {
+    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for f in flows {
+        groups
+            .entry(f.group.clone())
+            .or_default()
+            .push(f.goodput_bps);
+    }
+    groups.into_iter().map(|(g, v)| (g, jain(&v))).collect()
+}
+
+fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
     let c = l.port.counters.clone();
     let h = &l.port.sojourn;
     let q = |v: f64| {

@@ -83,7 +83,7 @@ impl Endpoint for TcpPair {
         if p.is_forward() {
             let before = self.rcv.rcv_nxt;
             self.rcv.on_packet(p, ctx);
-            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.p.mss as u64)
+            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.params.mss as u64)
         } else {
             self.snd.on_ack(p, ctx);
             None
@@ -123,7 +123,7 @@ impl Endpoint for TcpPair {
         r.timeouts = s.counters.timeouts;
         r.fast_retransmits = s.counters.fast_retransmits;
         r.ecn_reductions = s.counters.ecn_reductions;
-        r.final_cwnd = s.st.cwnd;
+        r.final_cwnd = s.cc_state.cwnd;
         r.srtt_s = s.srtt().map(crate::engine::to_secs);
         s.completion_time.unwrap_or(end)
     }
@@ -183,6 +183,9 @@ pub struct Flow {
     pub owd_sum: u128,
     pub owd_n: u64,
     pub owd_max: Time,
+    /// The largest before the latest measurement snapshot (`owd_max`
+    /// restarts at each; the run's is the larger of the two).
+    pub owd_max_before: Time,
     /// Segments of a sized transfer (for the receiver-complete event).
     pub total_segs: Option<u32>,
     /// First data packet delivered to the receiver.
@@ -218,6 +221,7 @@ impl Flow {
             owd_sum: 0,
             owd_n: 0,
             owd_max: 0,
+            owd_max_before: 0,
             total_segs,
             first_rx: None,
             rx_done: None,
@@ -279,7 +283,7 @@ pub fn segments(bytes: u64, mss: u32) -> u32 {
 impl Lp {
     /// A packet reached its destination node.
     pub(super) fn deliver(&mut self, sh: &Shared, p: Packet) {
-        let lf = LocalFlow(self.flow_ix[p.flow as usize]);
+        let lf = LocalFlow(self.flow_ix[p.flow.ix()]);
         let now = self.now;
         let bin = now.checked_div(sh.tput_bin).unwrap_or(0) as usize;
         let f = &mut self.flows[lf.ix()];
@@ -339,7 +343,7 @@ impl Lp {
     /// together), which numbers the new flows after the scenario's.
     fn spawn(&mut self, sh: &Shared, w: u32, sp: Spawn) {
         let fid = self.next_flow;
-        self.next_flow += 1;
+        self.next_flow = FlowId(fid.0 + 1);
         let (s, d) = (sh.node_ids[&sp.src], sh.node_ids[&sp.dst]);
         let total = segments(sp.bytes, sp.params.mss);
         let t = Transport::Tcp(TcpPair {
@@ -351,16 +355,18 @@ impl Lp {
                 d,
                 Some(sp.bytes),
             ),
-            rcv: Receiver::new(&sp.params, fid, d, s).with_echo(sp.cc.ecn_echo()),
+            rcv: Receiver::new(&sp.params, fid, d, s)
+                .with_echo(sp.cc.ecn_echo())
+                .with_ext_echo(sp.cc.ext_echo()),
         });
         let mut f = Flow::new(fid, sp.group, sp.cc.name(), t, self.now, Some(total));
         f.owner = Some((w, sp.item, sp.role));
         let lf = LocalFlow(self.flows.len() as u32);
         self.flows.push(f);
-        if self.flow_ix.len() <= fid as usize {
-            self.flow_ix.resize(fid as usize + 1, ABSENT);
+        if self.flow_ix.len() <= fid.ix() {
+            self.flow_ix.resize(fid.ix() + 1, ABSENT);
         }
-        self.flow_ix[fid as usize] = lf.0;
+        self.flow_ix[fid.ix()] = lf.0;
         let list = &mut self.wl_flows[w as usize];
         if list.len() <= sp.item as usize {
             list.resize(sp.item as usize + 1, Vec::new());

@@ -52,10 +52,10 @@ pub mod owner {
     }
     /// A flow's sending end (start, RTO, RACK, pacing timers).
     pub fn sender(f: FlowId) -> u64 {
-        3 << CLASS | f as u64
+        3 << CLASS | f.0 as u64
     }
     /// A flow's receiving end (delayed-ACK timer).
     pub fn receiver(f: FlowId) -> u64 {
-        4 << CLASS | f as u64
+        4 << CLASS | f.0 as u64
     }
 }

@@ -93,7 +93,7 @@ impl Lp {
     pub(super) fn account_drops(&mut self) {
         for p in self.drops.drain(..) {
             self.ledger.dropped += 1;
-            let f = p.flow as usize;
+            let f = p.flow.ix();
             if self.flow_drops.len() <= f {
                 self.flow_drops.resize(f + 1, 0);
             }
@@ -104,11 +104,11 @@ impl Lp {
     /// The flow's TCP parameters as a packet tap gets them (`None`: CBR or
     /// not held here).
     fn tap_params(&self, p: &Packet) -> Option<std::sync::Arc<crate::tcp::TcpParams>> {
-        match self.flow_ix.get(p.flow as usize) {
+        match self.flow_ix.get(p.flow.ix()) {
             Some(&i) if i != ABSENT => self.flows[i as usize]
                 .transport
                 .sender()
-                .map(|s| s.p.clone()),
+                .map(|s| s.params.clone()),
             _ => None,
         }
     }
@@ -199,7 +199,7 @@ impl Lp {
 #[inline]
 fn delivered_to(flow_ix: &[u32], link: &Link, p: &Packet) -> LocalFlow {
     if p.dst == link.to {
-        LocalFlow(flow_ix.get(p.flow as usize).copied().unwrap_or(ABSENT))
+        LocalFlow(flow_ix.get(p.flow.ix()).copied().unwrap_or(ABSENT))
     } else {
         LocalFlow(ABSENT)
     }

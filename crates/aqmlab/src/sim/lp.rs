@@ -88,7 +88,7 @@ impl Lp {
             workloads: Vec::new(),
             wl_flows: Vec::new(),
             wl_seq: Vec::new(),
-            next_flow: n_flows as FlowId,
+            next_flow: FlowId(n_flows as u32),
             sampler_events: 0,
             cwnd_events: 0,
             ledger: Ledger::default(),

@@ -8,7 +8,9 @@
 //! - [`forward`]: links, ports and forwarding;
 //! - [`endpoint`]: flow endpoints behind one trait (TCP, CBR) and workloads;
 //! - [`sample`]: queue and congestion-window time series;
-//! - [`collect`]: the results, merged in global order.
+//! - [`collect`]: the results, merged in global order;
+//! - [`window`]: measurement windows (snapshots of the counters and the
+//!   results since one, `[output] warmup`).
 //!
 //! One clock per logical process, no global state: a `Simulation` owns
 //! everything. Events are plain data ([`event::Ev`]); packets move by value.
@@ -23,6 +25,7 @@ mod lp;
 mod parallel;
 pub mod partition;
 mod sample;
+mod window;
 
 use crate::engine::Time;
 use crate::metrics::RunResult;
@@ -34,6 +37,7 @@ use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
 pub use parallel::thread_cpu_seconds;
+pub use window::Snapshot;
 
 /// What every logical process reads and none writes while running.
 pub(crate) struct Shared {
@@ -68,6 +72,12 @@ pub struct Simulation {
     /// Windows run so far, and each process's timings.
     windows: u64,
     stats: Vec<parallel::LpStats>,
+    /// The scenario's measurement start (`[output] warmup`), and the
+    /// snapshot taken there once the run reached it.
+    warmup: Option<Time>,
+    warm: Option<window::Snapshot>,
+    /// Snapshots taken so far.
+    marks: u64,
 }
 
 impl Simulation {
@@ -181,13 +191,27 @@ impl Simulation {
     }
 
     /// Run to the end, calling `progress(fraction_done)` now and then.
+    /// With `[output] warmup` the results are over `[warmup, end]`
+    /// ([`RunResult::warmup_s`]; see [`Snapshot`]), else over the whole run.
     pub fn run_with_progress(&mut self, mut progress: impl FnMut(f64)) -> RunResult {
         let wall = std::time::Instant::now();
         let end = self.sh.end;
         let mut tick = |t: Time| progress(t as f64 / end as f64);
+        self.advance(end, &mut tick);
+        progress(1.0);
+        let whole = self.collect(end, wall.elapsed().as_secs_f64());
+        match &self.warm {
+            Some(w) => self.window(w, whole),
+            None => whole,
+        }
+    }
+
+    /// Run every event due at or before `limit`, sequentially or in
+    /// parallel windows (the last one cut at `limit`).
+    fn step(&mut self, limit: Time, tick: &mut dyn FnMut(Time)) {
         match &self.plan {
             Some(p) if self.lps.len() > 1 => {
-                let (w, st) = parallel::run(&mut self.lps, &self.sh, p.lookahead, &mut tick);
+                let (w, st) = parallel::run(&mut self.lps, &self.sh, p.lookahead, limit, tick);
                 self.windows += w;
                 self.stats.resize(st.len(), Default::default());
                 for (a, b) in self.stats.iter_mut().zip(st) {
@@ -198,13 +222,11 @@ impl Simulation {
             }
             _ => {
                 for lp in self.lps.iter_mut() {
-                    lp.run_until(&self.sh, end, &mut tick);
+                    lp.run_until(&self.sh, limit, tick);
                 }
             }
         }
-        self.now = end;
-        progress(1.0);
-        self.collect(wall.elapsed().as_secs_f64())
+        self.now = self.now.max(limit);
     }
 }
 

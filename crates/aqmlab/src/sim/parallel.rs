@@ -119,17 +119,20 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
     (r as u64, st)
 }
 
-/// Run every process to `sh.end` on its own thread (process 0 on the
-/// calling thread, which reports progress). Returns the windows run and
-/// each process's timings.
+/// Run every process to `end` (every event due at or before it; the last
+/// window is cut at `end`, so `end` is a window boundary and a measurement
+/// snapshot taken there sees every process at the same instant) on its
+/// own thread (process 0 on the calling thread, which reports progress).
+/// Returns the windows run and each process's timings.
 pub(super) fn run(
     lps: &mut [Lp],
     sh: &Shared,
     lookahead: Time,
+    end: Time,
     progress: &mut dyn FnMut(Time),
 ) -> (u64, Vec<LpStats>) {
     assert!(lookahead > 0, "a parallel run needs a positive lookahead");
-    let sy = Sync::new(lps.len(), lookahead, sh.end);
+    let sy = Sync::new(lps.len(), lookahead, end);
     let (first, rest) = lps.split_first_mut().expect("one process at least");
     std::thread::scope(|s| {
         let handles: Vec<_> = (rest.iter_mut())

@@ -21,6 +21,7 @@
 
 use super::ids::LpId;
 use crate::engine::Time;
+use crate::net::packet::FlowId;
 use crate::scenario::paths::Topology;
 use crate::scenario::Scenario;
 
@@ -104,9 +105,9 @@ fn node_weights(sc: &Scenario, topo: &Topology) -> Vec<f64> {
         let (s, d) = (topo.ids[g.src.as_str()], topo.ids[g.dst.as_str()]);
         for _ in 0..g.count {
             for (a, b) in [(s, d), (d, s)] {
-                w[a as usize] += 1.0;
-                for li in topo.trace(a, b, fid).unwrap_or_default() {
-                    w[topo.links[li].from as usize] += 1.0;
+                w[a.ix()] += 1.0;
+                for li in topo.trace(a, b, FlowId(fid)).unwrap_or_default() {
+                    w[topo.links[li].from.ix()] += 1.0;
                 }
             }
             fid += 1;
@@ -115,7 +116,7 @@ fn node_weights(sc: &Scenario, topo: &Topology) -> Vec<f64> {
     for wl in &sc.workloads {
         for (_, h) in wl.hosts() {
             if let Some(&n) = topo.ids.get(h) {
-                w[n as usize] += 1.0;
+                w[n.ix()] += 1.0;
             }
         }
     }
@@ -128,15 +129,15 @@ fn groups(sc: &Scenario, topo: &Topology, bound: Time) -> Sets {
     let mut sets = Sets::new(topo.names.len());
     for l in &topo.links {
         if l.spec.delay.0 < bound {
-            sets.union(l.from, l.to);
+            sets.union(l.from.0, l.to.0);
         }
     }
     let mut first_host: Option<u32> = None;
     for wl in &sc.workloads {
         for (_, h) in wl.hosts() {
             if let Some(&n) = topo.ids.get(h) {
-                let f = *first_host.get_or_insert(n);
-                sets.union(f, n);
+                let f = *first_host.get_or_insert(n.0);
+                sets.union(f, n.0);
             }
         }
     }
@@ -192,7 +193,7 @@ fn pack(sets: &mut Sets, w: &[f64], k: usize) -> (Vec<LpId>, Vec<f64>) {
 
 /// The shortest delay of a cut link, and how many links are cut.
 pub fn lookahead(topo: &Topology, node_lp: &[LpId]) -> (Option<Time>, usize) {
-    let cut = (topo.links.iter()).filter(|l| node_lp[l.from as usize] != node_lp[l.to as usize]);
+    let cut = (topo.links.iter()).filter(|l| node_lp[l.from.ix()] != node_lp[l.to.ix()]);
     let la = cut.clone().map(|l| l.spec.delay.0).min();
     (la, cut.count())
 }

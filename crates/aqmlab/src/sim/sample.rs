@@ -46,8 +46,8 @@ impl Lp {
             if let Some(snd) = self.flows[lf.ix()].transport.sender() {
                 v.push(CwndSample {
                     time_s: t,
-                    cwnd: snd.st.cwnd,
-                    ssthresh: (snd.st.ssthresh < 1e8).then_some(snd.st.ssthresh),
+                    cwnd: snd.cc_state.cwnd,
+                    ssthresh: (snd.cc_state.ssthresh < 1e8).then_some(snd.cc_state.ssthresh),
                     in_flight: snd.snd_max - snd.snd_una,
                     srtt_s: snd.srtt().map(to_secs),
                 });

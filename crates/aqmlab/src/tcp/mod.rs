@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
 pub use receiver::Receiver;
-pub use recovery::{RecoveryKind, RtoRestart};
+pub use recovery::{RecoveryKind, RtoRestart, SackVariant};
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -116,6 +116,10 @@ pub struct TcpOptions {
     /// "every-ack" or "first-partial-ack" (default: the recovery scheme's
     /// own rule, see [`RtoRestart`]).
     pub rto_restart: Option<RtoRestart>,
+    /// SACK recovery as the RFCs write it, "rfc" (RFC 6675 with RFC 6937
+    /// PRR-SSRB, the default), or as ns-3 3.44 codes it, "ns3" (see
+    /// `recovery/sack.rs`).
+    pub sack_variant: Option<SackVariant>,
 }
 
 impl TcpOptions {
@@ -150,7 +154,8 @@ impl TcpOptions {
             ack_first_segment,
             limited_transmit,
             tlp,
-            rto_restart
+            rto_restart,
+            sack_variant
         );
     }
 }
@@ -196,6 +201,9 @@ pub struct TcpParams {
     /// `None`: the recovery scheme's own rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_restart: Option<RtoRestart>,
+    /// `None`: "rfc".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack_variant: Option<SackVariant>,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -233,6 +241,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             tlp: false,
             rto_restart: None,
+            sack_variant: None,
             explicit: TcpOptions::default(),
         }
     }
@@ -262,6 +271,12 @@ impl TcpParams {
         // an error (`validate`).
         if self.explicit.tlp.is_none() && !self.rack {
             self.tlp = false;
+        }
+        // ns-3 3.44 has no RACK: `rack = true` beside `ns3-3.44` runs the
+        // RFC SACK recovery with RACK; `sack_variant = "ns3"` written with
+        // RACK is an error (`validate`).
+        if self.explicit.sack_variant.is_none() && self.rack {
+            self.sack_variant = None;
         }
     }
 
@@ -306,6 +321,9 @@ impl TcpParams {
         }
         if o.rto_restart.is_some() {
             self.rto_restart = o.rto_restart;
+        }
+        if o.sack_variant.is_some() {
+            self.sack_variant = o.sack_variant;
         }
     }
 
@@ -368,6 +386,17 @@ impl TcpParams {
         }
         if self.rack && self.recovery != Some(RecoveryKind::Sack) {
             return e("rack", "RACK needs recovery = \"sack\"");
+        }
+        if self.sack_variant == Some(SackVariant::Ns3) {
+            if self.rack {
+                return e(
+                    "sack_variant",
+                    "\"ns3\" models ns-3 3.44, which has no RACK: set rack = false or sack_variant = \"rfc\"",
+                );
+            }
+            if self.explicit.sack_variant.is_some() && self.recovery != Some(RecoveryKind::Sack) {
+                return e("sack_variant", "\"ns3\" needs recovery = \"sack\"");
+            }
         }
         if self.tlp && !self.rack {
             return e(

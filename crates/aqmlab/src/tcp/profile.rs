@@ -15,6 +15,7 @@
 //! | `delack_timeout` | 100 ms (`DelAckSink interval_`) | 200 ms (`DelAckTimeout`) | 40 ms (`TCP_DELACK_MIN`) (†) |
 //! | `sack` / `timestamps` | off / off | on / on (`Sack`, `Timestamp`) | on / on (`tcp_sack`, `tcp_timestamps`) |
 //! | `recovery` / `prr` | newreno / off | sack / on (`TcpPrrRecovery`) | sack / on (`tcp_cwnd_reduction`) |
+//! | `sack_variant` | `rfc` | `ns3` (`TcpSocketBase`, `TcpTxBuffer`, `TcpPrrRecovery` as coded, see `recovery/sack.rs`) | `rfc` |
 //! | `rack` / `tlp` | off / off | off / off (absent in 3.44) | on / on (`tcp_recovery = 1`, `tcp_early_retrans = 3`) |
 //! | `limited_transmit` | off | on (`LimitedTransmit`) | on (pipe-based `tcp_cwnd_test`) |
 //! | `rto_restart` (¶) | unset (the scheme's rule) | `first-partial-ack` (`NewAck (ackNumber, m_isFirstPartialAck)`) | `every-ack` (`tcp_rearm_rto`) |
@@ -59,7 +60,7 @@
 
 use super::cc::cubic::{CubicConfig, CubicVariant};
 use super::cc::{CcConfig, CongestionControl};
-use super::recovery::{RecoveryKind, RtoRestart};
+use super::recovery::{RecoveryKind, RtoRestart, SackVariant};
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
@@ -136,6 +137,8 @@ impl Profile {
                 p.timestamps = true;
                 p.recovery = Some(RecoveryKind::Sack);
                 p.prr = true;
+                // TcpSocketBase / TcpTxBuffer / TcpPrrRecovery as coded
+                p.sack_variant = Some(SackVariant::Ns3);
                 p.ack_first_segment = true;
                 // TcpSocketBase "LimitedTransmit", default true
                 p.limited_transmit = true;

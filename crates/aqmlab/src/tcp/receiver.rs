@@ -7,7 +7,9 @@
 //! RFC 1122 §4.2.3.2; RFC 3168 §6.1.3 (ECE set on every ACK from the arrival
 //! of a CE packet until a CWR packet arrives, and on the ACK covering a CE
 //! packet even if a CWR arrived before that delayed ACK). ACKs are pure (`header_bytes`
-//! on the wire). MaxNet's explicit price in data packets is echoed in ACKs.
+//! on the wire). The extension slot of ACKs (`net/ext.rs`) follows the
+//! congestion control's rule ([`ExtEcho`], `CcAlgorithm::EXT_ECHO`): nothing,
+//! or the slot of the last forward packet (MaxNet's price and spare capacity).
 //!
 //! With [`EcnEcho::PerPacket`] (chosen by the congestion control: DCTCP)
 //! the echo is RFC 8257 §3.2's instead: ECE on exactly the ACKs of CE-marked
@@ -37,7 +39,8 @@
 use super::{TcpCtx, TcpParams, TimerKind};
 use crate::engine::Time;
 use crate::engine::{Timer, TimerAction};
-use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::net::ext::{Ext, ExtEcho};
+use crate::net::packet::{flags, Ecn, FlowId, NodeId, OptTime, Packet, SackBlock, MAX_SACK_BLOCKS};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Bytes of the timestamps option on the wire (RFC 7323 §3: 10, padded).
@@ -87,8 +90,10 @@ pub struct Receiver {
     ece: bool,
     /// A CE-marked segment arrived that no ACK has acknowledged yet.
     ce_unacked: bool,
-    price: f32,
-    spare: f32,
+    /// What the ACKs carry in their extension slot, and the flow's CC's
+    /// rule for updating it from forward packets.
+    ext_echo: ExtEcho,
+    echoed: Ext,
     sack: bool,
     timestamps: bool,
     /// Held out-of-order runs `start -> end` (SACK only).
@@ -124,8 +129,8 @@ impl Receiver {
             delack_timer: Timer::default(),
             ece: false,
             ce_unacked: false,
-            price: 0.0,
-            spare: f32::INFINITY,
+            ext_echo: ExtEcho::Nothing,
+            echoed: Ext::None,
             sack: p.sack,
             timestamps: p.timestamps,
             runs: BTreeMap::new(),
@@ -140,6 +145,13 @@ impl Receiver {
     /// Use the echo rule `echo` (see [`EcnEcho`]).
     pub fn with_echo(mut self, echo: EcnEcho) -> Self {
         self.echo = echo;
+        self
+    }
+
+    /// Echo extension fields by the rule `echo` (see [`ExtEcho`]; the
+    /// CC's `CcAlgorithm::EXT_ECHO`).
+    pub fn with_ext_echo(mut self, echo: ExtEcho) -> Self {
+        self.ext_echo = echo;
         self
     }
 
@@ -174,13 +186,12 @@ impl Receiver {
             ack: self.rcv_nxt,
             flags: f,
             ecn: Ecn::NotEct,
-            price: self.price,
-            spare: self.spare,
+            ext: self.echoed,
             ..Default::default()
         };
         if self.timestamps {
             size += TS_OPTION_BYTES;
-            pkt.ts_ecr = self.ts_recent;
+            pkt.ts_ecr = OptTime::new(self.ts_recent);
         }
         if self.sack {
             let n = self.fill_sack(&mut pkt);
@@ -247,8 +258,7 @@ impl Receiver {
 
     /// A data segment or SYN arrived.
     pub fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) {
-        self.price = p.price;
-        self.spare = p.spare;
+        self.ext_echo.on_forward(&mut self.echoed, p.ext);
         if p.has(flags::SYN) {
             self.send_ack(flags::SYN, ctx);
             self.ack_next = self.ack_first; // ns-3: ACK the first data at once

@@ -84,9 +84,9 @@ pub enum SenderState {
 
 pub struct Sender {
     /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
-    pub p: std::sync::Arc<TcpParams>,
+    pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
-    pub st: CcState,
+    pub cc_state: CcState,
     pub state: SenderState,
     flow: FlowId,
     src: NodeId,
@@ -179,16 +179,16 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr, p.rack);
+        let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
             cwr_pending: false,
         };
         Sender {
-            p,
+            params: p,
             cc,
-            st,
+            cc_state: st,
             state: SenderState::Idle,
             flow,
             src,
@@ -235,7 +235,7 @@ impl Sender {
         if self.total_segs == u32::MAX {
             u64::MAX
         } else {
-            (self.total_segs as u64 - 1) * self.p.mss as u64 + self.last_payload as u64
+            (self.total_segs as u64 - 1) * self.params.mss as u64 + self.last_payload as u64
         }
     }
 
@@ -244,23 +244,23 @@ impl Sender {
         if self.snd_una == 0 {
             0
         } else if self.snd_una >= self.total_segs {
-            (self.total_segs as u64 - 1) * self.p.mss as u64 + self.last_payload as u64
+            (self.total_segs as u64 - 1) * self.params.mss as u64 + self.last_payload as u64
         } else {
-            self.snd_una as u64 * self.p.mss as u64
+            self.snd_una as u64 * self.params.mss as u64
         }
     }
 
     /// The current RTO (backoff applied), nanoseconds.
     pub fn rto(&self) -> Time {
         let base = if self.has_rtt {
-            let g = self.p.granularity as f64;
+            let g = self.params.granularity as f64;
             (self.srtt + g.max(4.0 * self.rttvar)) as Time
         } else {
-            self.p.initial_rto
+            self.params.initial_rto
         };
-        let base = base.clamp(self.p.min_rto, self.p.max_rto);
+        let base = base.clamp(self.params.min_rto, self.params.max_rto);
         base.saturating_mul(1u64 << self.backoff.min(32))
-            .min(self.p.max_rto)
+            .min(self.params.max_rto)
     }
 
     pub fn srtt(&self) -> Option<Time> {
@@ -291,7 +291,7 @@ impl Sender {
     /// is outstanding (the receiver may delay its ACK); the caller keeps the
     /// earlier of PTO and RTO.
     fn pto(&self) -> Option<Time> {
-        if !self.p.tlp
+        if !self.params.tlp
             || self.state != SenderState::Established
             || !self.has_rtt
             || self.snd_max <= self.snd_una
@@ -316,7 +316,7 @@ impl Sender {
         self.pto_armed = false;
         let limit = self
             .total_segs
-            .min(self.snd_una.saturating_add(self.p.max_window));
+            .min(self.snd_una.saturating_add(self.params.max_window));
         let seq = if self.snd_max < limit {
             self.tlp_retrans = false;
             self.snd_max
@@ -354,9 +354,9 @@ impl Sender {
         }
         self.tlp_end = None;
         if self.tlp_retrans && !self.tlp_reduced && !self.rec.controls_sending() {
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
-            self.st.cwnd = self.st.ssthresh;
-            self.cc.on_recovery_exit(&mut self.st);
+            self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+            self.cc_state.cwnd = self.cc_state.ssthresh;
+            self.cc.on_recovery_exit(&mut self.cc_state);
         }
     }
 
@@ -371,23 +371,24 @@ impl Sender {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         self.backoff = 0;
-        self.st.srtt = Some(self.srtt as Time);
+        self.cc_state.srtt = Some(self.srtt as Time);
     }
 
     fn sync(&mut self, now: Time) {
-        self.st.now = now;
+        self.cc_state.now = now;
         self.now = now;
         // RFC 5681 eq. 4 FlightSize, less what the recovery scheme knows the
         // receiver holds or presumes lost (SACK); Reno/NewReno know nothing.
-        self.st.in_flight = (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
-        self.st.snd_una = self.snd_una;
-        self.st.snd_nxt = self.snd_max;
+        self.cc_state.in_flight =
+            (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
+        self.cc_state.snd_una = self.snd_una;
+        self.cc_state.snd_nxt = self.snd_max;
     }
 
     /// The application starts: open the connection or start sending.
     pub fn start(&mut self, ctx: &mut TcpCtx) {
         self.start_time = ctx.now;
-        if self.p.handshake {
+        if self.params.handshake {
             self.state = SenderState::SynSent;
             self.syn_time = ctx.now;
             self.send_syn(ctx);
@@ -399,7 +400,7 @@ impl Sender {
 
     /// Bytes of the timestamps option on every segment (RFC 7323).
     fn ts_bytes(&self) -> u32 {
-        if self.p.timestamps {
+        if self.params.timestamps {
             TS_OPTION_BYTES
         } else {
             0
@@ -412,32 +413,36 @@ impl Sender {
             src: self.src,
             dst: self.dst,
             sent_time: ctx.now,
-            size: self.p.header_bytes + self.ts_bytes(),
+            size: self.params.header_bytes + self.ts_bytes(),
             flags: flags::SYN,
-            spare: f32::INFINITY,
+            ext: self.cc.ext(),
             ..Default::default()
         });
         self.arm_rto(ctx);
     }
 
     fn window(&self) -> u32 {
-        let w = self.st.cwnd.floor().max(1.0);
-        (w as u32).min(self.p.max_window)
+        let w = self.cc_state.cwnd.floor().max(1.0);
+        (w as u32).min(self.params.max_window)
     }
 
     /// Run `f` with the recovery scheme and the view it gets of the sender.
     fn with_rec<R>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut RecIo) -> R) -> R {
         let mut arm_rack = None;
         let srtt = self.srtt();
+        let send_limit = self
+            .total_segs
+            .min(self.snd_una.saturating_add(self.params.max_window));
         let mut io = RecIo {
             now: self.now,
             srtt,
             arm_rack: &mut arm_rack,
-            st: &mut self.st,
+            st: &mut self.cc_state,
             cc: self.cc.as_mut(),
             snd_una: self.snd_una,
             snd_max: self.snd_max,
-            dupthresh: self.p.dupack_threshold,
+            send_limit,
+            dupthresh: self.params.dupack_threshold,
             ecn: &mut self.ecn,
             retx: &mut self.retx_buf,
             fast_retransmits: &mut self.counters.fast_retransmits,
@@ -480,7 +485,11 @@ impl Sender {
         }
         let v = std::mem::take(&mut self.retx_buf);
         for &seq in &v {
+            let new_data = seq >= self.snd_max;
             self.send_segment(seq, ctx);
+            if new_data && seq >= self.snd_nxt {
+                self.snd_nxt = seq + 1;
+            }
         }
         self.retx_buf = v;
         self.retx_buf.clear();
@@ -489,21 +498,21 @@ impl Sender {
     /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
     /// `None` when unpaced.
     pub fn pacing_rate(&self) -> Option<f64> {
-        if !self.p.pacing || !self.has_rtt || self.srtt <= 0.0 {
+        if !self.params.pacing || !self.has_rtt || self.srtt <= 0.0 {
             return None;
         }
-        let ratio = if self.st.cwnd < self.st.ssthresh / 2.0 {
+        let ratio = if self.cc_state.cwnd < self.cc_state.ssthresh / 2.0 {
             2.0
         } else {
             1.2
         };
-        let w = self.st.cwnd.max((self.snd_max - self.snd_una) as f64);
-        Some(ratio * self.p.mss as f64 * w / (self.srtt / 1e9))
+        let w = self.cc_state.cwnd.max((self.snd_max - self.snd_una) as f64);
+        Some(ratio * self.params.mss as f64 * w / (self.srtt / 1e9))
     }
 
     /// Pacing holds the next segment back: arm the pacing timer and say so.
     fn paced_out(&mut self, ctx: &mut TcpCtx) -> bool {
-        if !self.p.pacing || ctx.now >= self.next_send {
+        if !self.params.pacing || ctx.now >= self.next_send {
             return false;
         }
         if let TimerAction::Schedule(t) = self.pace_timer.arm(self.next_send) {
@@ -525,7 +534,7 @@ impl Sender {
         if self.rec.controls_sending() {
             let limit = self
                 .total_segs
-                .min(self.snd_una.saturating_add(self.p.max_window));
+                .min(self.snd_una.saturating_add(self.params.max_window));
             while !self.paced_out(ctx) {
                 let Some(seq) = self.with_rec(|r, io| r.next_segment(io, limit)) else {
                     break;
@@ -559,11 +568,11 @@ impl Sender {
     /// (RFC 3042 §2: outstanding data at most cwnd + 2 segments, cwnd
     /// unchanged).
     fn limited_transmit_allowance(&self) -> u32 {
-        if !self.p.limited_transmit || self.in_recovery {
+        if !self.params.limited_transmit || self.in_recovery {
             0
         } else if self.rec.counts_pipe() {
             self.rec.not_in_flight()
-        } else if self.dupacks < self.p.dupack_threshold {
+        } else if self.dupacks < self.params.dupack_threshold {
             self.dupacks.min(2)
         } else {
             0
@@ -574,7 +583,7 @@ impl Sender {
         let payload = if seq + 1 == self.total_segs {
             self.last_payload
         } else {
-            self.p.mss
+            self.params.mss
         };
         let retx = seq < self.snd_max;
         let mut f = flags::DATA;
@@ -601,7 +610,7 @@ impl Sender {
             self.first_data_at = Some(ctx.now);
         }
         // RFC 3168 §6.1.5: no ECT on retransmitted segments.
-        let ecn = if self.p.ecn && !retx {
+        let ecn = if self.params.ecn && !retx {
             Ecn::Ect0
         } else {
             Ecn::NotEct
@@ -611,21 +620,21 @@ impl Sender {
             src: self.src,
             dst: self.dst,
             seq,
-            size: payload + self.p.header_bytes + self.ts_bytes(),
+            size: payload + self.params.header_bytes + self.ts_bytes(),
             payload,
             flags: f,
             ecn,
             sent_time: ctx.now,
-            spare: f32::INFINITY,
+            ext: self.cc.ext(),
             ..Default::default()
         });
-        if self.p.rack {
+        if self.params.rack {
             self.now = ctx.now;
             self.with_rec(|r, io| r.on_transmit(io, seq));
             self.flush_timers(ctx);
         }
         if let Some(rate) = self.pacing_rate() {
-            let wire = (payload + self.p.header_bytes + self.ts_bytes()) as f64;
+            let wire = (payload + self.params.header_bytes + self.ts_bytes()) as f64;
             self.next_send = self.next_send.max(ctx.now) + (wire / rate * 1e9) as Time;
         }
         if !self.rto_timer.is_armed() || (!retx && self.pto_armed) {
@@ -637,7 +646,7 @@ impl Sender {
     /// Process an ACK (or SYN-ACK) from the receiver.
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
         self.sync(ctx.now);
-        self.cc.on_ack_packet(&mut self.st, ack);
+        self.cc.on_ack_packet(&mut self.cc_state, ack);
         match self.state {
             SenderState::SynSent => {
                 if ack.has(flags::SYN) && ack.has(flags::ACK) {
@@ -658,14 +667,14 @@ impl Sender {
             return; // duplicate SYN-ACK
         }
         let a = ack.ack;
-        if self.p.ecn
+        if self.params.ecn
             && ack.has(flags::ECE)
             && (a as i64 - 1) > self.ecn.recover
             && !self.in_recovery
         {
             // RFC 3168 §6.1.2: once per window of data.
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
-            self.st.cwnd = self.st.ssthresh;
+            self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+            self.cc_state.cwnd = self.cc_state.ssthresh;
             self.ecn.recover = self.snd_max as i64 - 1;
             self.ecn.cwr_pending = true;
             self.counters.ecn_reductions += 1;
@@ -680,7 +689,7 @@ impl Sender {
     fn on_new_ack(&mut self, a: u32, ack: &Packet, ctx: &mut TcpCtx) {
         let a = a.min(self.snd_max);
         let acked = a - self.snd_una;
-        if let (true, Some(t)) = (self.p.timestamps, ack.ts_ecr) {
+        if let (true, Some(t)) = (self.params.timestamps, ack.ts_ecr.get()) {
             // RFC 7323 §4.1 RTTM: every ACK of new data gives a sample.
             self.rtt_sample(ctx.now.saturating_sub(t));
             self.rtt_seq = None;
@@ -707,9 +716,9 @@ impl Sender {
         self.sync(ctx.now);
         if let (Some(t), false) = (newest, retx) {
             let r = ctx.now - t;
-            self.st.last_rtt = Some(r);
-            self.st.min_rtt = Some(self.st.min_rtt.map_or(r, |m| m.min(r)));
-            self.cc.on_rtt(&self.st, r, acked);
+            self.cc_state.last_rtt = Some(r);
+            self.cc_state.min_rtt = Some(self.cc_state.min_rtt.map_or(r, |m| m.min(r)));
+            self.cc.on_rtt(&self.cc_state, r, acked);
         }
         let was_in_recovery = self.in_recovery;
         let blocks = ack.sack_blocks();
@@ -722,7 +731,7 @@ impl Sender {
         let mut restart_timer = r.restart_timer || self.pto_armed;
         if was_in_recovery && self.in_recovery {
             // A partial ACK: `tcp.rto_restart` overrides the scheme's rule.
-            match self.p.rto_restart {
+            match self.params.rto_restart {
                 Some(RtoRestart::EveryAck) => restart_timer = true,
                 Some(RtoRestart::FirstPartialAck) => restart_timer = !self.partial_acked,
                 None => {}
@@ -734,7 +743,7 @@ impl Sender {
             self.dupacks = 0;
             let grow = self.rec.newly_delivered(acked);
             if grow > 0 {
-                self.cc.on_ack(&mut self.st, grow);
+                self.cc.on_ack(&mut self.cc_state, grow);
             }
         } else if !self.in_recovery {
             self.dupacks = 0;
@@ -770,7 +779,7 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        if send || (self.p.limited_transmit && !self.in_recovery) {
+        if send || (self.params.limited_transmit && !self.in_recovery) {
             self.send_available(ctx);
         }
     }
@@ -798,13 +807,13 @@ impl Sender {
             SenderState::Established if self.snd_una < self.snd_max => {
                 self.counters.timeouts += 1;
                 if !self.rec.holds_ssthresh_on_timeout() {
-                    self.st.ssthresh = self.cc.ssthresh(&self.st);
+                    self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
                 }
-                self.cc.on_timeout(&self.st);
-                self.st.cwnd = 1.0;
+                self.cc.on_timeout(&self.cc_state);
+                self.cc_state.cwnd = 1.0;
                 let go_back_n = self.with_rec(|r, io| r.on_rto(io));
                 self.dupacks = 0;
-                if self.p.ecn {
+                if self.params.ecn {
                     // RFC 3168 §6.1.2: CWR after a timeout too.
                     self.ecn.recover = self.snd_max as i64 - 1;
                     self.ecn.cwr_pending = true;
@@ -855,7 +864,7 @@ mod tests {
                 ..TcpParams::default()
             };
             let mut h = H {
-                s: Sender::new(p, cc.build(), 0, 0, 1, None),
+                s: Sender::new(p, cc.build(), FlowId(0), NodeId(0), NodeId(1), None),
                 out: vec![],
                 timers: vec![],
                 now: 0,
@@ -898,18 +907,22 @@ mod tests {
         let sent = h.ack(2); // third duplicate
         assert_eq!(sent.first(), Some(&2), "fast retransmit of the hole");
         assert!(h.s.in_recovery);
-        assert_eq!(h.s.st.ssthresh, (flight as f64 / 2.0).max(2.0));
-        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh + 3.0);
-        let before = h.s.st.cwnd;
+        assert_eq!(h.s.cc_state.ssthresh, (flight as f64 / 2.0).max(2.0));
+        assert_eq!(h.s.cc_state.cwnd, h.s.cc_state.ssthresh + 3.0);
+        let before = h.s.cc_state.cwnd;
         h.ack(2);
-        assert_eq!(h.s.st.cwnd, before + 1.0, "window inflation");
+        assert_eq!(h.s.cc_state.cwnd, before + 1.0, "window inflation");
         // partial ACK up to the second hole (5): retransmit 5, deflate
         let deadline_before = h.s.rto_timer.deadline();
         h.now += 10_000_000;
-        let cw = h.s.st.cwnd;
+        let cw = h.s.cc_state.cwnd;
         let sent = h.ack(5);
         assert_eq!(sent.first(), Some(&5));
-        assert_eq!(h.s.st.cwnd, cw - 3.0 + 1.0, "deflate by acked, add one");
+        assert_eq!(
+            h.s.cc_state.cwnd,
+            cw - 3.0 + 1.0,
+            "deflate by acked, add one"
+        );
         assert!(
             h.s.in_recovery,
             "NewReno stays in recovery on a partial ACK"
@@ -927,7 +940,7 @@ mod tests {
         let sent_max = h.s.snd_max;
         h.ack(sent_max);
         assert!(!h.s.in_recovery);
-        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh);
+        assert_eq!(h.s.cc_state.cwnd, h.s.cc_state.ssthresh);
         assert_eq!(h.s.counters.fast_retransmits, 1);
     }
 
@@ -937,9 +950,9 @@ mod tests {
     #[test]
     fn rto_restart_every_ack_overrides_newreno_impatient() {
         let mut h = H::new(CcKind::NewReno(Default::default()), 10.0);
-        let mut p = (*h.s.p).clone();
+        let mut p = (*h.s.params).clone();
         p.rto_restart = Some(RtoRestart::EveryAck);
-        h.s.p = p.into();
+        h.s.params = p.into();
         h.now = 100_000_000;
         for a in [1, 2, 2, 2, 2] {
             h.ack(a);
@@ -963,7 +976,7 @@ mod tests {
         assert!(h.s.in_recovery);
         h.ack(5); // partial for NewReno, but Reno exits
         assert!(!h.s.in_recovery);
-        assert_eq!(h.s.st.cwnd, h.s.st.ssthresh);
+        assert_eq!(h.s.cc_state.cwnd, h.s.cc_state.ssthresh);
     }
 
     #[test]
@@ -975,7 +988,7 @@ mod tests {
         h.out.clear();
         h.with(|s, c| s.on_rto(c));
         assert_eq!(h.out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
-        assert_eq!(h.s.st.cwnd, 1.0);
+        assert_eq!(h.s.cc_state.cwnd, 1.0);
         assert_eq!(h.s.rto(), 2 * rto0, "exponential backoff");
         assert_eq!(h.s.counters.timeouts, 1);
         assert_eq!(h.s.counters.retransmits, 1);
@@ -991,23 +1004,23 @@ mod tests {
         let mut h = H::new(CcKind::NewReno(Default::default()), 4.0); // segments 0..4 sent at t = 0
         h.now = 30_000_000;
         h.ack(2);
-        assert_eq!(h.s.st.last_rtt, Some(30_000_000));
+        assert_eq!(h.s.cc_state.last_rtt, Some(30_000_000));
         // segment 4 and 5 go out at t = 30 ms (window growth); ACK at 70 ms
         h.now = 70_000_000;
         h.ack(5);
         assert_eq!(
-            h.s.st.last_rtt,
+            h.s.cc_state.last_rtt,
             Some(40_000_000),
             "newest acked segment (4) was sent at 30 ms"
         );
-        assert_eq!(h.s.st.min_rtt, Some(30_000_000));
+        assert_eq!(h.s.cc_state.min_rtt, Some(30_000_000));
         // a timeout retransmits segment 5: its ACK gives no sample
         h.now = 2_000_000_000;
         h.with(|s, c| s.on_rto(c));
         h.now += 10_000_000;
         h.ack(6);
         assert_eq!(
-            h.s.st.last_rtt,
+            h.s.cc_state.last_rtt,
             Some(40_000_000),
             "no sample from a retransmitted segment"
         );

@@ -117,7 +117,6 @@ impl Cbr {
             flags: flags::DATA,
             ecn: if self.ecn { Ecn::Ect0 } else { Ecn::NotEct },
             sent_time: now,
-            spare: f32::INFINITY,
             ..Default::default()
         });
         self.sent += 1;
@@ -152,7 +151,7 @@ mod tests {
             packet_size: 125,
             ecn: false,
         };
-        let mut c = Cbr::new(&s, 0, 0, 1, Some(1000));
+        let mut c = Cbr::new(&s, FlowId(0), NodeId(0), NodeId(1), Some(1000));
         let mut out = vec![];
         let mut t = c.start(5);
         let mut times = vec![];

@@ -170,6 +170,7 @@ impl super::registry::CcAlgorithm for DctcpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::receiver::Receiver;
     use crate::tcp::{TcpCtx, TcpParams};
 
@@ -253,7 +254,7 @@ mod tests {
             delack_count: 2,
             ..TcpParams::default()
         };
-        let mut r = Receiver::new(&p, 0, 1, 0).with_echo(EcnEcho::PerPacket);
+        let mut r = Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0)).with_echo(EcnEcho::PerPacket);
         let (mut out, mut timers) = (Vec::new(), Vec::new());
         let marks = [false, false, true, true, true, false, false, true, false, false];
         for (i, &ce) in marks.iter().enumerate() {

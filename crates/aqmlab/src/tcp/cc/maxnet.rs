@@ -101,6 +101,7 @@
 
 use super::{CcState, CongestionControl, Recovery};
 use crate::engine::{to_secs, Time};
+use crate::net::ext::{Ext, ExtEcho, MaxNetFields};
 use crate::net::packet::Packet;
 use crate::scenario::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -284,10 +285,13 @@ impl CongestionControl for MaxNetSource {
         if ack.payload == 0 {
             self.header = Some(ack.size);
         }
-        let q = ack.price as f64;
+        // The fields the receiver echoed (EXT_ECHO); an ACK without them
+        // (none echoed yet) reads as unstamped: price 0, spare unset.
+        let f = ack.ext.maxnet().unwrap_or(MaxNetFields::UNSTAMPED);
+        let q = f.price() as f64;
         self.price = Some(q);
-        if ack.spare.is_finite() {
-            self.spare = ack.spare as f64;
+        if f.spare().is_finite() {
+            self.spare = f.spare() as f64;
         }
         if !self.started {
             self.started = true;
@@ -332,6 +336,12 @@ impl CongestionControl for MaxNetSource {
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
+
+    /// Segments carry MaxNet's fields, unstamped; each MaxNet link on the
+    /// path stamps them.
+    fn ext(&self) -> Ext {
+        Ext::MaxNet(MaxNetFields::UNSTAMPED)
+    }
 }
 
 impl super::registry::Registered for MaxNetSourceConfig {
@@ -349,6 +359,8 @@ impl super::registry::Registered for MaxNetSourceConfig {
 }
 
 impl super::registry::CcAlgorithm for MaxNetSourceConfig {
+    /// The receiver returns the fields of the last segment it received.
+    const EXT_ECHO: ExtEcho = ExtEcho::LastForward;
     fn build(&self) -> Box<dyn CongestionControl> {
         Box::new(MaxNetSource::new(self))
     }
@@ -365,8 +377,7 @@ mod tests {
         Packet {
             size: 40,
             flags: flags::ACK,
-            price,
-            spare,
+            ext: Ext::MaxNet(MaxNetFields::new(price, spare)),
             ..Default::default()
         }
     }
@@ -378,6 +389,58 @@ mod tests {
             maxstart,
             ramp_rtts: 2.0,
         })
+    }
+
+    /// The pair through the packet's extension slot: the source's segments
+    /// carry unstamped fields, a link stamps them, the receiver (with the
+    /// source's echo rule) returns them in every ACK, the source reads the
+    /// price; with another CC's rule the ACKs carry nothing.
+    #[test]
+    fn fields_travel_source_link_receiver_source() {
+        use super::super::registry::CcAlgorithm;
+        use crate::net::packet::{FlowId, NodeId};
+        use crate::tcp::{Receiver, TcpCtx, TcpParams};
+        let mut m = src(false);
+        let mut seg = Packet {
+            flags: flags::DATA,
+            size: 1500,
+            payload: 1460,
+            ext: m.ext(),
+            ..Default::default()
+        };
+        assert_eq!(seg.ext, Ext::MaxNet(MaxNetFields::UNSTAMPED));
+        if let Ext::MaxNet(f) = &mut seg.ext {
+            f.stamp(0.2, 3e6);
+            f.stamp(0.1, 5e6);
+        }
+        let p = TcpParams {
+            delayed_ack: false,
+            ..TcpParams::default()
+        };
+        let acks = |echo: ExtEcho| {
+            let mut r =
+                Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0)).with_ext_echo(echo);
+            let (mut out, mut timers) = (Vec::new(), Vec::new());
+            let mut ctx = TcpCtx {
+                now: 0,
+                out: &mut out,
+                timers: &mut timers,
+            };
+            r.on_packet(&seg, &mut ctx);
+            out
+        };
+        let echoed = acks(MaxNetSourceConfig::EXT_ECHO);
+        assert_eq!(echoed.len(), 1);
+        assert_eq!(echoed[0].ext, Ext::MaxNet(MaxNetFields::new(0.2, 3e6)));
+        let mut s = CcState::with_window(2.0, 1e9, 1460);
+        m.on_ack_packet(&mut s, &echoed[0]);
+        assert_eq!(m.advertised_rate(), Some(m.demand(0.2f32 as f64)));
+        // another CC's receiver echoes nothing; the source reads price 0
+        let plain = acks(crate::tcp::cc::reno::RenoConfig::EXT_ECHO);
+        assert_eq!(plain[0].ext, Ext::None);
+        let mut m2 = src(false);
+        m2.on_ack_packet(&mut s, &plain[0]);
+        assert_eq!(m2.advertised_rate(), Some(100e6));
     }
 
     #[test]

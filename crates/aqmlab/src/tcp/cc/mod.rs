@@ -55,6 +55,7 @@ registry::cc_kinds! {
 }
 
 use crate::engine::Time;
+use crate::net::ext::Ext;
 use crate::net::packet::Packet;
 use serde::Deserialize;
 
@@ -144,6 +145,15 @@ pub trait CongestionControl: Send {
     /// Every ACK the sender receives, before any other processing (for
     /// algorithms that read explicit signals carried in the ACK).
     fn on_ack_packet(&mut self, _s: &mut CcState, _ack: &Packet) {}
+
+    /// The extension slot the sender puts on this algorithm's SYN and data
+    /// segments (`net/ext.rs`): `Ext::None`, or the unstamped fields of a
+    /// protocol whose links write into the packet (MaxNet). What the
+    /// receiver echoes back is the config's `CcAlgorithm::EXT_ECHO`.
+    fn ext(&self) -> Ext {
+        Ext::None
+    }
+
     /// Named statistics of the controller's own state (e.g. DCTCP's α),
     /// reported in `summary.json` under `cc_stats`. Read once, when the
     /// run's results are collected.

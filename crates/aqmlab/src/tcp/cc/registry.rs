@@ -8,6 +8,7 @@
 //! (`cc = { kind = "cubic", variant = "linux-2.6.22" }`).
 
 use super::CongestionControl;
+pub use crate::net::ext::ExtEcho;
 pub use crate::registry::{KindInfo, Param, Registered};
 pub use crate::tcp::receiver::EcnEcho;
 
@@ -15,6 +16,8 @@ pub use crate::tcp::receiver::EcnEcho;
 pub trait CcAlgorithm: Registered {
     /// How the receiver must echo CE marks for this algorithm.
     const ECN_ECHO: EcnEcho = EcnEcho::Rfc3168;
+    /// What the receiver copies into ACKs' extension slot (`net/ext.rs`).
+    const EXT_ECHO: ExtEcho = ExtEcho::Nothing;
     fn build(&self) -> Box<dyn CongestionControl>;
 }
 
@@ -62,6 +65,13 @@ macro_rules! cc_kinds {
             pub fn ecn_echo(&self) -> $crate::tcp::receiver::EcnEcho {
                 match self {
                     $(CcConfig::$var(_) => <$m::$cfg as $crate::tcp::cc::registry::CcAlgorithm>::ECN_ECHO,)*
+                }
+            }
+
+            /// The receiver's extension echo rule this algorithm needs.
+            pub fn ext_echo(&self) -> $crate::net::ext::ExtEcho {
+                match self {
+                    $(CcConfig::$var(_) => <$m::$cfg as $crate::tcp::cc::registry::CcAlgorithm>::EXT_ECHO,)*
                 }
             }
 

@@ -57,6 +57,21 @@ pub enum RtoRestart {
     FirstPartialAck,
 }
 
+/// `tcp.sack_variant`: which SACK loss recovery `recovery = "sack"` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SackVariant {
+    /// RFC 6675 with RFC 6937 PRR-SSRB (`sack.rs`, `prr.rs`).
+    Rfc,
+    /// ns-3 3.44 as coded (`TcpSocketBase`, `TcpTxBuffer`,
+    /// `TcpPrrRecovery`): see `sack.rs` and `prr.rs` for each rule.
+    Ns3,
+}
+
+impl SackVariant {
+    pub const NAMES: &'static [&'static str] = &["rfc", "ns3"];
+}
+
 impl RtoRestart {
     pub const NAMES: &'static [&'static str] = &["every-ack", "first-partial-ack"];
 }
@@ -82,7 +97,11 @@ pub struct RecIo<'a> {
     /// Duplicate ACKs that trigger fast retransmit (DupThresh).
     pub dupthresh: u32,
     pub ecn: &'a mut EcnState,
-    /// Segments to (re)transmit at once, in order.
+    /// One past the highest segment that may be sent (data available and
+    /// receive window).
+    pub send_limit: u32,
+    /// Segments to (re)transmit at once, in order (new data among them is
+    /// `snd_max` and up).
     pub retx: &'a mut Vec<u32>,
     pub fast_retransmits: &'a mut u64,
     /// Now.
@@ -223,10 +242,19 @@ pub trait LossRecovery: Send {
 
 /// Build the scheme named `kind` (`prr`: bound sending in SACK recovery
 /// with PRR-SSRB; `rack`: RACK loss detection in SACK recovery).
-pub fn build(kind: RecoveryKind, prr: bool, rack: bool) -> Box<dyn LossRecovery> {
+pub fn build(
+    kind: RecoveryKind,
+    prr: bool,
+    sack_variant: Option<SackVariant>,
+    rack: bool,
+) -> Box<dyn LossRecovery> {
     match kind {
         RecoveryKind::Reno => Box::new(reno::Reno::default()),
         RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
-        RecoveryKind::Sack => Box::new(sack::SackRecovery::new(prr, rack)),
+        RecoveryKind::Sack => {
+            let mut s = sack::SackRecovery::new(prr, rack);
+            s.ns3 = sack_variant == Some(SackVariant::Ns3);
+            Box::new(s)
+        }
     }
 }

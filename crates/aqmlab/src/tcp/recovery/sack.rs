@@ -31,9 +31,20 @@
 //!   once one is marked (Linux `tcp_time_to_recover`); a retransmission
 //!   RACK finds lost again is resent.
 //!
+//! - With `tcp.sack_variant = "ns3"` (the `ns3-3.44` profile) the scheme
+//!   follows ns-3 3.44 as coded instead, where it departs from the RFCs
+//!   (each rule cites its ns-3 function below): `TcpSocketBase::
+//!   EnterRecovery` marks the head lost before it reads the flight;
+//!   `TcpPrrRecovery` is run as `DupAck` and `ProcessAck` call it
+//!   (`prr.rs`, [`PrrNs3`]); on a partial ACK whose new head was not
+//!   retransmitted, `DoRetransmit` sends one segment outside cwnd;
+//!   `TcpTxBuffer::NextSeg` takes rule 1 only below the highest SACKed
+//!   segment, rule 3 only in fast recovery and no rule 4. RACK is not
+//!   combined with it (ns-3 3.44 has none).
+//!
 //! Costs: see `scoreboard.rs` — O(log n) or amortised O(1) per ACK.
 
-use super::prr::Prr;
+use super::prr::{Prr, PrrNs3};
 use super::rack::Rack;
 use super::scoreboard::Scoreboard;
 use super::{LossRecovery, NewAck, RecIo};
@@ -49,7 +60,18 @@ pub struct SackRecovery {
     rxt_next: u32,
     rescue_rxt: Option<u32>,
     use_prr: bool,
+    /// ns-3 3.44 as coded (`tcp.sack_variant = "ns3"`).
+    pub ns3: bool,
     prr: Option<Prr>,
+    /// ns-3 3.44 `TcpPrrRecovery` state (`ns3` with `tcp.prr`).
+    prr3: Option<PrrNs3>,
+    /// The ACK being processed newly SACKed data (ns-3 `isDupAck`).
+    newly_sacked: bool,
+    /// It cumulatively acknowledged a retransmitted, un-SACKed segment
+    /// (ns-3 `m_isRetransDataAcked`).
+    retx_acked: bool,
+    /// It advanced the cumulative ACK.
+    una_advanced: bool,
     /// DeliveredData of the ACK being processed (RFC 6937).
     delivered: u32,
     /// RACK loss detection (RFC 8985) in place of DupThresh (`tcp.rack`).
@@ -69,7 +91,12 @@ impl SackRecovery {
             rxt_next: 0,
             rescue_rxt: None,
             use_prr,
+            ns3: false,
             prr: None,
+            prr3: None,
+            newly_sacked: false,
+            retx_acked: false,
+            una_advanced: false,
             delivered: 0,
             rack: rack.then(Rack::default),
             lost_buf: Vec::new(),
@@ -112,6 +139,9 @@ impl SackRecovery {
     }
 
     fn enter(&mut self, io: &mut RecIo, a: u32) {
+        if self.ns3 {
+            return self.enter_ns3(io, a);
+        }
         // RFC 5681 eq. 4 FlightSize without what the receiver holds or is
         // presumed lost: the RFC 6675 pipe (as ns-3's `BytesInFlight`).
         io.st.in_flight = self.sb.pipe();
@@ -130,12 +160,62 @@ impl SackRecovery {
         }
     }
 
+    /// ns-3 3.44 `TcpSocketBase::EnterRecovery`: the head is marked lost
+    /// first (`MarkHeadAsLost` unless `IsLost`), then `BytesInFlight ()` is
+    /// the flight ssthresh is taken from and, with PRR,
+    /// `TcpPrrRecovery::EnterRecovery` takes it as RecoverFS and calls
+    /// `DoRecovery (…, isDupAck = true)`; the head is retransmitted at once
+    /// (the sender's next `next_segment`, NextSeg rule 1, sends it: cwnd
+    /// leaves room for one segment at least).
+    fn enter_ns3(&mut self, io: &mut RecIo, a: u32) {
+        self.sb.force_lost(a);
+        self.rxt_next = a;
+        let pipe = self.sb.pipe();
+        io.st.in_flight = pipe;
+        self.recover = io.enter_recovery(a);
+        self.in_recovery = true;
+        self.rescue_rxt = Some(a);
+        if self.use_prr {
+            let m = io.st.mss;
+            let mut p = PrrNs3::new(pipe * m, m);
+            let ss = ns3_bytes(io.st.ssthresh, m);
+            if let Some(c) = p.do_recovery(self.delivered * m, pipe * m, ss, true, false) {
+                io.st.cwnd = c as f64 / m as f64;
+            }
+            self.prr3 = Some(p);
+        } else {
+            io.st.cwnd = io.st.ssthresh;
+        }
+    }
+
     pub fn in_loss(&self) -> bool {
         self.in_loss
     }
 
     /// PRR: `cwnd = pipe + sndcnt` for this ACK.
     fn prr_ack(&mut self, io: &mut RecIo, entering: bool) {
+        if let Some(p) = self.prr3.as_mut() {
+            // ns-3 `TcpSocketBase::DupAck` → `DoRecovery (…, true)` on an
+            // ACK that newly SACKs (`isDupack`); `ProcessAck`, partial ACK
+            // of at least one segment (`segsAcked >= 1`) → `DoRecovery (…,
+            // false)` as well, with the same delivered bytes and the same
+            // `m_bytesInFlight` (computed once, before `ProcessAck`).
+            let m = io.st.mss;
+            let pipe = self.sb.pipe() * m;
+            let ss = ns3_bytes(io.st.ssthresh, m);
+            let d = self.delivered * m;
+            if self.newly_sacked {
+                if let Some(c) = p.do_recovery(d, pipe, ss, true, self.retx_acked) {
+                    io.st.cwnd = c as f64 / m as f64;
+                }
+            }
+            if !entering && self.una_advanced && self.delivered >= 1 {
+                if let Some(c) = p.do_recovery(d, pipe, ss, false, self.retx_acked) {
+                    io.st.cwnd = c as f64 / m as f64;
+                }
+            }
+            return;
+        }
         if let Some(p) = self.prr.as_mut() {
             let pipe = self.sb.pipe();
             let n = p.sndcnt(self.delivered, pipe, io.st.ssthresh, entering);
@@ -146,6 +226,7 @@ impl SackRecovery {
     fn exit(&mut self, io: &mut RecIo) {
         self.in_recovery = false;
         self.prr = None;
+        self.prr3 = None;
         io.st.cwnd = io.st.ssthresh;
         io.cc.on_recovery_exit(io.st);
     }
@@ -192,10 +273,16 @@ impl LossRecovery for SackRecovery {
         if let Some(r) = self.rack.as_mut() {
             r.on_cum_ack(una0, io.snd_una, io.now);
         }
+        self.una_advanced = io.snd_una > una0;
+        self.retx_acked = self.ns3
+            && self.in_recovery
+            && (una0..io.snd_una).any(|q| self.sb.is_retransmitted(q) && !self.sb.is_sacked(q));
         self.sb.advance(io.snd_una);
+        let mut newly = 0;
         for &(s, e) in blocks {
-            self.sb.sack(s, e);
+            newly += self.sb.sack(s, e);
         }
+        self.newly_sacked = newly > 0;
         if let Some(r) = self.rack.as_mut() {
             for &q in &self.sb.newly_sacked {
                 r.on_delivered(q, io.now);
@@ -220,6 +307,9 @@ impl LossRecovery for SackRecovery {
                 self.exit(io);
             } else {
                 self.prr_ack(io, false);
+                if self.ns3 && !self.sb.is_retransmitted(io.snd_una) {
+                    self.do_retransmit_ns3(io);
+                }
             }
         } else {
             self.rack_maybe_enter(io);
@@ -271,6 +361,7 @@ impl LossRecovery for SackRecovery {
         }
         self.in_recovery = false;
         self.prr = None;
+        self.prr3 = None;
         self.in_loss = true;
         self.recover = io.snd_max as i64 - 1;
         self.rxt_next = io.snd_una;
@@ -288,6 +379,13 @@ impl LossRecovery for SackRecovery {
         };
         if pipe + 1.0 > cwnd {
             return None;
+        }
+        if self.ns3 {
+            let seg = self.next_seg_ns3(io, limit, self.in_recovery)?;
+            if let Some(p) = self.prr3.as_mut() {
+                p.on_sent(io.st.mss);
+            }
+            return Some(seg);
         }
         let seg = if let Some(s) = self.sb.next_lost(&mut self.rxt_next) {
             // (1)
@@ -320,6 +418,63 @@ impl LossRecovery for SackRecovery {
             p.on_sent();
         }
         Some(seg)
+    }
+}
+
+/// ssthresh in bytes as ns-3 holds it (`m_ssThresh`, uint32_t).
+fn ns3_bytes(ssthresh_segs: f64, mss: u32) -> u32 {
+    (ssthresh_segs * mss as f64).clamp(0.0, u32::MAX as f64) as u32
+}
+
+impl SackRecovery {
+    /// ns-3 3.44 `TcpTxBuffer::NextSeg (seq, seqHigh, isRecovery)`, marking
+    /// what it returns as sent. Rule 1 takes the lowest lost segment not
+    /// yet retransmitted that lies below the highest SACKed segment
+    /// (`m_sackSeen && startSeq < m_highestSack.second`), so after a
+    /// timeout (`SetSentListLost` marks every un-SACKed segment lost) the
+    /// segments above the highest SACK are not resent before new data;
+    /// rule 2 new data; rule 3 only when `isRecovery` (fast recovery), and
+    /// no rule 4 (ns-3 leaves the rescue retransmission out).
+    fn next_seg_ns3(&mut self, io: &mut RecIo, limit: u32, rule3: bool) -> Option<u32> {
+        let cap = self.sb.high_sacked().unwrap_or(u32::MAX);
+        if let Some(s) = self.sb.next_lost_below(&mut self.rxt_next, cap) {
+            self.sb.mark_retransmitted(s);
+            self.rxt_next = s + 1;
+            Some(s)
+        } else if io.snd_max < limit {
+            let s = io.snd_max;
+            self.sb.extend(s + 1);
+            Some(s)
+        } else if rule3 {
+            let s = self.sb.next_unsacked(self.rxt_next)?;
+            self.sb.mark_retransmitted(s);
+            self.rxt_next = s + 1;
+            Some(s)
+        } else {
+            None
+        }
+    }
+
+    /// ns-3 3.44 `TcpSocketBase::ProcessAck`, partial ACK in
+    /// `CA_RECOVERY`: unless the new head was retransmitted
+    /// (`IsRetransmittedDataAcked (ackNumber + segmentSize)`),
+    /// `DoRetransmit ()` sends one segment whatever cwnd allows: `NextSeg
+    /// (…, false)` — the lowest lost, not retransmitted segment, else new
+    /// data — or the head when NextSeg finds nothing. It counts in PRR's
+    /// `prr_out` (`SendDataPacket` → `UpdateBytesSent` in `CA_RECOVERY`).
+    fn do_retransmit_ns3(&mut self, io: &mut RecIo) {
+        let seq = match self.next_seg_ns3(io, io.send_limit, false) {
+            Some(s) => s,
+            None => {
+                let s = io.snd_una;
+                self.sb.mark_retransmitted(s);
+                s
+            }
+        };
+        if let Some(p) = self.prr3.as_mut() {
+            p.on_sent(io.st.mss);
+        }
+        io.retx.push(seq);
     }
 }
 

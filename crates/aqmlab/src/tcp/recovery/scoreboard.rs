@@ -291,8 +291,13 @@ impl Scoreboard {
     /// The lowest segment at or above `from` that is lost and not yet
     /// retransmitted (NextSeg rule 1), advancing `from` past what it skips.
     pub fn next_lost(&self, from: &mut u32) -> Option<u32> {
+        self.next_lost_below(from, u32::MAX)
+    }
+
+    /// [`Scoreboard::next_lost`] among the segments below `cap` only.
+    pub fn next_lost_below(&self, from: &mut u32, cap: u32) -> Option<u32> {
         let mut q = (*from).max(self.una);
-        let end = self.lost_hi.min(self.high());
+        let end = self.lost_hi.min(self.high()).min(cap);
         while q < end {
             let f = self.flags[(q - self.una) as usize];
             if f & SACKED == 0 && f & LOST != 0 && f & RETX == 0 {
