@@ -1,11 +1,16 @@
 """Run one dumbbell of `scenarios.py` in ns-3 3.44 (pip `ns3`) and print
 one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
 
-Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR]
+Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR] [--replicate K]
+
+Replicate K (default 0, the kit's original run) starts the flows at
+`Scenario.starts_us(K)` (jittered by U[0, 10 ms) for K >= 1; see
+`scenarios.py`) and runs with RngRun = K + 1 (ns-3's default run is 1, so
+K = 0 is unchanged); the JSON line then carries "replicate": K.
 
 With TRACE_DIR, each flow's cwnd, ssthresh, bytes in flight (segments),
 RTO and counts of data segments sent and retransmitted (every 10 ms) are
-written there as SCENARIO-flowI.csv, the bottleneck queue disc's length
+written there as SCENARIO-flowI.csv (SCENARIO-rK-flowI.csv for replicate K >= 1), the bottleneck queue disc's length
 (packets, every 10 ms) as SCENARIO-queue.csv and the time of each drop as
 SCENARIO-drops.csv.
 
@@ -29,9 +34,9 @@ Measured the way aqmlab measures them, over the whole run:
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
@@ -176,8 +181,15 @@ def set_default(path: str, value: object) -> None:
     ns.Config.SetDefault(path, value)
 
 
-def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
+def run(
+    s: Scenario, trace_dir: Path | None = None, replicate: int = 0
+) -> dict[str, object]:
     sd = set_default
+    # RED draws its drop decisions from ns-3's RNG: run K + 1 of seed 1
+    ns.RngSeedManager.SetSeed(1)
+    ns.RngSeedManager.SetRun(replicate + 1)
+    starts_us = s.starts_us(replicate)
+    starts = s.starts(replicate)
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 26))
     sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 26))
@@ -252,7 +264,7 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
     dst_addr = ifaces[2].GetAddress(1)
 
     sinks = []
-    for i, start in enumerate(s.starts()):
+    for i, start_us in enumerate(starts_us):
         port = 5000 + i
         sink = ns.PacketSinkHelper(
             "ns3::TcpSocketFactory",
@@ -267,11 +279,11 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(1 << 16))
         sapps = bulk.Install(nodes.Get(0))
-        sapps.Start(ns.Seconds(start))
+        sapps.Start(ns.MicroSeconds(start_us))
 
     mon = kit.Attach(kit.RootQdisc(d_bn.Get(0)), d_bn.Get(0))
     # the sender's sockets exist once BulkSend starts; index i = flow i
-    watch = [kit.WatchFlow(i, start + 1e-6) for i, start in enumerate(s.starts())]
+    watch = [kit.WatchFlow(i, start + 1e-6) for i, start in enumerate(starts)]
     ns.Simulator.Stop(ns.Seconds(s.duration_s))
     w0, c0 = time.time(), time.process_time()
     ns.Simulator.Run()
@@ -279,12 +291,14 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
 
     goodput = [
         kit.TotalRx(app) * 8 / (s.duration_s - start)
-        for app, start in zip(sinks, s.starts())
+        for app, start in zip(sinks, starts)
     ]
     total = sum(goodput)
     jain = total**2 / (len(goodput) * sum(g * g for g in goodput)) if total > 0 else 1.0
     out: dict[str, object] = {
         "scenario": s.name,
+        "replicate": replicate,
+        "starts_us": ";".join(str(us) for us in starts_us),
         "utilisation": mon.tx_bytes * 8 / (s.rate_mbps * 1e6 * s.duration_s),
         "goodput_mbps": total / 1e6,
         "jain": jain,
@@ -309,6 +323,7 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
         "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     if trace_dir is not None:
+        tag = s.name if replicate == 0 else f"{s.name}-r{replicate}"
         for i, w in enumerate(watch):
             v = list(w.trace)
             rows = ["time_s,cwnd,ssthresh,in_flight,rto_s,data_sent,retransmits"] + [
@@ -316,18 +331,29 @@ def run(s: Scenario, trace_dir: Path | None = None) -> dict[str, object]:
                 f"{v[k + 5]:.0f},{v[k + 6]:.0f}"
                 for k in range(0, len(v), 7)
             ]
-            (trace_dir / f"{s.name}-flow{i}.csv").write_text("\n".join(rows) + "\n")
+            (trace_dir / f"{tag}-flow{i}.csv").write_text("\n".join(rows) + "\n")
         q = list(mon.qtrace)
         rows = ["time_s,qlen_pkts"] + [
             f"{q[k]:.3f},{q[k + 1]:.0f}" for k in range(0, len(q), 2)
         ]
-        (trace_dir / f"{s.name}-queue.csv").write_text("\n".join(rows) + "\n")
+        (trace_dir / f"{tag}-queue.csv").write_text("\n".join(rows) + "\n")
         drops = ["time_s"] + [f"{t:.6f}" for t in mon.drop_times]
-        (trace_dir / f"{s.name}-drops.csv").write_text("\n".join(drops) + "\n")
+        (trace_dir / f"{tag}-drops.csv").write_text("\n".join(drops) + "\n")
     ns.Simulator.Destroy()
     return out
 
 
+def main() -> None:
+    ap = argparse.ArgumentParser(description="run one kit scenario in ns-3")
+    ap.add_argument("scenario", choices=sorted(BY_NAME))
+    ap.add_argument("trace_dir", nargs="?", type=Path, default=None)
+    ap.add_argument("--replicate", type=int, default=0, help="replicate k >= 0")
+    args = ap.parse_args()
+    if args.replicate < 0:
+        ap.error(f"--replicate must be >= 0, got {args.replicate}")
+    out = run(BY_NAME[args.scenario], args.trace_dir, args.replicate)
+    print(json.dumps(out), flush=True)
+
+
 if __name__ == "__main__":
-    trace = Path(sys.argv[2]) if len(sys.argv) > 2 else None
-    print(json.dumps(run(BY_NAME[sys.argv[1]], trace)), flush=True)
+    main()

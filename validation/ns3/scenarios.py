@@ -10,6 +10,17 @@ links run at 10x the bottleneck rate (at least 1 Gbit/s) with 1 ms one-way
 delay; the bottleneck's one-way delay is `rtt_ms/2 - 2` ms, so the base
 two-way propagation delay is `rtt_ms`. Flow i starts at 0.1 + 0.2*i s.
 
+Replicates: replicate k = 0 is the run above (ns-3 RngRun 1, aqmlab seed 1).
+Replicate k >= 1 delays flow i's start by a jitter drawn uniformly from
+{0, 1, ..., 9999} microseconds (U[0, 10 ms) on a 1-us grid) by Python's
+`random.Random` seeded with the string "ns3-kit/NAME/k/i", so the draw
+depends only on (scenario, replicate, flow) and is the same on every
+machine and Python version (string seeds hash with SHA-512). Both sides get
+these exact start times (ns-3 `MicroSeconds`, aqmlab `start` in seconds
+with six decimals); ns-3 runs with RngRun = k + 1 (RED's drop draws) and
+aqmlab with seed = k + 1. The same inputs go to both sides, so replicate k
+of ns-3 pairs with replicate k of aqmlab.
+
 Packets: 1448 B payload + 32 B TCP header (20 B + 12 B timestamp option) +
 20 B IPv4 = 1500 B IP packets; ns-3's PointToPoint link adds a 2 B PPP
 header on the wire. BDP below counts 1500-B packets.
@@ -18,6 +29,7 @@ header on the wire. BDP below counts 1500-B packets.
 from __future__ import annotations
 
 import dataclasses
+import random
 from pathlib import Path
 
 MSS = 1448
@@ -29,6 +41,8 @@ PPP = 2
 # parameters of the aqmlab queues use this size where ns-3's queue discs,
 # which see the 1500-B IP packet, use 1500.
 WIRE = IP_PACKET + PPP
+# replicates k >= 1 delay each flow's start by U{0, ..., MAX_JITTER_US - 1} us
+MAX_JITTER_US = 10_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,8 +72,23 @@ class Scenario:
     def bottleneck_delay_ms(self) -> float:
         return self.rtt_ms / 2 - 2
 
-    def starts(self) -> list[float]:
-        return [round(0.1 + 0.2 * i, 3) for i in range(self.flows)]
+    def starts_us(self, replicate: int = 0) -> list[int]:
+        """Flow start times in integer microseconds (see the module's
+        docstring for the replicates' jitter)."""
+        if replicate < 0:
+            raise ValueError(f"replicate must be >= 0, got {replicate}")
+        out = []
+        for i in range(self.flows):
+            base = 100_000 + 200_000 * i
+            if replicate > 0:
+                rng = random.Random(f"ns3-kit/{self.name}/{replicate}/{i}")
+                base += rng.randrange(MAX_JITTER_US)
+            out.append(base)
+        return out
+
+    def starts(self, replicate: int = 0) -> list[float]:
+        """Flow start times in seconds (exact multiples of 1 us)."""
+        return [us / 1e6 for us in self.starts_us(replicate)]
 
 
 def _fmt(x: float) -> str:
@@ -161,9 +190,17 @@ def queue_toml(s: Scenario) -> str:
     raise ValueError(s.queue)
 
 
-def write_toml(s: Scenario, dest: Path, cubic: str = "ns3") -> Path:
-    """Write the aqmlab scenario matching `s`; return its path. CUBIC flows
-    use `variant = cubic`: "ns3" models ns-3's TcpCubic."""
+def _start_s(us: int) -> str:
+    """A start time in seconds, exact to the microsecond ("0.1", "0.307341")."""
+    whole, frac = divmod(us, 1_000_000)
+    return f"{whole}.{frac:06d}".rstrip("0").rstrip(".")
+
+
+def write_toml(s: Scenario, dest: Path, cubic: str = "ns3", replicate: int = 0) -> Path:
+    """Write the aqmlab scenario matching `s` (replicate `replicate`: its
+    jittered starts and seed = replicate + 1); return its path. Replicate 0
+    is written as `NAME.toml`, replicate k >= 1 as `NAME-rK.toml`. CUBIC
+    flows use `variant = cubic`: "ns3" models ns-3's TcpCubic."""
     cc = (
         '"newreno"'
         if s.cc == "newreno"
@@ -177,7 +214,7 @@ def write_toml(s: Scenario, dest: Path, cubic: str = "ns3") -> Path:
         ),
         f'name = "ns3-{s.name}"',
         f'duration = "{_fmt(s.duration_s)}s"',
-        "seed = 1",
+        f"seed = {replicate + 1}",
         "",
         "[nodes]",
         'hosts = ["src", "dst"]',
@@ -213,7 +250,13 @@ def write_toml(s: Scenario, dest: Path, cubic: str = "ns3") -> Path:
         'delay = "1ms"',
         'queue = { kind = "droptail", limit = 100000 }',
     ]
-    for i, start in enumerate(s.starts()):
+    if replicate > 0:
+        lines.insert(
+            2,
+            f"# Replicate {replicate}: flow starts jittered by U[0, 10 ms) "
+            f"(scenarios.py), seed {replicate + 1}.",
+        )
+    for i, start in enumerate(s.starts_us(replicate)):
         lines += [
             "",
             "[[flows]]",
@@ -221,9 +264,11 @@ def write_toml(s: Scenario, dest: Path, cubic: str = "ns3") -> Path:
             'src = "src"',
             'dst = "dst"',
             f"cc = {cc}",
-            f'start = "{_fmt(start)}s"',
+            f'start = "{_start_s(start)}s"',
         ]
-    path = dest / f"{s.name}.toml"
+    path = dest / (
+        f"{s.name}.toml" if replicate == 0 else f"{s.name}-r{replicate}.toml"
+    )
     path.write_text("\n".join(lines) + "\n")
     return path
 
