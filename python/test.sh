@@ -23,6 +23,8 @@ echo "python: venv and package installed in $((installed - start)) s"
 "$venv/bin/python" -c "import aqmlab; print(aqmlab.run('scenarios/aqm-compare.toml').flows.head())"
 
 (cd python && ruff check . ../examples && ruff format --check . ../examples)
+# The ns-3 kit's scripts, under ruff's default rules (they are not part of the package).
+(cd validation/ns3 && ruff check . && ruff format --check .)
 
 # The tests compare against the CLI built from this checkout.
 cargo build --release --locked -q -p aqmlab-cli
@@ -30,4 +32,6 @@ cargo build --release --locked -q -p aqmlab-cli
 # the source tree of the package (without its built extension) would shadow
 # the installed one.
 (cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/pytest" -q tests)
+# The ns-3 kit's replicate machinery (needs no ns-3: starts, TOMLs, results file, verdicts).
+(cd validation/ns3 && "$venv/bin/pytest" -q -p no:cacheprovider test_kit.py)
 echo "python: tests took $(($(date +%s) - installed)) s, $(($(date +%s) - start)) s in all"
