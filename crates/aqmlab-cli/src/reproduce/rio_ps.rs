@@ -425,7 +425,7 @@ fn measure_web(
         ..Default::default()
     };
     let mut batches: BTreeMap<(bool, i64), Vec<Option<f64>>> = BTreeMap::new();
-    for q in &r.requests {
+    for q in &win.requests {
         if q.open_s < warm {
             continue;
         }
@@ -724,8 +724,16 @@ fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize
         |sim| {
             // a snapshot at the end of the warm-up, then on to the end
             let snap = sim.run_until(aqmlab::engine::secs(warm));
-            let r = sim.run();
+            let mut r = sim.run();
+            // `measure_web` reads the whole run's series, link and counts;
+            // the window's result carries the same whole-run request list
+            // (`requests.csv` is never windowed). Free the whole run's
+            // per-flow and per-request results (hundreds of thousands of
+            // each) before the window's are built beside them.
+            r.flows = Vec::new();
+            r.requests = Vec::new();
             let win = sim.measured_since(&snap);
+            drop(snap);
             measure_web(m, sim, (&win, &r), warm, window)
         },
     );
