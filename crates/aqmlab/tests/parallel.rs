@@ -63,6 +63,19 @@ fn fingerprint(r: &RunResult) -> String {
     format!("{r:?}")
 }
 
+/// Run `sc` (seed 1) on `threads` threads: with more than one, the
+/// simulation must have split into at least two processes; the result's
+/// parts are checked.
+fn run_split(sc: &Scenario, threads: usize) -> RunResult {
+    let mut sim = Simulation::with_threads(sc, 1, threads);
+    if threads > 1 {
+        assert!(sim.processes() >= 2, "{threads}: {:?}", sim.parallel_note());
+    }
+    let r = sim.run();
+    check_parts(&r);
+    r
+}
+
 fn check_parts(r: &RunResult) {
     assert!(r.conservation.holds(), "{:?}", r.conservation);
     if let Some(p) = &r.parallel {
@@ -91,12 +104,7 @@ fn multi_site_is_identical_with_1_2_3_and_8_threads() {
     assert!(!seq.series.is_empty() && !seq.cwnd.is_empty());
     let want = fingerprint(&seq);
     for threads in [1, 2, 3, 8] {
-        let mut sim = Simulation::with_threads(&sc, 1, threads);
-        if threads > 1 {
-            assert!(sim.processes() >= 2, "{threads}: {:?}", sim.parallel_note());
-        }
-        let r = sim.run();
-        check_parts(&r);
+        let r = run_split(&sc, threads);
         assert_eq!(fingerprint(&r), want, "{threads} threads");
         let p = r.parallel.as_ref();
         if threads > 1 {
@@ -140,12 +148,7 @@ fn a_warm_up_window_is_identical_with_1_2_3_and_8_threads() {
     short.set_duration(aqmlab::engine::secs(0.4));
     let at_warm = fingerprint(&short.run());
     for threads in [1, 2, 3, 8] {
-        let mut sim = Simulation::with_threads(&sc, 1, threads);
-        if threads > 1 {
-            assert!(sim.processes() >= 2, "{threads}: {:?}", sim.parallel_note());
-        }
-        let r = sim.run();
-        check_parts(&r);
+        let r = run_split(&sc, threads);
         assert_eq!(fingerprint(&r), want, "{threads} threads");
         let mut sim = Simulation::with_threads(&plain, 1, threads);
         let snap = sim.run_until(aqmlab::engine::secs(0.4));

@@ -2115,41 +2115,30 @@ mod tests {
     /// start, and delay_min is the smallest SRTT.
     #[test]
     fn ns3_hystart_reads_srtt_not_the_sample() {
-        let mut cc = ns3();
-        let mut s = st(20.0, 1e9);
-        s.now = secs(1.0);
-        let mut seq_end = 0;
-        for round in 0..4 {
-            seq_end += 20;
-            s.snd_nxt = seq_end;
-            for _ in 0..20 {
-                s.now += 5_000_000;
-                s.snd_una += 1;
-                s.srtt = Some(secs(0.04));
-                let sample = if round == 0 { secs(0.04) } else { secs(0.09) };
-                cc.on_rtt(&s, sample, 1);
-                cc.on_ack(&mut s, 1);
+        // four rounds of 20 ACKs 5 ms apart; samples 40 ms in the first
+        // round, 90 ms after; the SRTT a steady 40 ms or the sample itself
+        let drive = |srtt_is_sample: bool| {
+            let mut cc = ns3();
+            let mut s = st(20.0, 1e9);
+            s.now = secs(1.0);
+            let mut seq_end = 0;
+            for round in 0..4 {
+                seq_end += 20;
+                s.snd_nxt = seq_end;
+                for _ in 0..20 {
+                    s.now += 5_000_000;
+                    s.snd_una += 1;
+                    let sample = if round == 0 { secs(0.04) } else { secs(0.09) };
+                    s.srtt = Some(if srtt_is_sample { sample } else { secs(0.04) });
+                    cc.on_rtt(&s, sample, 1);
+                    cc.on_ack(&mut s, 1);
+                }
             }
-        }
-        assert!(!cc.hystart_found(), "a +50 ms sample alone must not exit");
+            cc
+        };
+        assert!(!drive(false).hystart_found(), "a +50 ms sample alone must not exit");
         // the same run fed with the samples as SRTT exits
-        let mut cc = ns3();
-        let mut s = st(20.0, 1e9);
-        s.now = secs(1.0);
-        let mut seq_end = 0;
-        for round in 0..4 {
-            seq_end += 20;
-            s.snd_nxt = seq_end;
-            for _ in 0..20 {
-                s.now += 5_000_000;
-                s.snd_una += 1;
-                let rtt = if round == 0 { secs(0.04) } else { secs(0.09) };
-                s.srtt = Some(rtt);
-                cc.on_rtt(&s, rtt, 1);
-                cc.on_ack(&mut s, 1);
-            }
-        }
-        assert!(cc.hystart_found());
+        assert!(drive(true).hystart_found());
     }
 
     /// ns-3 `GetSsThresh` (β = 0.7 as a double) and `Update` arithmetic:
