@@ -99,9 +99,8 @@ impl Matrix {
     }
 
     fn cc_index(&self, name: &str) -> CliResult<usize> {
-        self.cc.iter().position(|c| c.name == name).ok_or_else(|| {
-            CliError::Internal(format!("{MATRIX_FILE}: `mixed`: no cc named {name}"))
-        })
+        (self.cc.iter().position(|c| c.name == name))
+            .ok_or_else(|| matrix::bad(MATRIX_FILE, "mixed", format!("no cc named {name}")))
     }
 }
 

@@ -154,7 +154,7 @@ impl Matrix {
     /// [`Variant`] once, positive numbers.
     fn parse(text: &str) -> CliResult<Matrix> {
         let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
-        let bad = |key: &str, m: String| CliError::Internal(format!("{MATRIX_FILE}: `{key}`: {m}"));
+        let bad = |key: &str, m: String| matrix::bad(MATRIX_FILE, key, m);
         let files: Vec<(usize, &str, usize)> = (m.scheme.iter())
             .map(|s| (s.scheme, s.file.as_str(), s.ratios.len()))
             .collect();

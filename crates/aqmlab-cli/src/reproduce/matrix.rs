@@ -30,11 +30,14 @@ pub fn parse<T: DeserializeOwned>(text: &str, file: &str) -> CliResult<T> {
         } else {
             path
         };
-        CliError::Internal(format!(
-            "{file}: `{path}`: {}",
-            one_line(&e.into_inner().to_string())
-        ))
+        bad(file, &path, one_line(&e.into_inner().to_string()))
     })
+}
+
+/// The one-line error about `key` of matrix `file`: `file: `key`: message`
+/// (the format every matrix error has).
+pub fn bad(file: &str, key: &str, message: impl std::fmt::Display) -> CliError {
+    CliError::Internal(format!("{file}: `{key}`: {message}"))
 }
 
 /// `s` with its line breaks folded into spaces.
@@ -60,11 +63,11 @@ impl Scenarios {
             .map(|(n, t)| (format!("{}/{n}", self.dir), *t))
             .ok_or_else(|| {
                 let names: Vec<&str> = self.files.iter().map(|(n, _)| *n).collect();
-                CliError::Internal(format!(
-                    "{}/matrix.toml: `{key}`: no scenario file `{name}`; one of {}",
-                    self.dir,
-                    names.join(", ")
-                ))
+                bad(
+                    &format!("{}/matrix.toml", self.dir),
+                    key,
+                    format!("no scenario file `{name}`; one of {}", names.join(", ")),
+                )
             })
     }
 
@@ -82,7 +85,7 @@ impl Scenarios {
 pub fn seconds(file: &str, key: &str, text: &str) -> CliResult<f64> {
     aqmlab::scenario::units::parse_duration(text)
         .map(|ns| ns as f64 / 1e9)
-        .map_err(|m| CliError::Internal(format!("{file}: `{key}`: `{text}`: {m}")))
+        .map_err(|m| bad(file, key, format!("`{text}`: {m}")))
 }
 
 /// Every paper's matrix: (file, compiled-in text, the paper's loader and

@@ -195,7 +195,7 @@ impl Matrix {
         self.set
             .get(key)
             .map(|v| v.as_slice())
-            .ok_or_else(|| CliError::Internal(format!("{MATRIX_FILE}: `set`: no entry {key}")))
+            .ok_or_else(|| super::matrix::bad(MATRIX_FILE, "set", format!("no entry {key}")))
     }
 
     /// Every entry × both systems, in the matrix's order.

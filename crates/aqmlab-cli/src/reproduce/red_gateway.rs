@@ -147,7 +147,7 @@ impl Matrix {
 
     fn parse(text: &str) -> CliResult<Matrix> {
         let f: MatrixFile = matrix::parse(text, MATRIX_FILE)?;
-        let bad = |key: &str, m: String| CliError::Internal(format!("{MATRIX_FILE}: `{key}`: {m}"));
+        let bad = |key: &str, m: String| matrix::bad(MATRIX_FILE, key, m);
         let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
         let rows = |t: &str| -> Vec<String> {
             let mut r: Vec<String> = Vec::new();
