@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from run_ns3 import read_rows
+from run_ns3 import read_rows, selection
 from scenarios import BY_NAME, SCENARIOS, Scenario, write_toml
 
 HERE = Path(__file__).resolve().parent
@@ -214,12 +214,7 @@ def main() -> None:
     ap.add_argument("--rows", default="", help="comma-separated scenario names")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
-    wanted = [n for n in args.rows.split(",") if n] + args.names
-    for name in wanted:
-        if name not in BY_NAME:
-            ap.error(f"unknown scenario `{name}`; allowed: {', '.join(BY_NAME)}")
-    if args.replicates is not None and args.replicates < 1:
-        ap.error(f"--replicates must be >= 1, got {args.replicates}")
+    wanted = selection(ap, args)
     rows = read_rows(HERE / "ns3_results.csv")
     ns3 = {name: r for (name, k), r in rows.items() if k == 0}
     ns3_reps: dict[str, dict[int, dict[str, float]]] = {}

@@ -74,6 +74,19 @@ def row_key(r: dict[str, str]) -> Key:
     return r["scenario"], int(r.get("replicate") or 0)
 
 
+def selection(ap: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The scenario names `--rows` and the positional names ask for, and a
+    check of `--replicates`; an unknown name or a count below 1 is an
+    argparse error (exit 2)."""
+    names = [n for n in args.rows.split(",") if n] + args.names
+    for n in names:
+        if n not in BY_NAME:
+            ap.error(f"unknown scenario `{n}`; allowed: {', '.join(BY_NAME)}")
+    if args.replicates is not None and args.replicates < 1:
+        ap.error(f"--replicates must be >= 1, got {args.replicates}")
+    return names
+
+
 def read_rows(path: Path = CSV) -> dict[Key, dict[str, str]]:
     """Every row of the results file by (scenario, replicate)."""
     if not path.exists():
@@ -166,12 +179,7 @@ def main() -> None:
     )
     ap.add_argument("names", nargs="*", help="scenario names (as --rows)")
     args = ap.parse_args()
-    names = [n for n in args.rows.split(",") if n] + args.names
-    for n in names:
-        if n not in BY_NAME:
-            ap.error(f"unknown scenario `{n}`; allowed: {', '.join(BY_NAME)}")
-    if args.replicates is not None and args.replicates < 1:
-        ap.error(f"--replicates must be >= 1, got {args.replicates}")
+    names = selection(ap, args)
     if args.jobs < 1:
         ap.error(f"--jobs must be >= 1, got {args.jobs}")
     rows_order = names or [s.name for s in SCENARIOS]
