@@ -2,6 +2,7 @@
 one JSON line: utilisation, per-flow goodput, Jain, mean queueing delay.
 
 Usage: python ns3_dumbbell.py SCENARIO_NAME [TRACE_DIR] [--replicate K]
+       [--duration S] [--trace-until S]
 
 Replicate K (default 0, the kit's original run) starts the flows at
 `Scenario.starts_us(K)` (jittered by U[0, 10 ms) for K >= 1; see
@@ -12,7 +13,19 @@ With TRACE_DIR, each flow's cwnd, ssthresh, bytes in flight (segments),
 RTO and counts of data segments sent and retransmitted (every 10 ms) are
 written there as SCENARIO-flowI.csv (SCENARIO-rK-flowI.csv for replicate K >= 1), the bottleneck queue disc's length
 (packets, every 10 ms) as SCENARIO-queue.csv and the time of each drop as
-SCENARIO-drops.csv.
+SCENARIO-drops.csv. Also, per flow, SCENARIO-flowI-events.csv (each change
+of congestion state, ns-3 `TcpCongState_t` 0 open, 1 disorder, 3 recovery,
+4 loss, or of ssthresh, state -1, with cwnd and ssthresh in segments) and
+SCENARIO-flowI-retx.csv (time and segment number of each retransmission),
+and SCENARIO-arrivals.csv: every arrival at the bottleneck queue disc up to
+`--trace-until` seconds (default: the whole run) with the packets in the
+queue disc before it, RED's average and count right after RedQueueDisc
+updated them (read from the queue disc's private members; -1 for other
+queue discs), the outcome (0 enqueued, 1 early drop, 2 forced drop, 3 other
+drop), the flow (-1: no payload), its segment number counted from the
+flow's first data segment, and whether it is a retransmission (1: a
+segment number below the flow's highest seen here). `--duration S` runs S
+seconds instead of the scenario's duration (for tracing the first seconds).
 
 ns-3 defaults are kept (TcpSocketBase: SACK, timestamps, MinRto 1 s,
 DelAckCount 2, 200 ms delayed-ACK timer, InitialCwnd 10, limited transmit;
@@ -35,6 +48,7 @@ Measured the way aqmlab measures them, over the whole run:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import time
@@ -50,6 +64,19 @@ cppyy.cppdef(
     r"""
 #include <unordered_map>
 namespace kit {
+// Read RedQueueDisc's private state (average, count, first-crossing flag)
+// without changing ns-3: an explicit instantiation may name private members
+// ([temp.spec]), and the friend it defines hands out the member pointer.
+template <typename Tag, typename Tag::type M>
+struct Rob {
+    friend typename Tag::type get(Tag) { return M; }
+};
+struct RedAvg { typedef double ns3::RedQueueDisc::*type; friend type get(RedAvg); };
+struct RedCount { typedef uint32_t ns3::RedQueueDisc::*type; friend type get(RedCount); };
+struct RedOld { typedef uint32_t ns3::RedQueueDisc::*type; friend type get(RedOld); };
+template struct Rob<RedAvg, &ns3::RedQueueDisc::m_qAvg>;
+template struct Rob<RedCount, &ns3::RedQueueDisc::m_count>;
+template struct Rob<RedOld, &ns3::RedQueueDisc::m_old>;
 struct Monitor {
     std::unordered_map<const ns3::Packet*, int64_t> enq;
     double sum_delay = 0;
@@ -86,6 +113,52 @@ struct Monitor {
         drop_times.push_back(ns3::Simulator::Now().GetSeconds());
     }
     void Mark(ns3::Ptr<const ns3::QueueDiscItem> item, const char*) { marks++; }
+    // Per-arrival trace (with a trace dir, until `arr_until` s): time, packets
+    // in the queue disc before the arrival, RED's average and count after
+    // its update (-1 for other queue discs), outcome (0 enqueued, 1 early
+    // drop, 2 forced drop, 3 other drop), flow (destination port - 5000, -1
+    // for a packet without TCP payload), TCP sequence number (bytes, relative
+    // to the flow's first data byte seen here) and whether it is a
+    // retransmission (a sequence number below the highest seen here).
+    double arr_until = -1;
+    std::vector<double> arr;
+    std::unordered_map<uint16_t, uint32_t> isn, high;
+    ns3::Ptr<ns3::RedQueueDisc> red;
+    void Arrival(ns3::Ptr<const ns3::QueueDiscItem> item, double before, int outcome) {
+        double now = ns3::Simulator::Now().GetSeconds();
+        if (now > arr_until) return;
+        int flow = -1;
+        double seq = -1;
+        int retx = 0;
+        ns3::TcpHeader h;
+        ns3::Ptr<const ns3::Packet> p = item->GetPacket();
+        if (p->PeekHeader(h) && p->GetSize() > h.GetSerializedSize()) {
+            uint16_t port = h.GetDestinationPort();
+            flow = int(port) - 5000;
+            uint32_t s = h.GetSequenceNumber().GetValue();
+            if (!isn.count(port)) { isn[port] = s; high[port] = s; }
+            seq = double(uint32_t(s - isn[port]));
+            if (int32_t(s - high[port]) < 0) retx = 1;
+            else high[port] = s;
+        }
+        arr.push_back(now);
+        arr.push_back(before);
+        arr.push_back(red ? red.operator->()->*get(RedAvg()) : -1.0);
+        arr.push_back(red ? double(red.operator->()->*get(RedCount())) : -1.0);
+        arr.push_back(outcome);
+        arr.push_back(flow);
+        arr.push_back(seq);
+        arr.push_back(retx);
+    }
+    void EnqueueArr(ns3::Ptr<const ns3::QueueDiscItem> item) {
+        // the internal queue already holds the item
+        Arrival(item, double(qd->GetInternalQueue(0)->GetNPackets()) - 1, 0);
+    }
+    void DropArr(ns3::Ptr<const ns3::QueueDiscItem> item, const char* reason) {
+        std::string r(reason);
+        int o = r == "Unforced drop" ? 1 : r == "Forced drop" ? 2 : 3;
+        Arrival(item, double(qd->GetInternalQueue(0)->GetNPackets()), o);
+    }
     void Tx(ns3::Ptr<const ns3::Packet> p) {
         tx_bytes += p->GetSize();
         tx_pkts++;
@@ -108,6 +181,12 @@ Monitor* Attach(ns3::Ptr<ns3::QueueDisc> qd, ns3::Ptr<ns3::NetDevice> dev) {
     dev->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&Monitor::Tx, m));
     return m;
 }
+void TraceArrivals(Monitor* m, double until) {
+    m->arr_until = until;
+    m->red = ns3::DynamicCast<ns3::RedQueueDisc>(m->qd);
+    m->qd->TraceConnectWithoutContext("Enqueue", ns3::MakeCallback(&Monitor::EnqueueArr, m));
+    m->qd->TraceConnectWithoutContext("DropBeforeEnqueue", ns3::MakeCallback(&Monitor::DropArr, m));
+}
 struct FlowMon {
     uint64_t recoveries = 0;
     uint64_t rtos = 0;
@@ -123,19 +202,40 @@ struct FlowMon {
     // time, cwnd, ssthresh, bytes in flight (segments), RTO (s), data
     // segments sent, retransmissions, every 10 ms
     std::vector<double> trace;
+    // time, new congestion state (ns-3 TcpCongState_t: 0 open, 1 disorder,
+    // 3 recovery, 4 loss), cwnd and ssthresh (segments) at the change;
+    // and each retransmission's time and sequence number (bytes from the ISN)
+    std::vector<double> events;
+    std::vector<double> retx_log;
+    uint32_t isn = 0;
     void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
         if (n == ns3::TcpSocketState::CA_RECOVERY) recoveries++;
         if (n == ns3::TcpSocketState::CA_LOSS) rtos++;
+        events.push_back(ns3::Simulator::Now().GetSeconds());
+        events.push_back(double(n));
+        events.push_back(double(cwnd) / seg);
+        events.push_back(double(ssthresh) / seg);
     }
     void Cwnd(uint32_t, uint32_t v) { cwnd = v; }
-    void Ssth(uint32_t, uint32_t v) { ssthresh = v; }
+    void Ssth(uint32_t, uint32_t v) {
+        ssthresh = v;
+        events.push_back(ns3::Simulator::Now().GetSeconds());
+        events.push_back(-1);  // ssthresh changed
+        events.push_back(double(cwnd) / seg);
+        events.push_back(double(v) / seg);
+    }
     void InFlight(uint32_t, uint32_t v) { inflight = v; }
     void Rto(ns3::Time, ns3::Time v) { rto = v.GetSeconds(); }
     void Tx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
         if (p->GetSize() == 0) return;
         data_tx++;
         uint32_t s = h.GetSequenceNumber().GetValue();
-        if (any_tx && int32_t(s - high_tx) < 0) retx++;
+        if (!any_tx) isn = s;
+        if (any_tx && int32_t(s - high_tx) < 0) {
+            retx++;
+            retx_log.push_back(ns3::Simulator::Now().GetSeconds());
+            retx_log.push_back(double(uint32_t(s - isn)));
+        }
         else { high_tx = s; any_tx = true; }
     }
     void Sample() {
@@ -182,8 +282,14 @@ def set_default(path: str, value: object) -> None:
 
 
 def run(
-    s: Scenario, trace_dir: Path | None = None, replicate: int = 0
+    s: Scenario,
+    trace_dir: Path | None = None,
+    replicate: int = 0,
+    duration_s: float | None = None,
+    trace_until_s: float | None = None,
 ) -> dict[str, object]:
+    if duration_s is not None:
+        s = dataclasses.replace(s, duration_s=duration_s)
     sd = set_default
     # RED draws its drop decisions from ns-3's RNG: run K + 1 of seed 1
     ns.RngSeedManager.SetSeed(1)
@@ -282,6 +388,9 @@ def run(
         sapps.Start(ns.MicroSeconds(start_us))
 
     mon = kit.Attach(kit.RootQdisc(d_bn.Get(0)), d_bn.Get(0))
+    if trace_dir is not None:
+        until = s.duration_s if trace_until_s is None else trace_until_s
+        kit.TraceArrivals(mon, until)
     # the sender's sockets exist once BulkSend starts; index i = flow i
     watch = [kit.WatchFlow(i, start + 1e-6) for i, start in enumerate(starts)]
     ns.Simulator.Stop(ns.Seconds(s.duration_s))
@@ -339,6 +448,25 @@ def run(
         (trace_dir / f"{tag}-queue.csv").write_text("\n".join(rows) + "\n")
         drops = ["time_s"] + [f"{t:.6f}" for t in mon.drop_times]
         (trace_dir / f"{tag}-drops.csv").write_text("\n".join(drops) + "\n")
+        a = list(mon.arr)
+        rows = ["time_s,qlen_before,avg,count,outcome,flow,seq_seg,retx"] + [
+            f"{a[k]:.9f},{a[k + 1]:.0f},{a[k + 2]:.6f},{a[k + 3]:.0f},{a[k + 4]:.0f},"
+            f"{a[k + 5]:.0f},{a[k + 6] / MSS if a[k + 6] >= 0 else -1:.0f},{a[k + 7]:.0f}"
+            for k in range(0, len(a), 8)
+        ]
+        (trace_dir / f"{tag}-arrivals.csv").write_text("\n".join(rows) + "\n")
+        for i, w in enumerate(watch):
+            e = list(w.events)
+            rows = ["time_s,state,cwnd,ssthresh"] + [
+                f"{e[k]:.6f},{e[k + 1]:.0f},{e[k + 2]:.1f},{e[k + 3]:.1f}"
+                for k in range(0, len(e), 4)
+            ]
+            (trace_dir / f"{tag}-flow{i}-events.csv").write_text("\n".join(rows) + "\n")
+            r = list(w.retx_log)
+            rows = ["time_s,seq_seg"] + [
+                f"{r[k]:.6f},{r[k + 1] / MSS:.0f}" for k in range(0, len(r), 2)
+            ]
+            (trace_dir / f"{tag}-flow{i}-retx.csv").write_text("\n".join(rows) + "\n")
     ns.Simulator.Destroy()
     return out
 
@@ -348,10 +476,27 @@ def main() -> None:
     ap.add_argument("scenario", choices=sorted(BY_NAME))
     ap.add_argument("trace_dir", nargs="?", type=Path, default=None)
     ap.add_argument("--replicate", type=int, default=0, help="replicate k >= 0")
+    ap.add_argument(
+        "--duration", type=float, default=None, help="run S seconds instead (traces)"
+    )
+    ap.add_argument(
+        "--trace-until",
+        type=float,
+        default=None,
+        help="per-arrival trace only up to S seconds (default: the whole run)",
+    )
     args = ap.parse_args()
     if args.replicate < 0:
         ap.error(f"--replicate must be >= 0, got {args.replicate}")
-    out = run(BY_NAME[args.scenario], args.trace_dir, args.replicate)
+    if args.duration is not None and not args.duration > 0:
+        ap.error(f"--duration must be > 0 seconds, got {args.duration}")
+    out = run(
+        BY_NAME[args.scenario],
+        args.trace_dir,
+        args.replicate,
+        args.duration,
+        args.trace_until,
+    )
     print(json.dumps(out), flush=True)
 
 

@@ -254,6 +254,7 @@ pub fn build(
         RecoveryKind::Sack => {
             let mut s = sack::SackRecovery::new(prr, rack);
             s.ns3 = sack_variant == Some(SackVariant::Ns3);
+            s.sb.sticky_retx = s.ns3;
             Box::new(s)
         }
     }

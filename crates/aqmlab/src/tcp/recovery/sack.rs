@@ -514,6 +514,59 @@ mod tests {
         assert_eq!((sb.sacked(), sb.lost(), sb.retransmitted()), (4, 1, 0));
     }
 
+    /// ns-3 3.44 `TcpTxBuffer`: `Update` (a SACK) clears `m_lost` but not
+    /// `m_retrans`, so `BytesInFlight () = sent − sackedOut − lostOut +
+    /// retrans` keeps a SACKed retransmission in flight until
+    /// `RemoveFromCounts` (the cumulative ACK) or `SetSentListLost` (a
+    /// timeout); RFC 6675 SetPipe drops it at once.
+    #[test]
+    fn ns3_sacked_retransmission_stays_in_pipe() {
+        for sticky in [false, true] {
+            let mut sb = Scoreboard::default();
+            sb.sticky_retx = sticky;
+            // 0..10 sent; 0 and 5 lost; 1..5 and 6..10 SACKed
+            sb.extend(10);
+            sb.sack(1, 5);
+            sb.sack(6, 10);
+            sb.mark_lost(3);
+            assert_eq!((sb.sacked(), sb.lost()), (8, 2));
+            sb.mark_retransmitted(0);
+            sb.mark_retransmitted(5);
+            // 10 − 8 − 2 + 2: the two retransmissions
+            assert_eq!(sb.pipe(), 2);
+            // the retransmission of 5 arrives (SACKed), that of 0 is lost
+            sb.sack(5, 6);
+            assert_eq!((sb.sacked(), sb.lost()), (9, 1));
+            assert!(sb.is_sacked(5) && !sb.is_retransmitted(5));
+            if sticky {
+                // ns-3: sent 10 − sackedOut 9 − lostOut 1 + retrans 2
+                assert_eq!((sb.retransmitted(), sb.pipe()), (2, 2));
+            } else {
+                assert_eq!((sb.retransmitted(), sb.pipe()), (1, 1));
+            }
+            // the cumulative ACK passes 5: it leaves every count
+            sb.advance(7);
+            assert_eq!((sb.sacked(), sb.lost(), sb.retransmitted()), (3, 0, 0));
+            assert_eq!(sb.pipe(), 0);
+        }
+        // a timeout clears the retransmitted count, SACKed segments included
+        let mut sb = Scoreboard::default();
+        sb.sticky_retx = true;
+        sb.extend(6);
+        sb.sack(2, 6);
+        sb.mark_lost(3);
+        sb.mark_retransmitted(0);
+        sb.mark_retransmitted(1);
+        sb.sack(1, 2);
+        assert_eq!((sb.retransmitted(), sb.pipe()), (2, 2));
+        sb.timeout();
+        assert_eq!((sb.sacked(), sb.lost(), sb.retransmitted()), (5, 1, 0));
+        assert_eq!(sb.pipe(), 0);
+        sb.mark_retransmitted(0);
+        sb.advance(6);
+        assert_eq!((sb.sacked(), sb.lost(), sb.retransmitted()), (0, 0, 0));
+    }
+
     /// Repeated blocks cost nothing new; blocks merge; clipping at snd_una.
     #[test]
     fn sack_blocks_merge_and_clip() {

@@ -18,6 +18,16 @@
 //!   segment is marked SACKed, lost, retransmitted and acknowledged at most
 //!   a bounded number of times.
 //!
+//! With [`Scoreboard::sticky_retx`] (ns-3 3.44, `tcp.sack_variant = "ns3"`)
+//! a retransmission stays counted when it is SACKed: `TcpTxBuffer::Update`
+//! sets `m_sacked` and adds to `m_sackedOut` but leaves the item's
+//! `m_retrans` and the `m_retrans` total alone, and only `RemoveFromCounts`
+//! (the cumulative ACK passing the segment) or `SetSentListLost` (a
+//! timeout) takes it off. `BytesInFlight () = m_sentSize − m_sackedOut −
+//! m_lostOut + m_retrans` then counts every SACKed retransmission once
+//! while a hole below it is open: a segment the receiver holds, counted as
+//! in flight.
+//!
 //! Sequence numbers are segments (the simulator's model).
 
 use std::collections::{BTreeMap, VecDeque};
@@ -41,6 +51,10 @@ pub struct Scoreboard {
     pub newly_sacked: Vec<u32>,
     /// Record newly SACKed segments in `newly_sacked`.
     pub record: bool,
+    /// ns-3 3.44: a SACKed retransmission stays in the retransmitted count
+    /// (and so in `pipe`) until the cumulative ACK passes it or a timeout
+    /// (see the module's note).
+    pub sticky_retx: bool,
 }
 
 impl Scoreboard {
@@ -59,7 +73,8 @@ impl Scoreboard {
     pub fn lost(&self) -> u32 {
         self.lost
     }
-    /// Retransmitted segments neither SACKed nor acknowledged.
+    /// Retransmitted segments neither SACKed nor acknowledged (with
+    /// `sticky_retx`: not acknowledged, SACKed or not).
     pub fn retransmitted(&self) -> u32 {
         self.retx
     }
@@ -105,13 +120,12 @@ impl Scoreboard {
             let f = self.flags.pop_front().unwrap_or(0);
             if f & SACKED != 0 {
                 self.sacked -= 1;
-            } else {
-                if f & LOST != 0 {
-                    self.lost -= 1;
-                }
-                if f & RETX != 0 {
-                    self.retx -= 1;
-                }
+            } else if f & LOST != 0 {
+                self.lost -= 1;
+            }
+            // SACKED and RETX together only with `sticky_retx`
+            if f & RETX != 0 {
+                self.retx -= 1;
             }
             self.una += 1;
         }
@@ -140,10 +154,14 @@ impl Scoreboard {
         if f & LOST != 0 {
             self.lost -= 1;
         }
-        if f & RETX != 0 {
+        if f & RETX != 0 && !self.sticky_retx {
             self.retx -= 1;
         }
-        self.flags[i] = SACKED;
+        self.flags[i] = if self.sticky_retx {
+            SACKED | (f & RETX)
+        } else {
+            SACKED
+        };
         self.sacked += 1;
         if self.record {
             self.newly_sacked.push(seq);
@@ -270,9 +288,7 @@ impl Scoreboard {
     /// O(window), once per timeout.
     pub fn timeout(&mut self) {
         for f in self.flags.iter_mut() {
-            if *f & SACKED == 0 {
-                *f = LOST;
-            }
+            *f = if *f & SACKED == 0 { LOST } else { SACKED };
         }
         self.lost = self.flags.len() as u32 - self.sacked;
         self.retx = 0;
