@@ -1082,3 +1082,41 @@ fn cumulative_ack_over_sacked_segments_grows_by_delivered_only() {
     sack_ack_at(&mut s, 1050 * MS, 10, &[]);
     assert_eq!(s.cc_state.cwnd, 2.0, "one segment delivered, one added");
 }
+
+/// ns-3 3.44 `TcpSocketBase::ProcessAck` with SACK: `isDupack =
+/// scoreboardUpdated`, so an ACK that advances snd.una and newly SACKs is a
+/// duplicate ACK all the same: `DupAck` counts it (`CA_OPEN` →
+/// `CA_DISORDER`) and, in `CA_DISORDER`, `IncreaseWindow` is not called.
+/// Slow start with 10 segments out, 3 lost: the ACK of 1 grows cwnd to 11;
+/// the ACK of 3 SACKing 4 advances snd.una and SACKs — ns-3 keeps cwnd 11
+/// and sends 2 (one delivered, one SACKed), the RFC sender takes it as a
+/// new ACK, grows to 12 (NewReno's slow start) and sends 3. Both enter recovery on the ACK
+/// that SACKs 6 (`IsLost (HighACK + 1)`: 4, 5, 6 above 3), ns-3 (DupAcks
+/// 3) from a smaller window than the RFC sender (DupAcks 2).
+#[test]
+fn ns3_an_ack_that_newly_sacks_is_a_duplicate_ack() {
+    use aqmlab::tcp::SackVariant;
+    let run = |v: Option<SackVariant>| {
+        let mut p = params(true);
+        p.init_cwnd = 10.0;
+        p.init_ssthresh = f64::INFINITY;
+        p.sack_variant = v;
+        let (mut s, first) = started(p, 1000);
+        assert_eq!(first, (0..10).collect::<Vec<_>>());
+        sack_ack(&mut s, 1, &[]);
+        assert_eq!(s.cc_state.cwnd, 11.0);
+        let out = sack_ack(&mut s, 3, &[(4, 5)]);
+        let after_first = (s.cc_state.cwnd, out.len(), s.in_recovery);
+        sack_ack(&mut s, 3, &[(4, 6)]);
+        assert!(!s.in_recovery);
+        sack_ack(&mut s, 3, &[(4, 7)]);
+        (after_first, s.in_recovery, s.cc_state.ssthresh)
+    };
+    let (first, rec, ssthresh) = run(Some(SackVariant::Ns3));
+    assert_eq!(first, (11.0, 2, false), "no growth: a duplicate ACK");
+    assert!(rec);
+    let (first, rec, ssthresh_rfc) = run(None);
+    assert_eq!(first, (12.0, 3, false), "a new ACK: slow start grows");
+    assert!(rec);
+    assert!(ssthresh_rfc > ssthresh, "{ssthresh_rfc} vs {ssthresh}");
+}

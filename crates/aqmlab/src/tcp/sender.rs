@@ -722,10 +722,18 @@ impl Sender {
         }
         let was_in_recovery = self.in_recovery;
         let blocks = ack.sack_blocks();
-        let r = self.with_rec(|r, io| {
+        let dupacks = self.dupacks + 1;
+        let (r, counted_dup) = self.with_rec(|r, io| {
             r.on_sack(io, blocks);
-            r.on_new_ack(io, acked)
+            let dup = r.new_ack_is_dupack();
+            if dup {
+                r.on_dupack(io, dupacks);
+            }
+            (r.on_new_ack(io, acked), dup)
         });
+        if counted_dup {
+            self.dupacks = dupacks;
+        }
         self.flush_timers(ctx);
         self.flush_retx(ctx);
         let mut restart_timer = r.restart_timer || self.pto_armed;
@@ -739,7 +747,9 @@ impl Sender {
             self.partial_acked = true;
         }
         self.tlp_on_ack(a);
-        if !was_in_recovery && !self.in_recovery {
+        if counted_dup {
+            // a duplicate ACK (ns-3 `isDupack`): no reset, no window growth
+        } else if !was_in_recovery && !self.in_recovery {
             self.dupacks = 0;
             let grow = self.rec.newly_delivered(acked);
             if grow > 0 {

@@ -164,6 +164,16 @@ pub trait LossRecovery: Send {
     /// sender should then send what the window allows.
     fn on_dupack(&mut self, io: &mut RecIo, dupacks: u32) -> bool;
 
+    /// After [`LossRecovery::on_sack`] of an ACK that advanced the
+    /// cumulative ACK: whether the scheme counts it as a duplicate ACK all
+    /// the same (ns-3 3.44 with SACK: `isDupack = scoreboardUpdated`, an ACK
+    /// that newly SACKs data, before recovery). The sender then counts it,
+    /// calls [`LossRecovery::on_dupack`] before
+    /// [`LossRecovery::on_new_ack`] and does not grow the window on it.
+    fn new_ack_is_dupack(&self) -> bool {
+        false
+    }
+
     /// The retransmission timer fired (after the sender has taken ssthresh
     /// and set the loss window). Returns `true` if the sender should go
     /// back to `snd_una` (go-back-N), `false` if the scheme chooses what to

@@ -319,6 +319,16 @@ impl LossRecovery for SackRecovery {
         }
     }
 
+    /// ns-3 3.44 `TcpSocketBase::ProcessAck`: with SACK, `isDupack =
+    /// scoreboardUpdated` — an ACK that newly SACKs data is a duplicate ACK
+    /// even when it also advances snd.una; outside recovery and loss
+    /// `DupAck` counts it (`CA_OPEN` → `CA_DISORDER`, recovery at the
+    /// DupThresh-th or once `IsLost (HighACK + 1)`), and in `CA_DISORDER`
+    /// such an ACK calls `PktsAcked` but not `IncreaseWindow`.
+    fn new_ack_is_dupack(&self) -> bool {
+        self.ns3 && !self.in_recovery && !self.in_loss && self.newly_sacked
+    }
+
     fn on_dupack(&mut self, io: &mut RecIo, dupacks: u32) -> bool {
         if self.in_recovery {
             self.prr_ack(io, false);
@@ -335,6 +345,10 @@ impl LossRecovery for SackRecovery {
             return false;
         }
         self.enter(io, a);
+        // ns-3: on an ACK that also advanced snd.una, `EnterRecovery` ran
+        // PRR for the duplicate ACK; `ProcessAck`'s partial-ACK branch then
+        // calls `DoRecovery (…, false)` only (see `prr_ack`)
+        self.newly_sacked = false;
         true
     }
 
