@@ -254,3 +254,53 @@ fn ns3_profile_acks_the_first_data_segment_at_once() {
         "an explicit key overrides the profile"
     );
 }
+
+/// ns-3 3.44 `TcpSocketBase::SendEmptyPacket`: a SYN is resent after
+/// `m_cnTimeout · 2^k` (`TcpSocket::ConnTimeout` 3 s), not after the
+/// initial RTO (1 s, `RttEstimator::InitialEstimation`); `syn_rto` carries
+/// it in the `ns3-3.44` profile and falls back to `initial_rto` elsewhere.
+#[test]
+fn ns3_profile_resends_a_lost_syn_after_conn_timeout() {
+    let syn_timers = |tcp: &str| {
+        let p = scenario(tcp, "").unwrap().tcp_params(0);
+        let mut s = Sender::new(
+            p,
+            CcKind::NewReno(Default::default()).build(),
+            FlowId(0),
+            NodeId(0),
+            NodeId(1),
+            None,
+        );
+        let (mut out, mut timers) = (vec![], vec![]);
+        s.start(&mut TcpCtx {
+            now: 0,
+            out: &mut out,
+            timers: &mut timers,
+        });
+        assert!(out.len() == 1 && out[0].has(flags::SYN));
+        let first = s.rto();
+        assert_eq!(timers.last().map(|t| t.0), Some(first));
+        out.clear();
+        s.on_rto(&mut TcpCtx {
+            now: first,
+            out: &mut out,
+            timers: &mut timers,
+        });
+        assert!(out.len() == 1 && out[0].has(flags::SYN), "the SYN again");
+        (first, s.rto())
+    };
+    assert_eq!(
+        syn_timers("profile = \"ns3-3.44\"\nhandshake = true"),
+        (3000 * MS, 6000 * MS),
+        "ConnTimeout, then doubled"
+    );
+    assert_eq!(
+        syn_timers("profile = \"ns3-3.44\"\nhandshake = true\nsyn_rto = \"2s\""),
+        (2000 * MS, 4000 * MS)
+    );
+    assert_eq!(syn_timers("handshake = true"), (1000 * MS, 2000 * MS));
+    assert_eq!(
+        syn_timers("profile = \"ns2-2.35\"\nhandshake = true"),
+        (3000 * MS, 6000 * MS)
+    );
+}

@@ -69,6 +69,8 @@ pub struct TcpOptions {
     pub max_rto: Option<Dur>,
     /// RTO before any RTT sample (RFC 6298 §2.1; also the SYN timeout "ITO").
     pub initial_rto: Option<Dur>,
+    /// Timeout of the SYN (handshake), before backoff; unset: `initial_rto`.
+    pub syn_rto: Option<Dur>,
     /// Clock granularity G in RFC 6298 §2.3: RTO = SRTT + max(G, 4·RTTVAR).
     pub granularity: Option<Dur>,
     /// Receiver delays ACKs (one ACK per `delack_count` in-order segments).
@@ -137,6 +139,7 @@ impl TcpOptions {
             min_rto,
             max_rto,
             initial_rto,
+            syn_rto,
             granularity,
             delayed_ack,
             delack_count,
@@ -180,6 +183,9 @@ pub struct TcpParams {
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
+    /// `None`: `initial_rto`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syn_rto: Option<Time>,
     pub granularity: Time,
     pub delayed_ack: bool,
     pub delack_count: u32,
@@ -223,6 +229,7 @@ impl Default for TcpParams {
             min_rto: 200_000_000,
             max_rto: 60_000_000_000,
             initial_rto: 1_000_000_000,
+            syn_rto: None,
             granularity: 1_000_000,
             delayed_ack: true,
             delack_count: 2,
@@ -322,6 +329,9 @@ impl TcpParams {
         if o.rto_restart.is_some() {
             self.rto_restart = o.rto_restart;
         }
+        if let Some(d) = o.syn_rto {
+            self.syn_rto = Some(d.0);
+        }
         if o.sack_variant.is_some() {
             self.sack_variant = o.sack_variant;
         }
@@ -365,6 +375,9 @@ impl TcpParams {
         }
         if self.initial_rto == 0 {
             return e("initial_rto", "must be positive");
+        }
+        if self.syn_rto == Some(0) {
+            return e("syn_rto", "must be positive");
         }
         if self.delack_count == 0 {
             return e("delack_count", "must be at least 1");

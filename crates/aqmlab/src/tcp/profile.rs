@@ -10,6 +10,7 @@
 //! | `min_rto` | 200 ms (`minrto_`) | 1 s (`TcpSocketBase::MinRto`) | 200 ms (`TCP_RTO_MIN`) |
 //! | `max_rto` | 60 s (`maxrto_`) | 60 s (`m_maxRto`) | 120 s (`TCP_RTO_MAX`) |
 //! | `initial_rto` | 3 s (`rtxcur_init_`) | 1 s (`RttEstimator::InitialEstimation`) | 1 s (`TCP_TIMEOUT_INIT`) |
+//! | `syn_rto` | unset (`initial_rto`) | 3 s (`TcpSocket::ConnTimeout`) | unset (`initial_rto`) |
 //! | `granularity` (G) | 10 ms (`tcpTick_`) | 1 ms (`ClockGranularity`) | 200 ms (*) |
 //! | `delayed_ack` / `delack_count` | off / 1 (`TCPSink`) | on / 2 (`DelAckCount`) | on / 2 |
 //! | `delack_timeout` | 100 ms (`DelAckSink interval_`) | 200 ms (`DelAckTimeout`) | 40 ms (`TCP_DELACK_MIN`) (†) |
@@ -129,6 +130,9 @@ impl Profile {
                 p.min_rto = 1_000 * MS;
                 p.max_rto = 60_000 * MS;
                 p.initial_rto = 1_000 * MS;
+                // `TcpSocketBase::SendEmptyPacket`: a SYN (or SYN-ACK) is
+                // resent after `m_cnTimeout · 2^k` (ConnTimeout 3 s)
+                p.syn_rto = Some(3_000 * MS);
                 p.granularity = MS;
                 p.delayed_ack = true;
                 p.delack_count = 2;

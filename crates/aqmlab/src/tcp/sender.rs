@@ -255,6 +255,8 @@ impl Sender {
         let base = if self.has_rtt {
             let g = self.params.granularity as f64;
             (self.srtt + g.max(4.0 * self.rttvar)) as Time
+        } else if self.state == SenderState::SynSent {
+            self.params.syn_rto.unwrap_or(self.params.initial_rto)
         } else {
             self.params.initial_rto
         };
