@@ -172,11 +172,13 @@ def queue_toml(s: Scenario) -> str:
         if mn == 0 and mx == 0:
             mn, mx = red_auto_thresholds(s)
         # ns-3 RedQueueDisc: Wait true, Gentle true, packet mode; both sides
-        # use a 1500-B mean packet size for the idle-time decay.
+        # use a 1500-B mean packet size for the idle-time decay; `variant =
+        # "ns3"`: RedQueueDisc's count rules (first crossing, nQueued > 1,
+        # forced drops keep the count).
         return (
             f'{{ kind = "red", limit = {s.limit}, min_th = {_fmt(mn)}, max_th = {_fmt(mx)}, '
             f"max_p = {_fmt(p)}, w_q = {_fmt(wq)}, gentle = true, wait = true, "
-            f"mean_pktsize = {WIRE} }}"
+            f'mean_pktsize = {WIRE}, variant = "ns3" }}'
         )
     if s.queue == "codel":
         return f'{{ kind = "codel", limit = {s.limit}, target = "5ms", interval = "100ms", mtu = {WIRE} }}'

@@ -183,6 +183,7 @@ impl super::registry::Registered for AredConfig {
         crate::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
         crate::param!("auto", "", "true/false", "", "automatic thresholds and w_q"),
         crate::param!("target_delay", "time", "> 0 (with auto)", "", "delay the automatic thresholds aim at"),
+        crate::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
         crate::param!("interval", "time", "> 0", "\"0ms\"", "max_p adaptation period"),
         crate::param!("alpha", "probability", "(0, 1)", "1.5", "additive increase of max_p"),
         crate::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease of max_p"),

@@ -51,6 +51,17 @@
 //! Differences from ns-2's RED left as FJ93 has them: `count` restarts at −1
 //! below `min_th` (ns-2 sets it to 1 without dropping on the first arrival
 //! above `min_th`), and early drops need no `qlen > 1`.
+//!
+//! `variant = "ns3"`: the drop decision as ns-3 3.44 `RedQueueDisc::
+//! DoEnqueue` codes it (a port of ns-2's `REDQueue::enque`): `count` grows
+//! on every arrival; an arrival is judged only when `avg ≥ min_th` and the
+//! queue held more than one packet (`nQueued > 1`), otherwise the
+//! first-crossing flag is cleared (`m_old = 0`); the first arrival judged
+//! after that sets `count = 1` and the flag and is accepted untested; a
+//! forced drop (`avg ≥ max_th`, `2·max_th` if gentle) leaves `count` as it
+//! is (ns-3 resets it only with `Ns1Compat`, where ns-2 resets it unless
+//! `ns1_compat_`); an early drop sets it to 0. The average, `p_b` and the
+//! spacing are those above.
 
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{Time, NS_PER_SEC};
@@ -87,6 +98,20 @@ pub struct RedConfig {
     pub auto: bool,
     #[serde(default = "d_target_delay")]
     pub target_delay: crate::scenario::units::Dur,
+    /// The count rule: FJ93 (default) or ns-3 3.44's `RedQueueDisc`.
+    #[serde(default)]
+    pub variant: RedVariant,
+}
+
+/// Which rule keeps RED's `count` (see the module's note).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedVariant {
+    /// Floyd & Jacobson 1993, Fig. 2.
+    #[default]
+    Fj93,
+    /// ns-3 3.44 `RedQueueDisc::DoEnqueue`.
+    Ns3,
 }
 
 fn d_max_p() -> f64 {
@@ -124,6 +149,7 @@ impl RedConfig {
             bytes: false,
             auto: false,
             target_delay: d_target_delay(),
+            variant: RedVariant::Fj93,
         }
     }
 
@@ -220,6 +246,9 @@ pub struct Red {
     /// The drop decision; its `max_p` changes only with Adaptive RED.
     drop: RedDrop,
     adapt: Option<super::ared::Adaptation>,
+    /// ns-3 `m_old`: the average has been at or above `min_th` with more
+    /// than one packet queued since it last was not (`variant = "ns3"`).
+    old: bool,
 }
 
 impl Red {
@@ -245,10 +274,11 @@ impl Red {
                 gentle: c.gentle,
                 wait: c.wait,
                 byte_unit: c.bytes.then_some(c.mean_pktsize),
-                count: -1,
+                count: if c.variant == RedVariant::Ns3 { 0 } else { -1 },
                 count_bytes: 0,
             },
             adapt: None,
+            old: false,
         }
     }
 
@@ -396,6 +426,45 @@ impl RedDrop {
         }
     }
 
+    /// ns-3 3.44 `RedQueueDisc::DoEnqueue`'s decision for an arrival of
+    /// `size` bytes that found `qlen` packets queued; `old` is `m_old`.
+    pub fn judge_ns3(
+        &mut self,
+        avg: f64,
+        size: u32,
+        qlen: usize,
+        old: &mut bool,
+        uniform: impl FnOnce() -> f64,
+    ) -> RedVerdict {
+        self.count = self.count.saturating_add(1);
+        self.count_bytes += size as u64;
+        if !(avg >= self.min_th && qlen > 1) {
+            *old = false;
+            return RedVerdict::Accept;
+        }
+        let forced_at = if self.gentle {
+            2.0 * self.max_th
+        } else {
+            self.max_th
+        };
+        if avg >= forced_at {
+            return RedVerdict::Forced;
+        }
+        if !*old {
+            self.count = 1;
+            self.count_bytes = size as u64;
+            *old = true;
+            return RedVerdict::Accept;
+        }
+        if uniform() < self.probability(avg, size) {
+            self.count = 0;
+            self.count_bytes = 0;
+            RedVerdict::Signal
+        } else {
+            RedVerdict::Accept
+        }
+    }
+
     /// The early-drop probability `p_a` for the average `avg` and the
     /// current `count`, for a packet of `size` bytes (byte mode only).
     pub fn probability(&self, avg: f64, size: u32) -> f64 {
@@ -459,7 +528,18 @@ impl QueueDisc for Red {
             );
         }
         let rng = &mut ctx.rng;
-        match self.drop.judge(self.avg, pkt.size, || rng.uniform()) {
+        let qbefore = self.q.len();
+        let verdict = match self.c.variant {
+            RedVariant::Fj93 => self.drop.judge(self.avg, pkt.size, || rng.uniform()),
+            RedVariant::Ns3 => self.drop.judge_ns3(
+                self.avg,
+                pkt.size,
+                qbefore,
+                &mut self.old,
+                || rng.uniform(),
+            ),
+        };
+        match verdict {
             RedVerdict::Forced => return Err(DropCause::Forced),
             RedVerdict::Signal if self.c.ecn && pkt.ecn.capable() => {
                 pkt.ecn = Ecn::Ce;
@@ -518,6 +598,7 @@ impl super::registry::Registered for RedConfig {
         crate::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
         crate::param!("auto", "", "true/false", "", "set thresholds and w_q from the link rate and target_delay"),
         crate::param!("target_delay", "time", "> 0 (with auto)", "", "queueing delay the automatic thresholds aim at"),
+        crate::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         RedConfig::validate(self)
@@ -685,6 +766,62 @@ mod tests {
             toml::from_str("limit = 50\nauto = true\nmin_th = 7\nw_q = 0.01").unwrap();
         let p = c.resolve(1_000_000, 0);
         assert_eq!((p.min_th, p.max_th, p.w_q), (7.0, 21.0, 0.01));
+    }
+
+    /// ns-3 3.44 `RedQueueDisc::DoEnqueue` (`variant = "ns3"`), rule by
+    /// rule: `m_count++` on every arrival; nothing is judged unless `m_qAvg
+    /// ≥ m_minTh && nQueued > 1` (and `m_old` is cleared); the first judged
+    /// arrival sets `m_count = 1`, `m_old = 1` and is accepted without a
+    /// draw; `DropEarly` resets the count; a forced drop does not (no
+    /// `Ns1Compat`). FJ93 (`judge`) resets the count on a forced drop.
+    #[test]
+    fn ns3_redqueuedisc_count_rules() {
+        let mut d = RedDrop {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            gentle: false,
+            wait: false,
+            byte_unit: None,
+            count: 0,
+            count_bytes: 0,
+        };
+        let mut old = false;
+        let never = || -> f64 { panic!("no draw expected") };
+        // below min_th: counted, not judged
+        assert_eq!(d.judge_ns3(4.0, 1000, 10, &mut old, never), RedVerdict::Accept);
+        assert_eq!((d.count, old), (1, false));
+        // above min_th with one packet queued: not judged either
+        assert_eq!(d.judge_ns3(10.0, 1000, 1, &mut old, never), RedVerdict::Accept);
+        assert_eq!((d.count, old), (2, false));
+        // the first judged arrival: count = 1, old set, accepted, no draw
+        assert_eq!(d.judge_ns3(10.0, 1000, 2, &mut old, never), RedVerdict::Accept);
+        assert_eq!((d.count, old), (1, true));
+        // then judged with count 2: p_b = 0.05, p_a = 0.05 / (1 − 0.1)
+        let pa = 0.05 / 0.9;
+        assert!((d.probability(10.0, 1000) - 0.05 / 0.95).abs() < 1e-12);
+        assert_eq!(d.judge_ns3(10.0, 1000, 2, &mut old, || pa + 1e-9), RedVerdict::Accept);
+        assert_eq!(d.count, 2);
+        assert_eq!(d.judge_ns3(10.0, 1000, 2, &mut old, || 0.0), RedVerdict::Signal);
+        assert_eq!(d.count, 0);
+        // forced (avg ≥ max_th): the count goes on
+        for k in 1..=3 {
+            assert_eq!(d.judge_ns3(20.0, 1000, 50, &mut old, never), RedVerdict::Forced);
+            assert_eq!(d.count, k);
+        }
+        assert!(old, "a forced drop keeps m_old");
+        // back below max_th: judged at once with the grown count (count 4:
+        // p_a = 0.05 / (1 − 0.2))
+        assert_eq!(d.judge_ns3(10.0, 1000, 50, &mut old, || 0.05 / 0.8 - 1e-9), RedVerdict::Signal);
+        // FJ93 resets the count on a forced drop
+        d.count = 7;
+        assert_eq!(d.judge(20.0, 1000, never), RedVerdict::Forced);
+        assert_eq!(d.count, 0);
+        // the key parses
+        let c: RedConfig =
+            toml::from_str("limit = 50\nmin_th = 5\nmax_th = 15\nvariant = \"ns3\"").unwrap();
+        assert_eq!(c.variant, RedVariant::Ns3);
+        assert!(toml::from_str::<RedConfig>("limit = 50\nmin_th = 5\nmax_th = 15\nvariant = \"ns2\"").is_err());
     }
 
     #[test]
