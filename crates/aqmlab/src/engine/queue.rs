@@ -226,6 +226,15 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// The timer `k` places after the earliest one in the wheel's current
+    /// slot (`k = 0`: the earliest), if the slot holds that many: a timer
+    /// due soon, whose state the simulation prefetches a few events ahead.
+    #[inline]
+    pub fn timer_ahead(&self, k: usize) -> Option<&E> {
+        let r = &self.wheel.ready;
+        r.len().checked_sub(k + 1).map(|i| &r[i].ev)
+    }
+
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         let w = self.wheel.peek_key();

@@ -244,6 +244,18 @@ impl Simulation {
         let params: Vec<_> = (0..sc.flows.len())
             .map(|gi| std::sync::Arc::new(sc.tcp_params(gi)))
             .collect();
+        // each process's flow records in one buffer, on huge pages where
+        // the kernel allows (see `engine::huge_pages`)
+        let mut held = vec![0usize; n_lps];
+        for fp in &plans {
+            for lp in places(&node_lp, fp.src, fp.dst) {
+                held[lp.ix()] += 1;
+            }
+        }
+        for (lp, &n) in lps.iter_mut().zip(&held) {
+            lp.flows.reserve_exact(n);
+            crate::engine::huge_pages(&lp.flows);
+        }
         let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
         let bins = sc.duration.0.checked_div(tput_bin);
         for (fid, fp) in plans.iter().enumerate() {
@@ -260,16 +272,19 @@ impl Simulation {
                     let ev = Ev::Timer(lf, TimerKind::Start);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
-                lp.flow_ix[fid.ix()] = lf.0;
+                lp.flow_ix.set(fid, lf);
                 lp.flows.push(f);
             }
+        }
+        for lp in lps.iter_mut() {
+            lp.flow_ix.seal();
         }
         let mut fid = 0usize;
         for g in &sc.flows {
             for _ in 0..g.count {
                 if g.trace_cwnd && g.cbr.is_none() {
                     let lp = &mut lps[node_lp[plans[fid].src.ix()].ix()];
-                    let lf = LocalFlow(lp.flow_ix[fid]);
+                    let lf = LocalFlow(lp.flow_ix.get(FlowId(fid as u32)));
                     lp.cwnd.push((lf, Vec::new()));
                 }
                 fid += 1;

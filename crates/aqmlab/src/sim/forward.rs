@@ -6,8 +6,9 @@
 //! ([`Msg`]) handed over at the next window boundary — at least one link
 //! delay (the lookahead) before it is due.
 
+use super::endpoint::Side;
 use super::event::{owner, Ev};
-use super::ids::{LinkId, LocalFlow, LocalLink, LpId, ABSENT};
+use super::ids::{FlowIx, LinkId, LocalFlow, LocalLink, LpId, ABSENT};
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{tx_time, Tie, Time};
@@ -104,8 +105,8 @@ impl Lp {
     /// The flow's TCP parameters as a packet tap gets them (`None`: CBR or
     /// not held here).
     fn tap_params(&self, p: &Packet) -> Option<std::sync::Arc<crate::tcp::TcpParams>> {
-        match self.flow_ix.get(p.flow.ix()) {
-            Some(&i) if i != ABSENT => self.flows[i as usize]
+        match self.flow_ix.get(p.flow) {
+            i if i != ABSENT => self.flows[i as usize]
                 .transport
                 .sender()
                 .map(|s| s.params.clone()),
@@ -151,6 +152,9 @@ impl Lp {
             let f = delivered_to(&self.flow_ix, &sl.l, &p);
             let tie = sl.rx_tie();
             self.events.schedule(at, tie, Ev::Arrive(li, f));
+            if let Some(x) = self.flows.get(f.ix()) {
+                x.prefetch_for(Side::of_packet(&p));
+            }
         }
         sl.l.pipe.push_back((at, p));
     }
@@ -167,9 +171,14 @@ impl Lp {
         let (_, p) = sl.l.pipe.pop_front().expect("pipe");
         if let Some((t, q)) = sl.l.pipe.front() {
             let f = delivered_to(&self.flow_ix, &sl.l, q);
-            let t = *t;
+            let (t, side) = (*t, Side::of_packet(q));
             let tie = sl.rx_tie();
             self.events.schedule(t, tie, Ev::Arrive(li, f));
+            // the delivery is at least one packet spacing away: bring in
+            // the lines of the flow's record it will touch now
+            if let Some(x) = self.flows.get(f.ix()) {
+                x.prefetch_for(side);
+            }
         }
         let link = &mut sl.l;
         if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
@@ -197,9 +206,9 @@ impl Lp {
 /// The local flow a packet on `link` is delivered to at the link's far end,
 /// or `ABSENT` when that node forwards it (for prefetching only).
 #[inline]
-fn delivered_to(flow_ix: &[u32], link: &Link, p: &Packet) -> LocalFlow {
+fn delivered_to(flow_ix: &FlowIx, link: &Link, p: &Packet) -> LocalFlow {
     if p.dst == link.to {
-        LocalFlow(flow_ix.get(p.flow.ix()).copied().unwrap_or(ABSENT))
+        LocalFlow(flow_ix.get(p.flow))
     } else {
         LocalFlow(ABSENT)
     }

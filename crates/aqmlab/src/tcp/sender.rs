@@ -82,15 +82,40 @@ pub enum SenderState {
     Done,
 }
 
+/// The fields an ACK or a timer of a common sender (Reno/NewReno, no
+/// pacing, RACK or handshake) touches come first and together, so that
+/// one event touches [`Sender::HOT_BYTES`] (about seven cache lines) and
+/// the event loop prefetches exactly those (`#[repr(C)]` keeps the
+/// declared order; the order has no other effect).
+#[repr(C)]
 pub struct Sender {
+    // -- hot: every ACK, timeout and segment sent --
     /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
+    pub rec: Box<dyn LossRecovery>,
     pub cc_state: CcState,
-    pub state: SenderState,
-    flow: FlowId,
-    src: NodeId,
-    dst: NodeId,
+    // RTT estimation (RFC 6298), nanoseconds
+    srtt: f64,
+    rttvar: f64,
+    rtt_time: Time,
+    /// Now, for the recovery scheme.
+    now: Time,
+    pub rto_timer: Timer,
+    /// Send time and "was retransmitted" of segments snd_una..snd_max.
+    sent: VecDeque<(Time, bool)>,
+    /// Segments the recovery scheme asks to (re)send now.
+    retx_buf: Vec<u32>,
+    /// Timers the recovery scheme asked for, handed to the next context.
+    pending_timers: Vec<(Time, TimerKind)>,
+    pub counters: FlowCounters,
+    /// When the first data segment was sent (after the handshake, if any).
+    pub first_data_at: Option<Time>,
+    ecn: EcnState,
+    rtt_seq: Option<u32>,
+    /// TLP.end_seq: one past the highest segment sent when the probe left
+    /// (a probe episode is open).
+    tlp_end: Option<u32>,
     /// Segments to send (`u32::MAX` for a bulk sender).
     pub total_segs: u32,
     last_payload: u32,
@@ -99,54 +124,41 @@ pub struct Sender {
     /// One past the highest segment ever sent.
     pub snd_max: u32,
     dupacks: u32,
+    backoff: u32,
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    pub state: SenderState,
     /// In fast recovery (mirrors the recovery scheme's state).
     pub in_recovery: bool,
     /// A partial ACK has arrived in the current fast recovery
     /// (`tcp.rto_restart`; ns-3 `!m_isFirstPartialAck`).
     partial_acked: bool,
-    pub rec: Box<dyn LossRecovery>,
-    /// Segments the recovery scheme asks to (re)send now.
-    retx_buf: Vec<u32>,
-    /// Timers the recovery scheme asked for, handed to the next context.
-    pending_timers: Vec<(Time, TimerKind)>,
-    // RTT estimation (RFC 6298), nanoseconds
-    srtt: f64,
-    rttvar: f64,
     has_rtt: bool,
-    backoff: u32,
-    rtt_seq: Option<u32>,
-    rtt_time: Time,
-    pub rto_timer: Timer,
+    /// The retransmission timer holds a loss-probe timeout (TLP, RFC 8985
+    /// §7; Linux keeps both in one timer slot, `ICSK_TIME_LOSS_PROBE`).
+    pto_armed: bool,
+    /// TLP.is_retrans: the probe was a retransmission.
+    tlp_retrans: bool,
+    /// A reduction (recovery or timeout) happened during the probe episode.
+    tlp_reduced: bool,
+    // -- cold: pacing, RACK, handshake, start and end --
     /// Pacing: when the next segment may leave, and its timer.
     next_send: Time,
     pub pace_timer: Timer,
     /// RACK reordering timer.
     pub rack_timer: Timer,
-    /// The retransmission timer holds a loss-probe timeout (TLP, RFC 8985
-    /// §7; Linux keeps both in one timer slot, `ICSK_TIME_LOSS_PROBE`).
-    pto_armed: bool,
-    /// TLP.end_seq: one past the highest segment sent when the probe left
-    /// (a probe episode is open).
-    tlp_end: Option<u32>,
-    /// TLP.is_retrans: the probe was a retransmission.
-    tlp_retrans: bool,
-    /// A reduction (recovery or timeout) happened during the probe episode.
-    tlp_reduced: bool,
-    /// Now, for the recovery scheme.
-    now: Time,
-    /// Send time and "was retransmitted" of segments snd_una..snd_max.
-    sent: VecDeque<(Time, bool)>,
     syn_time: Time,
     syn_resent: bool,
-    ecn: EcnState,
     pub start_time: Time,
-    /// When the first data segment was sent (after the handshake, if any).
-    pub first_data_at: Option<Time>,
     pub completion_time: Option<Time>,
-    pub counters: FlowCounters,
 }
 
 impl Sender {
+    /// Bytes from the start of a sender that its hot fields span (see
+    /// [`Sender`]).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, next_send);
+
     pub fn new(
         p: impl Into<std::sync::Arc<TcpParams>>,
         cc: Box<dyn CongestionControl>,
@@ -836,6 +848,20 @@ impl Sender {
 }
 
 impl Sender {
+    /// Prefetch the heap objects behind the sender that an ACK or a timer
+    /// touches — the loss-recovery and congestion-control state and the
+    /// oldest entry of the send history — once the sender itself is in
+    /// cache (see [`crate::engine::prefetch`]; no effect on results).
+    #[inline]
+    pub fn prefetch_heap(&self) {
+        use crate::engine::prefetch_addr;
+        prefetch_addr(&*self.rec as *const dyn LossRecovery as *const u8);
+        prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
+        if let Some(e) = self.sent.front() {
+            prefetch_addr(e as *const (Time, bool) as *const u8);
+        }
+    }
+
     pub fn src_node(&self) -> NodeId {
         self.src
     }
