@@ -84,7 +84,8 @@ pub enum SenderState {
 
 /// The fields an ACK or a timer of a common sender (Reno/NewReno, no
 /// pacing, RACK or handshake) touches come first and together, so that
-/// one event touches [`Sender::HOT_BYTES`] (about seven cache lines) and
+/// one event touches [`Sender::HOT_BYTES`] (eight cache lines, its recovery
+/// state and short send history included) and
 /// the event loop prefetches exactly those (`#[repr(C)]` keeps the
 /// declared order; the order has no other effect).
 #[repr(C)]
@@ -93,7 +94,7 @@ pub struct Sender {
     /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
-    pub rec: Box<dyn LossRecovery>,
+    rec: Rec,
     pub cc_state: CcState,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
@@ -103,7 +104,7 @@ pub struct Sender {
     now: Time,
     pub rto_timer: Timer,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
-    sent: VecDeque<(Time, bool)>,
+    sent: SendLog,
     /// Segments the recovery scheme asks to (re)send now.
     retx_buf: Vec<u32>,
     /// Timers the recovery scheme asked for, handed to the next context.
@@ -191,7 +192,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
+        let rec = Rec::build(kind, p.prr, p.sack_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -231,7 +232,7 @@ impl Sender {
             tlp_retrans: false,
             tlp_reduced: false,
             now: 0,
-            sent: VecDeque::new(),
+            sent: SendLog::default(),
             syn_time: 0,
             syn_resent: false,
             ecn,
@@ -459,7 +460,7 @@ impl Sender {
             retx: &mut self.retx_buf,
             fast_retransmits: &mut self.counters.fast_retransmits,
         };
-        let r = f(self.rec.as_mut(), &mut io);
+        let r = f(&mut *self.rec, &mut io);
         self.in_recovery = self.rec.in_recovery();
         if !self.in_recovery {
             self.partial_acked = false;
@@ -847,6 +848,120 @@ impl Sender {
     }
 }
 
+/// The loss-recovery scheme. Reno's and NewReno's state (16 bytes) is held
+/// in the sender itself, so that an ACK does not wait for a separate heap
+/// object (with 10⁵ flows, a cache and TLB miss); the other schemes are
+/// boxed. Either way it is used as a `dyn LossRecovery`; how it is stored
+/// has no effect on results.
+enum Rec {
+    NewReno(recovery::newreno::NewReno),
+    Reno(recovery::reno::Reno),
+    Boxed(Box<dyn LossRecovery>),
+}
+
+impl Rec {
+    /// The scheme `recovery::build` gives, stored inline where it is small.
+    fn build(
+        kind: RecoveryKind,
+        prr: bool,
+        variant: Option<recovery::SackVariant>,
+        rack: bool,
+    ) -> Rec {
+        match kind {
+            RecoveryKind::NewReno => Rec::NewReno(Default::default()),
+            RecoveryKind::Reno => Rec::Reno(Default::default()),
+            RecoveryKind::Sack => Rec::Boxed(recovery::build(kind, prr, variant, rack)),
+        }
+    }
+}
+
+impl std::ops::Deref for Rec {
+    type Target = dyn LossRecovery;
+    #[inline]
+    fn deref(&self) -> &(dyn LossRecovery + 'static) {
+        match self {
+            Rec::NewReno(r) => r,
+            Rec::Reno(r) => r,
+            Rec::Boxed(r) => r.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Rec {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut (dyn LossRecovery + 'static) {
+        match self {
+            Rec::NewReno(r) => r,
+            Rec::Reno(r) => r,
+            Rec::Boxed(r) => r.as_mut(),
+        }
+    }
+}
+
+/// Entries of the send history held in the sender itself.
+const SENT_INLINE: usize = 4;
+
+/// The send history — (send time, retransmitted) of segments
+/// snd_una..snd_max, oldest first — as a deque that keeps up to
+/// [`SENT_INLINE`] entries in the sender and moves them all to a heap
+/// buffer when the window outgrows that (back inline once it drains). With
+/// 10⁵ flows windows are a few segments, and an ACK then finds its
+/// history on the sender's own cache lines rather than behind a pointer.
+/// The storage has no effect on results.
+#[derive(Default)]
+struct SendLog {
+    ring: [(Time, bool); SENT_INLINE],
+    /// First entry and entries in `ring` (0 while `spill` holds them).
+    head: u8,
+    len: u8,
+    /// All entries, while there are more than fit inline.
+    spill: VecDeque<(Time, bool)>,
+}
+
+impl SendLog {
+    #[inline]
+    fn push_back(&mut self, e: (Time, bool)) {
+        if !self.spill.is_empty() {
+            self.spill.push_back(e);
+        } else if (self.len as usize) < SENT_INLINE {
+            self.ring[(self.head as usize + self.len as usize) % SENT_INLINE] = e;
+            self.len += 1;
+        } else {
+            for i in 0..SENT_INLINE {
+                self.spill
+                    .push_back(self.ring[(self.head as usize + i) % SENT_INLINE]);
+            }
+            self.spill.push_back(e);
+            (self.head, self.len) = (0, 0);
+        }
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<(Time, bool)> {
+        if self.len == 0 {
+            return self.spill.pop_front();
+        }
+        let e = self.ring[self.head as usize];
+        self.head = ((self.head as usize + 1) % SENT_INLINE) as u8;
+        self.len -= 1;
+        Some(e)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, i: usize) -> Option<&mut (Time, bool)> {
+        if self.len == 0 {
+            return self.spill.get_mut(i);
+        }
+        (i < self.len as usize).then(|| &mut self.ring[(self.head as usize + i) % SENT_INLINE])
+    }
+
+    /// The oldest entry when it lies in the heap buffer (to prefetch).
+    #[inline]
+    fn spilled_front(&self) -> Option<&(Time, bool)> {
+        self.spill.front()
+    }
+}
+
 impl Sender {
     /// Prefetch the heap objects behind the sender that an ACK or a timer
     /// touches — the loss-recovery and congestion-control state and the
@@ -855,9 +970,11 @@ impl Sender {
     #[inline]
     pub fn prefetch_heap(&self) {
         use crate::engine::prefetch_addr;
-        prefetch_addr(&*self.rec as *const dyn LossRecovery as *const u8);
+        if let Rec::Boxed(r) = &self.rec {
+            prefetch_addr(&**r as *const dyn LossRecovery as *const u8);
+        }
         prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
-        if let Some(e) = self.sent.front() {
+        if let Some(e) = self.sent.spilled_front() {
             prefetch_addr(e as *const (Time, bool) as *const u8);
         }
     }
@@ -916,6 +1033,46 @@ mod tests {
             self.with(|s, c| s.on_ack(&p, c));
             self.out.iter().map(|p| p.seq).collect()
         }
+    }
+
+    /// The send history behaves as the deque it replaces, across the move
+    /// to the heap buffer and back inline.
+    #[test]
+    fn send_log_is_a_deque() {
+        let mut log = SendLog::default();
+        let mut reference = VecDeque::new();
+        let mut rng = crate::engine::RngStream::new(7, 8);
+        for step in 0..20_000u64 {
+            match rng.below(5) {
+                0 | 1 => {
+                    log.push_back((step, false));
+                    reference.push_back((step, false));
+                }
+                2 => assert_eq!(log.pop_front(), reference.pop_front()),
+                3 => {
+                    let i = rng.below(8) as usize;
+                    let (a, b) = (log.get_mut(i), reference.get_mut(i));
+                    assert_eq!(a.is_some(), b.is_some());
+                    if let (Some(a), Some(b)) = (a, b) {
+                        a.1 = true;
+                        b.1 = true;
+                    }
+                }
+                _ => {
+                    // drain to empty now and then, so the log goes back inline
+                    if rng.below(50) == 0 {
+                        while reference.pop_front().is_some() {
+                            assert!(log.pop_front().is_some());
+                        }
+                        assert_eq!(log.pop_front(), None);
+                    }
+                }
+            }
+        }
+        while let Some(e) = reference.pop_front() {
+            assert_eq!(log.pop_front(), Some(e));
+        }
+        assert_eq!(log.pop_front(), None);
     }
 
     #[test]
