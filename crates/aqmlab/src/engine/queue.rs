@@ -39,9 +39,9 @@ pub struct Tie {
 }
 
 struct Entry<E> {
-    // (time, owner, seq) in 8-byte fields: a heap step reads back what the
-    // previous one wrote, and 8-byte stores forward to 8-byte loads (a
-    // 16-byte key written in halves stalled every pop on store forwarding)
+    // (time, owner, seq) in 8-byte fields: `BinaryHeap::pop` writes the
+    // last entry into the root and reads it straight back, and a 16-byte
+    // key written in halves cannot be store-forwarded (a stall on every pop)
     time: Time,
     owner: u64,
     seq: u64,
