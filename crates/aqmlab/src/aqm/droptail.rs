@@ -55,6 +55,7 @@ impl QueueDisc for DropTail {
     fn kind(&self) -> &'static str {
         "droptail"
     }
+    #[inline]
     fn enqueue(&mut self, pkt: Packet, _ctx: &mut QdCtx) -> Result<(), DropCause> {
         if self.q.would_exceed(&self.limit, pkt.size) {
             return Err(DropCause::Overflow);
@@ -62,13 +63,16 @@ impl QueueDisc for DropTail {
         self.q.push_back(pkt);
         Ok(())
     }
+    #[inline]
     fn dequeue(&mut self, _ctx: &mut QdCtx) -> Option<Packet> {
         let p = self.q.pop_front()?;
         Some(p)
     }
+    #[inline]
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
+    #[inline]
     fn len_bytes(&self) -> u64 {
         self.q.bytes()
     }

@@ -9,8 +9,9 @@ use super::forward::SimLink;
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
 use super::lp::Lp;
 use super::{Shared, Simulation};
+use crate::aqm::{DropTail, QueueSpec};
 use crate::engine::{stream_id, RngStream, Tie, Time};
-use crate::net::link::{Link, Port};
+use crate::net::link::{Disc, Link, Port};
 use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
 use crate::scenario::Scenario;
@@ -34,7 +35,12 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
     let name = format!("{}->{}", names[from.ix()], names[to.ix()]);
     let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
-    let mut port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
+    // DropTail is held in the port (it draws nothing from the stream)
+    let disc = match &spec {
+        QueueSpec::DropTail(c) => Disc::DropTail(DropTail::new(c)),
+        _ => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
+    };
+    let mut port = Port::new(disc, qrng);
     port.classifier = cl.map(|c| Box::new(crate::net::classifier::Classifier::new(c)));
     Link {
         loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
