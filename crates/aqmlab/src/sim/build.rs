@@ -247,6 +247,9 @@ impl Simulation {
                 });
             }
         }
+        for lp in &mut lps {
+            lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
+        }
         let params: Vec<_> = (0..sc.flows.len())
             .map(|gi| std::sync::Arc::new(sc.tcp_params(gi)))
             .collect();

@@ -209,6 +209,10 @@ pub struct Flow {
     // -- hot: every event of the flow --
     /// Global id: the flow's row in the results, the same in every partition.
     pub id: FlowId,
+    /// The link the sender's segments leave on, once one has been sent
+    /// (`NO_ROUTE` before): read only to prefetch that link's record ahead
+    /// of a sender's timer.
+    pub snd_link: u32,
     /// Events the sending and the receiving end scheduled (tie-break
     /// counters).
     pub snd_seq: u64,
@@ -254,6 +258,7 @@ impl Flow {
             tput: None,
             snd_seq: 0,
             rcv_seq: 0,
+            snd_link: crate::net::routing::NO_ROUTE,
         }
     }
 
@@ -433,6 +438,9 @@ impl Lp {
             self.ledger.sent += 1;
             let li = sh.routes.next_link(p.src, p.dst, p.flow);
             debug_assert_ne!(li, crate::net::routing::NO_ROUTE);
+            if p.is_forward() {
+                self.flows[lf.ix()].snd_link = li;
+            }
             self.send_on_link(super::ids::LinkId(li), p);
         }
         self.out = out;

@@ -45,6 +45,9 @@ pub struct Lp {
     pub links: Vec<SimLink>,
     /// Global link id → local index (or `ABSENT`).
     pub link_ix: Vec<u32>,
+    /// `link_ix[i] == i` for every link (a sequential run): a global link
+    /// id is its local index.
+    pub links_identity: bool,
     pub flows: Vec<Flow>,
     /// Global flow id → local index (or `ABSENT`).
     pub flow_ix: FlowIx,
@@ -84,6 +87,7 @@ impl Lp {
             events: EventQueue::new(),
             links: Vec::new(),
             link_ix: vec![super::ids::ABSENT; n_links],
+            links_identity: false,
             flows: Vec::new(),
             flow_ix: FlowIx::new(n_flows),
             flow_drops: Vec::new(),
@@ -124,7 +128,7 @@ impl Lp {
     #[inline]
     fn dispatch(&mut self, sh: &Shared, ev: Ev) {
         match ev {
-            Ev::TxDone(l) => self.on_tx_done(l),
+            Ev::TxDone(l) => self.on_tx_done(sh, l),
             Ev::Arrive(l, _) => self.on_arrive(sh, l),
             Ev::Timer(f, k) => self.on_timer(sh, f, k),
             Ev::Sample => self.on_sample(sh),
@@ -174,6 +178,9 @@ impl Lp {
                     x.prefetch_for(side);
                     if side == Side::Snd {
                         x.prefetch_heap();
+                        // a sender's timer (with 10⁵ flows mostly the
+                        // retransmission timeout) sends on the host's link
+                        self.prefetch_link(x.snd_link);
                     }
                 }
             }
