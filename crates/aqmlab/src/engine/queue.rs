@@ -39,7 +39,11 @@ pub struct Tie {
 }
 
 struct Entry<E> {
-    key: u128, // time << 64 | owner: one integer comparison per heap step
+    // (time, owner, seq) in 8-byte fields: `BinaryHeap::pop` writes the
+    // last entry into the root and reads it straight back, and a 16-byte
+    // key written in halves cannot be store-forwarded (a stall on every pop)
+    time: Time,
+    owner: u64,
     seq: u64,
     ev: E,
 }
@@ -48,14 +52,15 @@ impl<E> Entry<E> {
     #[inline]
     fn new(at: Time, tie: Tie, ev: E) -> Self {
         Entry {
-            key: ((at as u128) << 64) | tie.owner as u128,
+            time: at,
+            owner: tie.owner,
             seq: tie.seq,
             ev,
         }
     }
     #[inline]
-    fn full(&self) -> (u128, u64) {
-        (self.key, self.seq)
+    fn full(&self) -> (Time, u64, u64) {
+        (self.time, self.owner, self.seq)
     }
 }
 
@@ -76,8 +81,8 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-fn slot_of(key: u128) -> u64 {
-    ((key >> 64) as u64) >> SLOT_SHIFT
+fn slot_of(time: Time) -> u64 {
+    time >> SLOT_SHIFT
 }
 
 /// The timing wheel of timers.
@@ -110,7 +115,7 @@ impl<E> Wheel<E> {
 
     #[inline]
     fn push(&mut self, e: Entry<E>) {
-        let s = slot_of(e.key);
+        let s = slot_of(e.time);
         if s <= self.cur {
             // descending order: insert before the first smaller key
             let i = self.ready.partition_point(|x| x.full() > e.full());
@@ -131,16 +136,16 @@ impl<E> Wheel<E> {
                 match self.overflow.peek() {
                     None => return,
                     // jump straight to the overflow's first slot
-                    Some(e) => self.cur = slot_of(e.key) - 1,
+                    Some(e) => self.cur = slot_of(e.time) - 1,
                 }
             }
             self.cur += 1;
             while let Some(e) = self.overflow.peek() {
-                if slot_of(e.key) >= self.cur + SLOTS {
+                if slot_of(e.time) >= self.cur + SLOTS {
                     break;
                 }
                 let e = self.overflow.pop().expect("peeked");
-                let s = slot_of(e.key);
+                let s = slot_of(e.time);
                 self.slots[(s % SLOTS) as usize].push(e);
                 self.in_slots += 1;
             }
@@ -155,7 +160,7 @@ impl<E> Wheel<E> {
     }
 
     #[inline]
-    fn peek_key(&mut self) -> Option<(u128, u64)> {
+    fn peek_key(&mut self) -> Option<(Time, u64, u64)> {
         self.refill();
         self.ready.last().map(|e| e.full())
     }
@@ -208,7 +213,7 @@ impl<E> EventQueue<E> {
             (None, None) => None,
         }?;
         self.popped += 1;
-        Some(((e.key >> 64) as Time, e.ev))
+        Some((e.time, e.ev))
     }
 
     /// The earliest pending event, without removing it (what the next
@@ -226,6 +231,15 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// The timer `k` places after the earliest one in the wheel's current
+    /// slot (`k = 0`: the earliest), if the slot holds that many: a timer
+    /// due soon, whose state the simulation prefetches a few events ahead.
+    #[inline]
+    pub fn timer_ahead(&self, k: usize) -> Option<&E> {
+        let r = &self.wheel.ready;
+        r.len().checked_sub(k + 1).map(|i| &r[i].ev)
+    }
+
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         let w = self.wheel.peek_key();
@@ -234,7 +248,7 @@ impl<E> EventQueue<E> {
             (Some(h), Some(w)) => Some(h.min(w)),
             (a, b) => a.or(b),
         }
-        .map(|k| (k.0 >> 64) as Time)
+        .map(|k| k.0)
     }
 
     pub fn len(&self) -> usize {

@@ -9,8 +9,9 @@ use super::forward::SimLink;
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
 use super::lp::Lp;
 use super::{Shared, Simulation};
+use crate::aqm::{DropTail, QueueSpec};
 use crate::engine::{stream_id, RngStream, Tie, Time};
-use crate::net::link::{Link, Port};
+use crate::net::link::{Disc, Link, Port};
 use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
 use crate::scenario::Scenario;
@@ -34,7 +35,12 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
     let name = format!("{}->{}", names[from.ix()], names[to.ix()]);
     let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
-    let mut port = Port::new(spec.build(rate, l.delay.0, &mut qrng), qrng);
+    // DropTail is held in the port (it draws nothing from the stream)
+    let disc = match &spec {
+        QueueSpec::DropTail(c) => Disc::DropTail(DropTail::new(c)),
+        _ => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
+    };
+    let mut port = Port::new(disc, qrng);
     port.classifier = cl.map(|c| Box::new(crate::net::classifier::Classifier::new(c)));
     Link {
         loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
@@ -241,9 +247,24 @@ impl Simulation {
                 });
             }
         }
+        for lp in &mut lps {
+            lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
+        }
         let params: Vec<_> = (0..sc.flows.len())
             .map(|gi| std::sync::Arc::new(sc.tcp_params(gi)))
             .collect();
+        // each process's flow records in one buffer, on huge pages where
+        // the kernel allows (see `engine::huge_pages`)
+        let mut held = vec![0usize; n_lps];
+        for fp in &plans {
+            for lp in places(&node_lp, fp.src, fp.dst) {
+                held[lp.ix()] += 1;
+            }
+        }
+        for (lp, &n) in lps.iter_mut().zip(&held) {
+            lp.flows.reserve_exact(n);
+            crate::engine::huge_pages(&lp.flows);
+        }
         let tput_bin = sc.output.throughput_bin.map_or(0, |d| d.0);
         let bins = sc.duration.0.checked_div(tput_bin);
         for (fid, fp) in plans.iter().enumerate() {
@@ -260,16 +281,19 @@ impl Simulation {
                     let ev = Ev::Timer(lf, TimerKind::Start);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
-                lp.flow_ix[fid.ix()] = lf.0;
+                lp.flow_ix.set(fid, lf);
                 lp.flows.push(f);
             }
+        }
+        for lp in lps.iter_mut() {
+            lp.flow_ix.seal();
         }
         let mut fid = 0usize;
         for g in &sc.flows {
             for _ in 0..g.count {
                 if g.trace_cwnd && g.cbr.is_none() {
                     let lp = &mut lps[node_lp[plans[fid].src.ix()].ix()];
-                    let lf = LocalFlow(lp.flow_ix[fid]);
+                    let lf = LocalFlow(lp.flow_ix.get(FlowId(fid as u32)));
                     lp.cwnd.push((lf, Vec::new()));
                 }
                 fid += 1;

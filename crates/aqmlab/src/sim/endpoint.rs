@@ -8,7 +8,7 @@
 //! figures from the record that ran it.
 
 use super::event::{owner, Ev};
-use super::ids::{LocalFlow, ABSENT};
+use super::ids::LocalFlow;
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{Tie, Time, TimerAction};
@@ -23,8 +23,13 @@ pub trait Endpoint {
     /// The application starts sending.
     fn start(&mut self, ctx: &mut TcpCtx);
     /// A packet of this flow reached one of its ends. Returns the payload
-    /// bytes newly delivered in order when it reached the receiving end.
+    /// newly delivered in order, in units of [`Endpoint::unit_bytes`], when
+    /// it reached the receiving end.
     fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) -> Option<u64>;
+    /// Bytes per unit of what [`Endpoint::on_packet`] returns (asked only
+    /// when throughput is recorded: for TCP it is the sender's MSS, on a
+    /// line of the record a delivery does not otherwise touch).
+    fn unit_bytes(&self) -> u64;
     /// A timer of this flow fired (possibly a stale one).
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx);
     /// Segments received in order, for endpoints that count them.
@@ -37,16 +42,20 @@ pub trait Endpoint {
     fn report_receiver(&self, r: &mut FlowResult);
 }
 
-/// A TCP connection's two ends.
+/// A TCP connection's two ends: the receiver first, right after the
+/// flow's delivery fields, so that a delivery touches one run of lines and
+/// an ACK another (`#[repr(C)]`: see [`Flow`]).
+#[repr(C)]
 pub struct TcpPair {
-    pub snd: Sender,
     pub rcv: Receiver,
+    pub snd: Sender,
 }
 
 /// The endpoints of a flow. TCP's sender and receiver are stored inline
 /// (not boxed), so a flow's state is one contiguous record: one fewer cache
 /// miss per packet with 10⁵ flows; CBR flows are rare.
 #[allow(clippy::large_enum_variant)]
+#[repr(u8)]
 pub enum Transport {
     Tcp(TcpPair),
     Cbr(Cbr),
@@ -83,11 +92,14 @@ impl Endpoint for TcpPair {
         if p.is_forward() {
             let before = self.rcv.rcv_nxt;
             self.rcv.on_packet(p, ctx);
-            Some((self.rcv.rcv_nxt - before) as u64 * self.snd.params.mss as u64)
+            Some((self.rcv.rcv_nxt - before) as u64)
         } else {
             self.snd.on_ack(p, ctx);
             None
         }
+    }
+    fn unit_bytes(&self) -> u64 {
+        self.snd.params.mss as u64
     }
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
         let timer = match k {
@@ -142,6 +154,9 @@ impl Endpoint for Cbr {
         self.on_receive(p);
         Some(p.payload as u64)
     }
+    fn unit_bytes(&self) -> u64 {
+        1
+    }
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
         if k == TimerKind::Pace {
             if let Some(next) = self.send(ctx.now, ctx.out) {
@@ -170,36 +185,50 @@ impl Endpoint for Cbr {
 /// `started`) are meaningful in the process of the source node, the
 /// receiving half's (delays, `first_rx`, `rx_done`, `tput`) in that of the
 /// destination node.
+///
+/// The fields a delivery or a timer touches come first and the endpoints
+/// next (`#[repr(C)]` keeps this order, `align(64)` starts each record on a
+/// cache line): with 10⁵ flows every event of a flow misses in cache, and
+/// the event loop prefetches only the lines the event will use
+/// ([`Flow::prefetch_for`]). The order has no other effect.
+#[repr(C, align(64))]
 pub struct Flow {
-    /// Global id: the flow's row in the results, the same in every partition.
-    pub id: FlowId,
-    pub group: String,
-    pub cc: &'static str,
-    pub transport: Transport,
-    pub start: Time,
-    /// The application has started.
-    pub started: bool,
+    // -- hot: every data packet delivered --
     /// One-way delay of data packets delivered: sum, count, max (ns).
     pub owd_sum: u128,
-    pub owd_n: u64,
-    pub owd_max: Time,
-    /// The largest before the latest measurement snapshot (`owd_max`
-    /// restarts at each; the run's is the larger of the two).
-    pub owd_max_before: Time,
-    /// Segments of a sized transfer (for the receiver-complete event).
-    pub total_segs: Option<u32>,
     /// First data packet delivered to the receiver.
     pub first_rx: Option<Time>,
     /// Whole transfer delivered to the receiver.
     pub rx_done: Option<Time>,
-    /// (workload, item, role) of a workload's connection.
-    pub owner: Option<(u32, u32, Role)>,
+    pub owd_n: u64,
+    pub owd_max: Time,
     /// Payload bytes delivered per throughput bin, if recorded.
     pub tput: Option<Vec<u64>>,
+    /// Segments of a sized transfer (for the receiver-complete event).
+    pub total_segs: Option<u32>,
+    // -- hot: every event of the flow --
+    /// Global id: the flow's row in the results, the same in every partition.
+    pub id: FlowId,
+    /// The link the sender's segments leave on, once one has been sent
+    /// (`NO_ROUTE` before): read only to prefetch that link's record ahead
+    /// of a sender's timer.
+    pub snd_link: u32,
     /// Events the sending and the receiving end scheduled (tie-break
     /// counters).
     pub snd_seq: u64,
     pub rcv_seq: u64,
+    pub transport: Transport,
+    // -- cold --
+    /// (workload, item, role) of a workload's connection.
+    pub owner: Option<(u32, u32, Role)>,
+    pub start: Time,
+    /// The application has started.
+    pub started: bool,
+    /// The largest before the latest measurement snapshot (`owd_max`
+    /// restarts at each; the run's is the larger of the two).
+    pub owd_max_before: Time,
+    pub group: String,
+    pub cc: &'static str,
 }
 
 impl Flow {
@@ -229,6 +258,7 @@ impl Flow {
             tput: None,
             snd_seq: 0,
             rcv_seq: 0,
+            snd_link: crate::net::routing::NO_ROUTE,
         }
     }
 
@@ -243,11 +273,11 @@ impl Flow {
             self.owd_max = self.owd_max.max(d);
             self.first_rx.get_or_insert(now);
         }
-        let Some(bytes) = self.transport.ep().on_packet(p, ctx) else {
+        let Some(units) = self.transport.ep().on_packet(p, ctx) else {
             return false;
         };
         if let Some(b) = self.tput.as_mut().and_then(|v| v.get_mut(bin)) {
-            *b += bytes;
+            *b += units * self.transport.ep_ref().unit_bytes();
         }
         let rx = self.transport.ep_ref().rx_segments();
         if self.rx_done.is_none() && rx.zip(self.total_segs).is_some_and(|(r, n)| r >= n as u64) {
@@ -255,6 +285,48 @@ impl Flow {
             return true;
         }
         false
+    }
+
+    /// Where a TCP flow's endpoints lie in its record (a `#[repr(u8)]`
+    /// enum holds its variant at the variant's alignment after the tag).
+    const TCP_AT: usize = std::mem::offset_of!(Flow, transport) + std::mem::align_of::<TcpPair>();
+    const RCV_AT: usize = Self::TCP_AT + std::mem::offset_of!(TcpPair, rcv);
+    const SND_AT: usize = Self::TCP_AT + std::mem::offset_of!(TcpPair, snd);
+    /// The first field every event of the flow touches.
+    const COMMON_AT: usize = std::mem::offset_of!(Flow, id);
+
+    /// Prefetch the lines of this record that an event at `side` will touch
+    /// (see [`crate::engine::prefetch`]): a data packet delivered touches
+    /// the flow's delivery fields and the receiver's hot fields; an ACK or a sender's timer the
+    /// sender's hot fields; a delayed ACK the receiver's. Addresses come
+    /// from the layout alone — nothing is read from the record, which is
+    /// not in cache yet. For a CBR flow the lines are the record's first
+    /// ones, harmlessly.
+    #[inline]
+    pub fn prefetch_for(&self, side: Side) {
+        use crate::engine::prefetch_range;
+        let at = |o: usize| (self as *const Flow as *const u8).wrapping_add(o);
+        match side {
+            Side::Data => {
+                prefetch_range(at(0), at(Self::RCV_AT + Receiver::HOT_BYTES));
+            }
+            Side::Snd => {
+                prefetch_range(at(Self::COMMON_AT), at(Self::TCP_AT));
+                prefetch_range(at(Self::SND_AT), at(Self::SND_AT + Sender::HOT_BYTES));
+            }
+            Side::Rcv => {
+                prefetch_range(at(Self::COMMON_AT), at(Self::RCV_AT + Receiver::HOT_BYTES));
+            }
+        }
+    }
+
+    /// Prefetch the heap objects the sender points to; cheap only once the
+    /// record is in cache (the event loop calls it one event ahead).
+    #[inline]
+    pub fn prefetch_heap(&self) {
+        if let Transport::Tcp(t) = &self.transport {
+            t.snd.prefetch_heap();
+        }
     }
 
     /// The tie-break of this flow's next timer of kind `k`: the delayed
@@ -275,6 +347,38 @@ impl Flow {
     }
 }
 
+/// Which end of a flow an event runs, for [`Flow::prefetch_for`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// A data packet reaches the receiver.
+    Data,
+    /// An ACK reaches the sender, or a sender's timer fires.
+    Snd,
+    /// The receiver's delayed-ACK timer fires.
+    Rcv,
+}
+
+impl Side {
+    /// The end a packet is delivered to.
+    #[inline]
+    pub fn of_packet(p: &Packet) -> Side {
+        if p.is_forward() {
+            Side::Data
+        } else {
+            Side::Snd
+        }
+    }
+    /// The end whose timer `k` is.
+    #[inline]
+    pub fn of_timer(k: TimerKind) -> Side {
+        if k == TimerKind::DelAck {
+            Side::Rcv
+        } else {
+            Side::Snd
+        }
+    }
+}
+
 /// Segments of an `bytes`-byte transfer with `mss`-byte segments.
 pub fn segments(bytes: u64, mss: u32) -> u32 {
     bytes.div_ceil(mss as u64).max(1) as u32
@@ -283,7 +387,7 @@ pub fn segments(bytes: u64, mss: u32) -> u32 {
 impl Lp {
     /// A packet reached its destination node.
     pub(super) fn deliver(&mut self, sh: &Shared, p: Packet) {
-        let lf = LocalFlow(self.flow_ix[p.flow.ix()]);
+        let lf = LocalFlow(self.flow_ix.get(p.flow));
         let now = self.now;
         let bin = now.checked_div(sh.tput_bin).unwrap_or(0) as usize;
         let f = &mut self.flows[lf.ix()];
@@ -293,7 +397,8 @@ impl Lp {
             timers: &mut self.timers,
         };
         let completed = f.on_delivered(&p, now, bin, &mut ctx);
-        let owner = f.owner;
+        // read only on completion: `owner` lies in the record's cold part
+        let owner = if completed { f.owner } else { None };
         self.flush_endpoint(sh, lf);
         if let (true, Some((w, item, role))) = (completed, owner) {
             for sp in self.workloads[w as usize].transfer_done(item, role, now) {
@@ -333,6 +438,9 @@ impl Lp {
             self.ledger.sent += 1;
             let li = sh.routes.next_link(p.src, p.dst, p.flow);
             debug_assert_ne!(li, crate::net::routing::NO_ROUTE);
+            if p.is_forward() {
+                self.flows[lf.ix()].snd_link = li;
+            }
             self.send_on_link(super::ids::LinkId(li), p);
         }
         self.out = out;
@@ -363,10 +471,7 @@ impl Lp {
         f.owner = Some((w, sp.item, sp.role));
         let lf = LocalFlow(self.flows.len() as u32);
         self.flows.push(f);
-        if self.flow_ix.len() <= fid.ix() {
-            self.flow_ix.resize(fid.ix() + 1, ABSENT);
-        }
-        self.flow_ix[fid.ix()] = lf.0;
+        self.flow_ix.set(fid, lf);
         let list = &mut self.wl_flows[w as usize];
         if list.len() <= sp.item as usize {
             list.resize(sp.item as usize + 1, Vec::new());
@@ -389,5 +494,40 @@ impl Lp {
             };
             self.events.schedule(t, tie, Ev::Workload(w));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::CcKind;
+    use crate::tcp::TcpParams;
+
+    /// The offsets the prefetch computes from the layout alone are where a
+    /// TCP flow's endpoints lie, and the hot parts stay within the lines
+    /// the layout promises: a delivered data packet touches the record's
+    /// first four cache lines, an ACK its second line and eight of the
+    /// sender's.
+    #[test]
+    fn hot_fields_lie_where_the_prefetch_looks() {
+        let p = TcpParams::default();
+        let cc = CcKind::NewReno(Default::default()).build();
+        let t = Transport::Tcp(TcpPair {
+            snd: Sender::new(p.clone(), cc, FlowId(0), NodeId(0), NodeId(1), None),
+            rcv: Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0)),
+        });
+        let flows = [Flow::new(FlowId(0), "g".into(), "newreno", t, 0, None)];
+        let f = &flows[0];
+        let base = f as *const Flow as usize;
+        assert_eq!(base % 64, 0, "records start on a cache line");
+        let Transport::Tcp(t) = &f.transport else {
+            unreachable!()
+        };
+        assert_eq!(&t.rcv as *const Receiver as usize - base, Flow::RCV_AT);
+        assert_eq!(&t.snd as *const Sender as usize - base, Flow::SND_AT);
+        const { assert!(Flow::RCV_AT + Receiver::HOT_BYTES <= 4 * 64) };
+        const { assert!(Flow::COMMON_AT >= 64 && Flow::TCP_AT <= 128) };
+        let snd_lines = (Flow::SND_AT + Sender::HOT_BYTES).div_ceil(64) - Flow::SND_AT / 64;
+        assert!(snd_lines <= 8, "{snd_lines}");
     }
 }

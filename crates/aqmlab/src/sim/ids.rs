@@ -47,3 +47,49 @@ impl LpId {
         self.0 as usize
     }
 }
+
+/// Global flow id → local index in one logical process (or [`ABSENT`]).
+/// In a sequential run every flow's record sits at its id's position, and
+/// once [`FlowIx::seal`] has seen that the table is not read: with 10⁵
+/// flows each read is a cache miss per packet delivered.
+pub struct FlowIx {
+    ix: Vec<u32>,
+    /// `ix[i] == i` for every `i` (checked by `seal`, kept by `set`).
+    identity: bool,
+}
+
+impl FlowIx {
+    /// A table of `n` flows, none held.
+    pub fn new(n: usize) -> FlowIx {
+        FlowIx {
+            ix: vec![ABSENT; n],
+            identity: false,
+        }
+    }
+
+    /// The local index of global flow `f`, or [`ABSENT`].
+    #[inline]
+    pub fn get(&self, f: crate::net::packet::FlowId) -> u32 {
+        match self.ix.get(f.ix()) {
+            Some(_) if self.identity => f.0,
+            Some(&i) => i,
+            None => ABSENT,
+        }
+    }
+
+    /// Flow `f` is held at local index `lf`.
+    pub fn set(&mut self, f: crate::net::packet::FlowId, lf: LocalFlow) {
+        if self.ix.len() <= f.ix() {
+            // a gap of flows not held here ends the identity
+            self.identity &= self.ix.len() == f.ix();
+            self.ix.resize(f.ix() + 1, ABSENT);
+        }
+        self.identity &= lf.0 == f.0;
+        self.ix[f.ix()] = lf.0;
+    }
+
+    /// Every flow is placed: use the identity from now on if it holds.
+    pub fn seal(&mut self) {
+        self.identity = (self.ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
+    }
+}

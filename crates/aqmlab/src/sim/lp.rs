@@ -4,10 +4,10 @@
 //! a parallel run ([`super::parallel`]) has several that exchange packets
 //! crossing cut links as messages ([`Msg`]).
 
-use super::endpoint::Flow;
+use super::endpoint::{Flow, Side};
 use super::event::Ev;
 use super::forward::{Msg, SimLink};
-use super::ids::{LocalFlow, LocalLink, LpId};
+use super::ids::{FlowIx, LocalFlow, LocalLink, LpId};
 use super::Shared;
 use crate::engine::{EventQueue, Time};
 use crate::metrics::{CwndSample, QueueSample};
@@ -34,6 +34,10 @@ pub struct Ledger {
     pub cut_out: u64,
 }
 
+/// How many timers ahead of the next one the event loop prefetches a
+/// timer's flow record.
+const TIMER_AHEAD: usize = 3;
+
 pub struct Lp {
     pub id: LpId,
     pub now: Time,
@@ -41,9 +45,12 @@ pub struct Lp {
     pub links: Vec<SimLink>,
     /// Global link id → local index (or `ABSENT`).
     pub link_ix: Vec<u32>,
+    /// `link_ix[i] == i` for every link (a sequential run): a global link
+    /// id is its local index.
+    pub links_identity: bool,
     pub flows: Vec<Flow>,
     /// Global flow id → local index (or `ABSENT`).
-    pub flow_ix: Vec<u32>,
+    pub flow_ix: FlowIx,
     /// Packets of each flow (global id) dropped in this process.
     pub flow_drops: Vec<u64>,
     /// Monitored ports held here and their samples.
@@ -80,8 +87,9 @@ impl Lp {
             events: EventQueue::new(),
             links: Vec::new(),
             link_ix: vec![super::ids::ABSENT; n_links],
+            links_identity: false,
             flows: Vec::new(),
-            flow_ix: vec![super::ids::ABSENT; n_flows],
+            flow_ix: FlowIx::new(n_flows),
             flow_drops: Vec::new(),
             series: Vec::new(),
             cwnd: Vec::new(),
@@ -120,7 +128,7 @@ impl Lp {
     #[inline]
     fn dispatch(&mut self, sh: &Shared, ev: Ev) {
         match ev {
-            Ev::TxDone(l) => self.on_tx_done(l),
+            Ev::TxDone(l) => self.on_tx_done(sh, l),
             Ev::Arrive(l, _) => self.on_arrive(sh, l),
             Ev::Timer(f, k) => self.on_timer(sh, f, k),
             Ev::Sample => self.on_sample(sh),
@@ -129,31 +137,53 @@ impl Lp {
         }
     }
 
-    /// Prefetch the link or flow record the next event will touch, while
-    /// the current one runs (a hint with no effect on results; see
+    /// Prefetch the state the next events will touch while the current one
+    /// runs (hints with no effect on results; see
     /// [`crate::engine::prefetch`]): with 10⁵ flows the records do not fit
-    /// in cache.
+    /// in cache. A delivery's flow record was prefetched when the delivery
+    /// was scheduled ([`Lp::on_arrive`]); a timer's is prefetched
+    /// [`TIMER_AHEAD`] timers ahead. One event ahead, the record is in cache
+    /// and the heap objects it points to can be prefetched too.
     #[inline]
     fn prefetch_next(&mut self) {
         use crate::engine::prefetch;
+        if let Some(&Ev::Timer(f, k)) = self.events.timer_ahead(TIMER_AHEAD) {
+            if let Some(x) = self.flows.get(f.ix()) {
+                x.prefetch_for(Side::of_timer(k));
+            }
+        }
         let (links, flows) = (&self.links, &self.flows);
-        let link = |l: LocalLink| {
-            if let Some(x) = links.get(l.ix()) {
-                prefetch(&x.l, 16);
-            }
-        };
-        let flow = |f: LocalFlow| {
-            if let Some(x) = flows.get(f.ix()) {
-                prefetch(x, 16);
-            }
-        };
         match self.events.peek() {
-            Some(&Ev::TxDone(l)) => link(l),
-            Some(&Ev::Arrive(l, f)) => {
-                link(l);
-                flow(f);
+            Some(&Ev::TxDone(l)) => {
+                if let Some(x) = links.get(l.ix()) {
+                    prefetch(&x.l, 16);
+                }
             }
-            Some(&Ev::Timer(f, _)) => flow(f),
+            Some(&Ev::Arrive(l, f)) => {
+                if let Some(x) = links.get(l.ix()) {
+                    prefetch(&x.l, 16);
+                    let p = x.l.pipe.front().map(|(_, p)| p);
+                    if let (Some(x), Some(p)) = (flows.get(f.ix()), p) {
+                        let side = Side::of_packet(p);
+                        x.prefetch_for(side);
+                        if side == Side::Snd {
+                            x.prefetch_heap();
+                        }
+                    }
+                }
+            }
+            Some(&Ev::Timer(f, k)) => {
+                if let Some(x) = flows.get(f.ix()) {
+                    let side = Side::of_timer(k);
+                    x.prefetch_for(side);
+                    if side == Side::Snd {
+                        x.prefetch_heap();
+                        // a sender's timer (with 10⁵ flows mostly the
+                        // retransmission timeout) sends on the host's link
+                        self.prefetch_link(x.snd_link);
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -66,49 +66,61 @@ pub enum EcnEcho {
     PerPacket,
 }
 
+/// The fields a data segment or the delayed-ACK timer of a common
+/// receiver (no SACK, no timestamps) touches come first and together
+/// ([`Receiver::HOT_BYTES`], about two cache lines), for the event loop's
+/// prefetch (`#[repr(C)]` keeps the declared order; the order has no other
+/// effect).
+#[repr(C)]
 pub struct Receiver {
-    echo: EcnEcho,
-    /// RFC 8257 `DCTCP.CE`: the CE state of the last data segment.
-    ce_state: bool,
+    // -- hot: every data segment and delayed ACK --
+    pub delack_timer: Timer,
+    delack_timeout: u64,
+    /// `ooo[i]`: segment `rcv_nxt + i` is buffered (index 0 is always false).
+    ooo: VecDeque<bool>,
+    /// ACKs sent (SYN-ACKs included); the delayed-ACK tests count them.
+    pub acks_sent: u64,
     flow: FlowId,
     node: NodeId,
     peer: NodeId,
     header: u32,
-    delayed_ack: bool,
     delack_count: u32,
-    delack_timeout: u64,
+    /// Next segment expected.
+    pub rcv_nxt: u32,
+    ooo_count: u32,
+    pending: u32,
+    last_ack_sent: u32,
+    echo: EcnEcho,
+    /// RFC 8257 `DCTCP.CE`: the CE state of the last data segment.
+    ce_state: bool,
+    delayed_ack: bool,
     /// `ack_first_segment`: the first data segment is ACKed at once.
     ack_first: bool,
     ack_next: bool,
-    /// Next segment expected.
-    pub rcv_nxt: u32,
-    /// `ooo[i]`: segment `rcv_nxt + i` is buffered (index 0 is always false).
-    ooo: VecDeque<bool>,
-    ooo_count: u32,
-    pending: u32,
-    pub delack_timer: Timer,
     ece: bool,
     /// A CE-marked segment arrived that no ACK has acknowledged yet.
     ce_unacked: bool,
+    sack: bool,
+    timestamps: bool,
     /// What the ACKs carry in their extension slot, and the flow's CC's
     /// rule for updating it from forward packets.
     ext_echo: ExtEcho,
     echoed: Ext,
-    sack: bool,
-    timestamps: bool,
+    // -- cold: SACK and timestamps --
+    ts_recent: Option<Time>,
     /// Held out-of-order runs `start -> end` (SACK only).
     runs: BTreeMap<u32, u32>,
     /// Blocks most recently reported, most recent first (RFC 2018 §4).
     recent: Vec<SackBlock>,
     /// The block holding the segment that triggered the next ACK.
     trigger: Option<SackBlock>,
-    ts_recent: Option<Time>,
-    last_ack_sent: u32,
-    /// ACKs sent (SYN-ACKs included); the delayed-ACK tests count them.
-    pub acks_sent: u64,
 }
 
 impl Receiver {
+    /// Bytes from the start of a receiver that its hot fields span (see
+    /// [`Receiver`]).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Receiver, ts_recent);
+
     pub fn new(p: &TcpParams, flow: FlowId, node: NodeId, peer: NodeId) -> Receiver {
         Receiver {
             echo: EcnEcho::Rfc3168,

@@ -82,15 +82,41 @@ pub enum SenderState {
     Done,
 }
 
+/// The fields an ACK or a timer of a common sender (Reno/NewReno, no
+/// pacing, RACK or handshake) touches come first and together, so that
+/// one event touches [`Sender::HOT_BYTES`] (eight cache lines, its recovery
+/// state and short send history included) and
+/// the event loop prefetches exactly those (`#[repr(C)]` keeps the
+/// declared order; the order has no other effect).
+#[repr(C)]
 pub struct Sender {
+    // -- hot: every ACK, timeout and segment sent --
     /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
+    rec: Rec,
     pub cc_state: CcState,
-    pub state: SenderState,
-    flow: FlowId,
-    src: NodeId,
-    dst: NodeId,
+    // RTT estimation (RFC 6298), nanoseconds
+    srtt: f64,
+    rttvar: f64,
+    rtt_time: Time,
+    /// Now, for the recovery scheme.
+    now: Time,
+    pub rto_timer: Timer,
+    /// Send time and "was retransmitted" of segments snd_una..snd_max.
+    sent: SendLog,
+    /// Segments the recovery scheme asks to (re)send now.
+    retx_buf: Vec<u32>,
+    /// Timers the recovery scheme asked for, handed to the next context.
+    pending_timers: Vec<(Time, TimerKind)>,
+    pub counters: FlowCounters,
+    /// When the first data segment was sent (after the handshake, if any).
+    pub first_data_at: Option<Time>,
+    ecn: EcnState,
+    rtt_seq: Option<u32>,
+    /// TLP.end_seq: one past the highest segment sent when the probe left
+    /// (a probe episode is open).
+    tlp_end: Option<u32>,
     /// Segments to send (`u32::MAX` for a bulk sender).
     pub total_segs: u32,
     last_payload: u32,
@@ -99,54 +125,41 @@ pub struct Sender {
     /// One past the highest segment ever sent.
     pub snd_max: u32,
     dupacks: u32,
+    backoff: u32,
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    pub state: SenderState,
     /// In fast recovery (mirrors the recovery scheme's state).
     pub in_recovery: bool,
     /// A partial ACK has arrived in the current fast recovery
     /// (`tcp.rto_restart`; ns-3 `!m_isFirstPartialAck`).
     partial_acked: bool,
-    pub rec: Box<dyn LossRecovery>,
-    /// Segments the recovery scheme asks to (re)send now.
-    retx_buf: Vec<u32>,
-    /// Timers the recovery scheme asked for, handed to the next context.
-    pending_timers: Vec<(Time, TimerKind)>,
-    // RTT estimation (RFC 6298), nanoseconds
-    srtt: f64,
-    rttvar: f64,
     has_rtt: bool,
-    backoff: u32,
-    rtt_seq: Option<u32>,
-    rtt_time: Time,
-    pub rto_timer: Timer,
+    /// The retransmission timer holds a loss-probe timeout (TLP, RFC 8985
+    /// §7; Linux keeps both in one timer slot, `ICSK_TIME_LOSS_PROBE`).
+    pto_armed: bool,
+    /// TLP.is_retrans: the probe was a retransmission.
+    tlp_retrans: bool,
+    /// A reduction (recovery or timeout) happened during the probe episode.
+    tlp_reduced: bool,
+    // -- cold: pacing, RACK, handshake, start and end --
     /// Pacing: when the next segment may leave, and its timer.
     next_send: Time,
     pub pace_timer: Timer,
     /// RACK reordering timer.
     pub rack_timer: Timer,
-    /// The retransmission timer holds a loss-probe timeout (TLP, RFC 8985
-    /// §7; Linux keeps both in one timer slot, `ICSK_TIME_LOSS_PROBE`).
-    pto_armed: bool,
-    /// TLP.end_seq: one past the highest segment sent when the probe left
-    /// (a probe episode is open).
-    tlp_end: Option<u32>,
-    /// TLP.is_retrans: the probe was a retransmission.
-    tlp_retrans: bool,
-    /// A reduction (recovery or timeout) happened during the probe episode.
-    tlp_reduced: bool,
-    /// Now, for the recovery scheme.
-    now: Time,
-    /// Send time and "was retransmitted" of segments snd_una..snd_max.
-    sent: VecDeque<(Time, bool)>,
     syn_time: Time,
     syn_resent: bool,
-    ecn: EcnState,
     pub start_time: Time,
-    /// When the first data segment was sent (after the handshake, if any).
-    pub first_data_at: Option<Time>,
     pub completion_time: Option<Time>,
-    pub counters: FlowCounters,
 }
 
 impl Sender {
+    /// Bytes from the start of a sender that its hot fields span (see
+    /// [`Sender`]).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, next_send);
+
     pub fn new(
         p: impl Into<std::sync::Arc<TcpParams>>,
         cc: Box<dyn CongestionControl>,
@@ -179,7 +192,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
+        let rec = Rec::build(kind, p.prr, p.sack_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -219,7 +232,7 @@ impl Sender {
             tlp_retrans: false,
             tlp_reduced: false,
             now: 0,
-            sent: VecDeque::new(),
+            sent: SendLog::default(),
             syn_time: 0,
             syn_resent: false,
             ecn,
@@ -449,7 +462,7 @@ impl Sender {
             retx: &mut self.retx_buf,
             fast_retransmits: &mut self.counters.fast_retransmits,
         };
-        let r = f(self.rec.as_mut(), &mut io);
+        let r = f(&mut *self.rec, &mut io);
         self.in_recovery = self.rec.in_recovery();
         if !self.in_recovery {
             self.partial_acked = false;
@@ -847,7 +860,137 @@ impl Sender {
     }
 }
 
+/// The loss-recovery scheme. Reno's and NewReno's state (16 bytes) is held
+/// in the sender itself, so that an ACK does not wait for a separate heap
+/// object (with 10⁵ flows, a cache and TLB miss); the other schemes are
+/// boxed. Either way it is used as a `dyn LossRecovery`; how it is stored
+/// has no effect on results.
+enum Rec {
+    NewReno(recovery::newreno::NewReno),
+    Reno(recovery::reno::Reno),
+    Boxed(Box<dyn LossRecovery>),
+}
+
+impl Rec {
+    /// The scheme `recovery::build` gives, stored inline where it is small.
+    fn build(
+        kind: RecoveryKind,
+        prr: bool,
+        variant: Option<recovery::SackVariant>,
+        rack: bool,
+    ) -> Rec {
+        match kind {
+            RecoveryKind::NewReno => Rec::NewReno(Default::default()),
+            RecoveryKind::Reno => Rec::Reno(Default::default()),
+            RecoveryKind::Sack => Rec::Boxed(recovery::build(kind, prr, variant, rack)),
+        }
+    }
+}
+
+impl std::ops::Deref for Rec {
+    type Target = dyn LossRecovery;
+    #[inline]
+    fn deref(&self) -> &(dyn LossRecovery + 'static) {
+        match self {
+            Rec::NewReno(r) => r,
+            Rec::Reno(r) => r,
+            Rec::Boxed(r) => r.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Rec {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut (dyn LossRecovery + 'static) {
+        match self {
+            Rec::NewReno(r) => r,
+            Rec::Reno(r) => r,
+            Rec::Boxed(r) => r.as_mut(),
+        }
+    }
+}
+
+/// Entries of the send history held in the sender itself.
+const SENT_INLINE: usize = 4;
+
+/// The send history — (send time, retransmitted) of segments
+/// snd_una..snd_max, oldest first — as a deque that keeps up to
+/// [`SENT_INLINE`] entries in the sender and moves them all to a heap
+/// buffer when the window outgrows that (back inline once it drains). With
+/// 10⁵ flows windows are a few segments, and an ACK then finds its
+/// history on the sender's own cache lines rather than behind a pointer.
+/// The storage has no effect on results.
+#[derive(Default)]
+struct SendLog {
+    ring: [(Time, bool); SENT_INLINE],
+    /// First entry and entries in `ring` (0 while `spill` holds them).
+    head: u8,
+    len: u8,
+    /// All entries, while there are more than fit inline.
+    spill: VecDeque<(Time, bool)>,
+}
+
+impl SendLog {
+    #[inline]
+    fn push_back(&mut self, e: (Time, bool)) {
+        if !self.spill.is_empty() {
+            self.spill.push_back(e);
+        } else if (self.len as usize) < SENT_INLINE {
+            self.ring[(self.head as usize + self.len as usize) % SENT_INLINE] = e;
+            self.len += 1;
+        } else {
+            for i in 0..SENT_INLINE {
+                self.spill
+                    .push_back(self.ring[(self.head as usize + i) % SENT_INLINE]);
+            }
+            self.spill.push_back(e);
+            (self.head, self.len) = (0, 0);
+        }
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<(Time, bool)> {
+        if self.len == 0 {
+            return self.spill.pop_front();
+        }
+        let e = self.ring[self.head as usize];
+        self.head = ((self.head as usize + 1) % SENT_INLINE) as u8;
+        self.len -= 1;
+        Some(e)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, i: usize) -> Option<&mut (Time, bool)> {
+        if self.len == 0 {
+            return self.spill.get_mut(i);
+        }
+        (i < self.len as usize).then(|| &mut self.ring[(self.head as usize + i) % SENT_INLINE])
+    }
+
+    /// The oldest entry when it lies in the heap buffer (to prefetch).
+    #[inline]
+    fn spilled_front(&self) -> Option<&(Time, bool)> {
+        self.spill.front()
+    }
+}
+
 impl Sender {
+    /// Prefetch the heap objects behind the sender that an ACK or a timer
+    /// touches — the loss-recovery and congestion-control state and the
+    /// oldest entry of the send history — once the sender itself is in
+    /// cache (see [`crate::engine::prefetch`]; no effect on results).
+    #[inline]
+    pub fn prefetch_heap(&self) {
+        use crate::engine::prefetch_addr;
+        if let Rec::Boxed(r) = &self.rec {
+            prefetch_addr(&**r as *const dyn LossRecovery as *const u8);
+        }
+        prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
+        if let Some(e) = self.sent.spilled_front() {
+            prefetch_addr(e as *const (Time, bool) as *const u8);
+        }
+    }
+
     pub fn src_node(&self) -> NodeId {
         self.src
     }
@@ -902,6 +1045,46 @@ mod tests {
             self.with(|s, c| s.on_ack(&p, c));
             self.out.iter().map(|p| p.seq).collect()
         }
+    }
+
+    /// The send history behaves as the deque it replaces, across the move
+    /// to the heap buffer and back inline.
+    #[test]
+    fn send_log_is_a_deque() {
+        let mut log = SendLog::default();
+        let mut reference = VecDeque::new();
+        let mut rng = crate::engine::RngStream::new(7, 8);
+        for step in 0..20_000u64 {
+            match rng.below(5) {
+                0 | 1 => {
+                    log.push_back((step, false));
+                    reference.push_back((step, false));
+                }
+                2 => assert_eq!(log.pop_front(), reference.pop_front()),
+                3 => {
+                    let i = rng.below(8) as usize;
+                    let (a, b) = (log.get_mut(i), reference.get_mut(i));
+                    assert_eq!(a.is_some(), b.is_some());
+                    if let (Some(a), Some(b)) = (a, b) {
+                        a.1 = true;
+                        b.1 = true;
+                    }
+                }
+                _ => {
+                    // drain to empty now and then, so the log goes back inline
+                    if rng.below(50) == 0 {
+                        while reference.pop_front().is_some() {
+                            assert!(log.pop_front().is_some());
+                        }
+                        assert_eq!(log.pop_front(), None);
+                    }
+                }
+            }
+        }
+        while let Some(e) = reference.pop_front() {
+            assert_eq!(log.pop_front(), Some(e));
+        }
+        assert_eq!(log.pop_front(), None);
     }
 
     #[test]
