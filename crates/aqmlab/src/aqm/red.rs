@@ -417,6 +417,12 @@ impl RedDrop {
         }
         self.count += 1;
         self.count_bytes += size as u64;
+        self.draw(avg, size, uniform)
+    }
+
+    /// The early-drop draw both rule sets end with: signal with
+    /// probability `p_a` and restart the count, or accept.
+    fn draw(&mut self, avg: f64, size: u32, uniform: impl FnOnce() -> f64) -> RedVerdict {
         if uniform() < self.probability(avg, size) {
             self.count = 0;
             self.count_bytes = 0;
@@ -456,13 +462,7 @@ impl RedDrop {
             *old = true;
             return RedVerdict::Accept;
         }
-        if uniform() < self.probability(avg, size) {
-            self.count = 0;
-            self.count_bytes = 0;
-            RedVerdict::Signal
-        } else {
-            RedVerdict::Accept
-        }
+        self.draw(avg, size, uniform)
     }
 
     /// The early-drop probability `p_a` for the average `avg` and the
