@@ -82,25 +82,30 @@ impl Disc {
 }
 
 /// An egress queue with the statistics every discipline shares.
+///
+/// `#[repr(C)]`, the fields a packet's enqueue and dequeue touch first and
+/// the random stream (whose address only is passed to the discipline; only
+/// RED-like disciplines draw from it) last: see `SimLink`'s layout.
+#[repr(C)]
 pub struct Port {
-    pub disc: Disc,
-    /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
-    /// sees the packet.
-    pub classifier: Option<Box<Classifier>>,
-    pub rng: RngStream,
-    pub counters: QueueCounters,
     /// ∫ len_pkts dt, in packet·ns, up to `last_change`.
     area_pkts: f64,
     area_bytes: f64,
     last_change: Time,
+    /// Sojourn time of the last packet dequeued.
+    pub last_sojourn: Time,
+    pub counters: QueueCounters,
+    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
+    pub by_class: [ClassCounters; 3],
+    /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
+    /// sees the packet.
+    pub classifier: Option<Box<Classifier>>,
+    scratch: Vec<(Packet, DropCause)>,
     /// Per-packet queueing delay (enqueue → dequeue), nanoseconds.
     pub sojourn: SojournHist,
     sojourn_sum_ns: u128,
-    /// Sojourn time of the last packet dequeued.
-    pub last_sojourn: Time,
-    scratch: Vec<(Packet, DropCause)>,
-    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
-    pub by_class: [ClassCounters; 3],
+    pub disc: Disc,
+    pub rng: RngStream,
 }
 
 /// What a port counts for one packet class
@@ -411,25 +416,31 @@ impl SojournHist {
 }
 
 /// One direction of a link.
+///
+/// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: what an
+/// arrival touches (pipe, loss, far end) at the start, then what the
+/// transmitter and the port touch, then the cold fields (name, loss stream,
+/// near end), which no packet event reads.
+#[repr(C)]
 pub struct Link {
-    pub name: String,
-    pub from: NodeId,
     pub to: NodeId,
-    pub rate_bps: u64,
-    pub delay: Time,
-    /// Independent random loss probability applied to packets on this link.
-    pub loss: f64,
-    pub loss_rng: RngStream,
-    pub port: Port,
-    /// Packet being serialised, if any.
-    pub tx: Option<Packet>,
+    pub from: NodeId,
     /// Packets propagating: (arrival time at `to`, packet).
     pub pipe: VecDeque<(Time, Packet)>,
-    /// Whether queue time series are recorded for this link's port.
-    pub monitored: bool,
+    /// Independent random loss probability applied to packets on this link.
+    pub loss: f64,
+    pub delay: Time,
+    pub rate_bps: u64,
     // statistics
     pub busy_ns: u64,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
     pub lost: u64,
+    /// Packet being serialised, if any.
+    pub tx: Option<Packet>,
+    pub port: Port,
+    /// Whether queue time series are recorded for this link's port.
+    pub monitored: bool,
+    pub name: String,
+    pub loss_rng: RngStream,
 }

@@ -17,16 +17,51 @@ use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
 
 /// A link direction as a logical process holds it.
+///
+/// `#[repr(C, align(64))]` with [`Link`] and its `Port` laid out hot-first
+/// (see ARCHITECTURE, Memory layout): an arrival touches the record's first
+/// [`SimLink::RX_END`] bytes (tie-break counter, id, pipe, loss, far end),
+/// a send (the port's enqueue and dequeue, the transmission's start and end)
+/// its first [`SimLink::TX_END`] bytes (all but the port's random stream and
+/// the link's name, loss stream and monitoring flag).
+/// [`SimLink::prefetch_rx`] and [`SimLink::prefetch_tx`] bring in exactly
+/// those lines.
+#[repr(C, align(64))]
 pub struct SimLink {
-    pub l: Link,
+    /// Events the far end and the transmitter scheduled (tie-break counters).
+    pub rx_seq: u64,
+    pub tx_seq: u64,
     pub id: LinkId,
-    /// The process running the near end (port, transmitter).
-    pub tx_lp: LpId,
     /// The process running the far end (pipe, loss, next node).
     pub rx_lp: LpId,
-    /// Events the transmitter and the far end scheduled (tie-break counters).
-    pub tx_seq: u64,
-    pub rx_seq: u64,
+    /// The process running the near end (port, transmitter).
+    pub tx_lp: LpId,
+    pub l: Link,
+}
+
+impl SimLink {
+    /// Bytes from the record's start that an arrival touches.
+    pub const RX_END: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, delay);
+    /// Bytes from the record's start that a transmission's start or end
+    /// (with the port's enqueue and dequeue) touches.
+    pub const TX_END: usize = std::mem::offset_of!(SimLink, l)
+        + std::mem::offset_of!(Link, port)
+        + std::mem::offset_of!(crate::net::link::Port, rng);
+
+    /// Prefetch the lines an arrival on this link touches (a hint; nothing
+    /// is read from the record).
+    #[inline(always)]
+    pub fn prefetch_rx(&self) {
+        let p = self as *const SimLink as *const u8;
+        crate::engine::prefetch_range(p, p.wrapping_add(Self::RX_END));
+    }
+
+    /// Prefetch the lines a transmission's start or end touches.
+    #[inline(always)]
+    pub fn prefetch_tx(&self) {
+        let p = self as *const SimLink as *const u8;
+        crate::engine::prefetch_range(p, p.wrapping_add(Self::TX_END));
+    }
 }
 
 impl SimLink {
@@ -199,7 +234,7 @@ impl Lp {
     pub(super) fn prefetch_link(&self, id: u32) {
         if self.links_identity {
             if let Some(x) = self.links.get(id as usize) {
-                crate::engine::prefetch(x, 16);
+                x.prefetch_tx();
             }
         }
     }
@@ -261,5 +296,75 @@ fn delivered_to(flow_ix: &FlowIx, link: &Link, p: &Packet) -> LocalFlow {
         LocalFlow(flow_ix.get(p.flow))
     } else {
         LocalFlow(ABSENT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The fields an arrival reads or writes lie in the lines
+    /// `prefetch_rx` brings in (the record's first two), those of a send
+    /// (enqueue, dequeue, the transmission's start and end) in
+    /// `prefetch_tx`'s, and the cold fields after both, so that a send's
+    /// prefetch spares at least one line.
+    #[test]
+    fn hot_fields_lie_where_the_prefetch_looks() {
+        assert_eq!(align_of::<SimLink>(), 64, "records start on a cache line");
+        let end = |o: usize, n: usize| o + n;
+        let rx = [
+            end(offset_of!(SimLink, rx_seq), 8),
+            end(offset_of!(SimLink, id), 4),
+            end(
+                offset_of!(SimLink, l.pipe),
+                size_of::<VecDeque<(Time, Packet)>>(),
+            ),
+            end(offset_of!(SimLink, l.loss), 8),
+            end(offset_of!(SimLink, l.to), 4),
+        ];
+        for e in rx {
+            assert!(e <= SimLink::RX_END, "{e} > {}", SimLink::RX_END);
+        }
+        const { assert!(SimLink::RX_END <= 2 * 64) };
+        let tx = [
+            end(offset_of!(SimLink, tx_seq), 8),
+            end(offset_of!(SimLink, rx_lp), 2),
+            end(offset_of!(SimLink, l.rate_bps), 8),
+            end(offset_of!(SimLink, l.delay), 8),
+            end(offset_of!(SimLink, l.tx_pkts), 8),
+            end(offset_of!(SimLink, l.tx), size_of::<Option<Packet>>()),
+            end(
+                offset_of!(SimLink, l.port.disc),
+                size_of::<crate::net::link::Disc>(),
+            ),
+            end(
+                offset_of!(SimLink, l.port.counters),
+                size_of::<crate::aqm::QueueCounters>(),
+            ),
+            end(
+                offset_of!(SimLink, l.port.by_class),
+                size_of::<[crate::net::link::ClassCounters; 3]>(),
+            ),
+            end(
+                offset_of!(SimLink, l.port.sojourn),
+                size_of::<crate::net::link::SojournHist>(),
+            ),
+            end(offset_of!(SimLink, l.port.last_sojourn), 8),
+        ];
+        for e in tx {
+            assert!(e <= SimLink::TX_END, "{e} > {}", SimLink::TX_END);
+        }
+        let cold = [
+            offset_of!(SimLink, l.port.rng),
+            offset_of!(SimLink, l.monitored),
+            offset_of!(SimLink, l.name),
+            offset_of!(SimLink, l.loss_rng),
+        ];
+        for o in cold {
+            assert!(o >= SimLink::TX_END, "{o} < {}", SimLink::TX_END);
+        }
+        const { assert!(SimLink::TX_END.div_ceil(64) < size_of::<SimLink>() / 64) };
     }
 }
