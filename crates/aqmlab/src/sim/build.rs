@@ -232,6 +232,18 @@ impl Simulation {
         let mut lps: Vec<Lp> = (0..n_lps)
             .map(|i| Lp::new(LpId(i as u16), n_links, n_flows))
             .collect();
+        // Each process's link records in one buffer of the right size: they
+        // are cache-line aligned, and an aligned buffer grown by doubling
+        // is copied at every step (0.1 CPU-s of set-up for 10⁵ hosts).
+        let mut held = vec![0usize; n_lps];
+        for sl in &topo.links {
+            for lp in places(&node_lp, sl.from, sl.to) {
+                held[lp.ix()] += 1;
+            }
+        }
+        for (lp, n) in lps.iter_mut().zip(held) {
+            lp.links.reserve_exact(n);
+        }
         for (gi, sl) in topo.links.iter().enumerate() {
             let (tx_lp, rx_lp) = (node_lp[sl.from.ix()], node_lp[sl.to.ix()]);
             for lp in places(&node_lp, sl.from, sl.to) {
