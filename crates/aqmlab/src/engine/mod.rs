@@ -110,10 +110,12 @@ pub fn huge_pages<T>(v: &Vec<T>) {
 /// [`prefetch`]); the addresses need not be valid.
 #[inline(always)]
 pub fn prefetch_range(from: *const u8, to: *const u8) {
+    // the first line starts at or below `from`, so the offsets are taken
+    // modulo 2^64 (a line start below `from` is a negative offset)
     let first = from as usize & !63;
     let mut a = first;
     while a < to as usize {
-        prefetch_addr(from.wrapping_add(a - from as usize));
+        prefetch_addr(from.wrapping_add(a.wrapping_sub(from as usize)));
         a += 64;
     }
 }
@@ -128,6 +130,18 @@ mod tests {
         assert_eq!(tx_time(572, 51_700_000), 88_511);
         assert_eq!(tx_time(1500, 1_000_000_000), 12_000);
         assert_eq!(tx_time(1000, 8_000), NS_PER_SEC);
+    }
+
+    #[test]
+    fn prefetch_range_takes_an_address_inside_a_line() {
+        // `from` 1 byte into a line: the first line starts below it (the
+        // fuzz profile's overflow checks caught a subtraction here)
+        let buf = [0u8; 256];
+        let p = buf
+            .as_ptr()
+            .wrapping_add(64 - (buf.as_ptr() as usize % 64) + 1);
+        prefetch_range(p, p.wrapping_add(100));
+        prefetch_range(p, p);
     }
 
     #[test]
