@@ -94,7 +94,10 @@ pub struct Sender {
     /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
-    rec: Rec,
+    /// Reno's and NewReno's state inline, so that an ACK does not wait for
+    /// a separate heap object (with 10⁵ flows, a cache and TLB miss); SACK
+    /// recovery boxed. How it is stored has no effect on results.
+    rec: recovery::Recovery,
     pub cc_state: CcState,
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
@@ -192,7 +195,7 @@ impl Sender {
             Recovery::Reno => RecoveryKind::Reno,
             Recovery::NewReno => RecoveryKind::NewReno,
         });
-        let rec = Rec::build(kind, p.prr, p.sack_variant, p.rack);
+        let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
         let ecn = EcnState {
             enabled: p.ecn,
             recover: -1,
@@ -860,56 +863,6 @@ impl Sender {
     }
 }
 
-/// The loss-recovery scheme. Reno's and NewReno's state (16 bytes) is held
-/// in the sender itself, so that an ACK does not wait for a separate heap
-/// object (with 10⁵ flows, a cache and TLB miss); the other schemes are
-/// boxed. Either way it is used as a `dyn LossRecovery`; how it is stored
-/// has no effect on results.
-enum Rec {
-    NewReno(recovery::newreno::NewReno),
-    Reno(recovery::reno::Reno),
-    Boxed(Box<dyn LossRecovery>),
-}
-
-impl Rec {
-    /// The scheme `recovery::build` gives, stored inline where it is small.
-    fn build(
-        kind: RecoveryKind,
-        prr: bool,
-        variant: Option<recovery::SackVariant>,
-        rack: bool,
-    ) -> Rec {
-        match kind {
-            RecoveryKind::NewReno => Rec::NewReno(Default::default()),
-            RecoveryKind::Reno => Rec::Reno(Default::default()),
-            RecoveryKind::Sack => Rec::Boxed(recovery::build(kind, prr, variant, rack)),
-        }
-    }
-}
-
-impl std::ops::Deref for Rec {
-    type Target = dyn LossRecovery;
-    #[inline]
-    fn deref(&self) -> &(dyn LossRecovery + 'static) {
-        match self {
-            Rec::NewReno(r) => r,
-            Rec::Reno(r) => r,
-            Rec::Boxed(r) => r.as_ref(),
-        }
-    }
-}
-
-impl std::ops::DerefMut for Rec {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut (dyn LossRecovery + 'static) {
-        match self {
-            Rec::NewReno(r) => r,
-            Rec::Reno(r) => r,
-            Rec::Boxed(r) => r.as_mut(),
-        }
-    }
-}
-
 /// Entries of the send history held in the sender itself.
 const SENT_INLINE: usize = 4;
 
@@ -982,8 +935,8 @@ impl Sender {
     #[inline]
     pub fn prefetch_heap(&self) {
         use crate::engine::prefetch_addr;
-        if let Rec::Boxed(r) = &self.rec {
-            prefetch_addr(&**r as *const dyn LossRecovery as *const u8);
+        if let Some(r) = self.rec.boxed() {
+            prefetch_addr(r as *const dyn LossRecovery as *const u8);
         }
         prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
         if let Some(e) = self.sent.spilled_front() {

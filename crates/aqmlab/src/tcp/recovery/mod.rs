@@ -250,6 +250,49 @@ pub trait LossRecovery: Send {
     }
 }
 
+/// A built scheme: Reno's and NewReno's few bytes of state inline (in the
+/// sender's record, one cache line from the rest of its hot state), SACK
+/// recovery with its scoreboard boxed. Used as `dyn LossRecovery` through
+/// `Deref`.
+pub enum Recovery {
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+    Boxed(Box<dyn LossRecovery>),
+}
+
+impl Recovery {
+    /// The boxed scheme's object, if any (to prefetch it).
+    pub fn boxed(&self) -> Option<&dyn LossRecovery> {
+        match self {
+            Recovery::Boxed(r) => Some(r.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+impl std::ops::Deref for Recovery {
+    type Target = dyn LossRecovery;
+    #[inline]
+    fn deref(&self) -> &(dyn LossRecovery + 'static) {
+        match self {
+            Recovery::Reno(r) => r,
+            Recovery::NewReno(r) => r,
+            Recovery::Boxed(r) => r.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Recovery {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut (dyn LossRecovery + 'static) {
+        match self {
+            Recovery::Reno(r) => r,
+            Recovery::NewReno(r) => r,
+            Recovery::Boxed(r) => r.as_mut(),
+        }
+    }
+}
+
 /// Build the scheme named `kind` (`prr`: bound sending in SACK recovery
 /// with PRR-SSRB; `rack`: RACK loss detection in SACK recovery).
 pub fn build(
@@ -257,15 +300,15 @@ pub fn build(
     prr: bool,
     sack_variant: Option<SackVariant>,
     rack: bool,
-) -> Box<dyn LossRecovery> {
+) -> Recovery {
     match kind {
-        RecoveryKind::Reno => Box::new(reno::Reno::default()),
-        RecoveryKind::NewReno => Box::new(newreno::NewReno::default()),
+        RecoveryKind::Reno => Recovery::Reno(reno::Reno::default()),
+        RecoveryKind::NewReno => Recovery::NewReno(newreno::NewReno::default()),
         RecoveryKind::Sack => {
             let mut s = sack::SackRecovery::new(prr, rack);
             s.ns3 = sack_variant == Some(SackVariant::Ns3);
             s.sb.sticky_retx = s.ns3;
-            Box::new(s)
+            Recovery::Boxed(Box::new(s))
         }
     }
 }
