@@ -142,6 +142,18 @@ fn nonsense_combinations_name_the_key() {
     assert!(e.contains("tcp.profile") && e.contains("ns3-3.44"), "{e}");
 }
 
+/// A NewReno sender of flow 0 from node 0 to node 1 with parameters `p`.
+fn newreno_sender(p: TcpParams) -> Sender {
+    Sender::new(
+        p,
+        CcKind::NewReno(Default::default()).build(),
+        FlowId(0),
+        NodeId(0),
+        NodeId(1),
+        None,
+    )
+}
+
 /// RFC 7323 §4.1: with timestamps every ACK of new data gives an RTT
 /// sample from its echo, also when it acknowledges a retransmission (no
 /// Karn ambiguity); without timestamps that ACK gives none.
@@ -154,14 +166,7 @@ fn timestamps_sample_every_ack_even_after_retransmission() {
             delayed_ack: false,
             ..TcpParams::default()
         };
-        let mut s = Sender::new(
-            p,
-            CcKind::NewReno(Default::default()).build(),
-            FlowId(0),
-            NodeId(0),
-            NodeId(1),
-            None,
-        );
+        let mut s = newreno_sender(p);
         let mut out = vec![];
         let mut timers = vec![];
         s.start(&mut TcpCtx {
@@ -263,14 +268,7 @@ fn ns3_profile_acks_the_first_data_segment_at_once() {
 fn ns3_profile_resends_a_lost_syn_after_conn_timeout() {
     let syn_timers = |tcp: &str| {
         let p = scenario(tcp, "").unwrap().tcp_params(0);
-        let mut s = Sender::new(
-            p,
-            CcKind::NewReno(Default::default()).build(),
-            FlowId(0),
-            NodeId(0),
-            NodeId(1),
-            None,
-        );
+        let mut s = newreno_sender(p);
         let (mut out, mut timers) = (vec![], vec![]);
         s.start(&mut TcpCtx {
             now: 0,
