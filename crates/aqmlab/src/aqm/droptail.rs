@@ -34,8 +34,14 @@ impl DropTailConfig {
     }
 }
 
+/// `#[repr(C)]`: the limit and the count first, which is all that an idle
+/// link's port reads to let a packet pass an empty queue
+/// (`Port::passes`), then the buffers.
+#[repr(C)]
 pub struct DropTail {
     limit: Limit,
+    /// Packets queued (`head` and `q`).
+    n: usize,
     /// The oldest packet, when it arrived at an empty queue; the others
     /// follow in `q` (`head` empty and `q` not: `q` holds them all). On a
     /// lightly loaded port (the access link of one of 10⁵ hosts) a packet
@@ -52,9 +58,29 @@ impl DropTail {
         // per port, 13 GiB for a star of 10⁵ hosts.
         DropTail {
             limit: c.limit,
+            n: 0,
             head: None,
             q: Fifo::new(),
         }
+    }
+}
+
+impl DropTail {
+    /// Bytes from the start that [`DropTail::is_empty`] and
+    /// [`DropTail::accepts_alone`] read.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(DropTail, n) + std::mem::size_of::<usize>();
+
+    /// Nothing queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether a packet of `size` bytes arriving at the empty queue is
+    /// accepted (a byte limit may be below one packet's size).
+    #[inline]
+    pub fn accepts_alone(&self, size: u32) -> bool {
+        !self.limit.exceeded_by(0, 0, size)
     }
 }
 
@@ -67,15 +93,20 @@ impl QueueDisc for DropTail {
         if (self.limit).exceeded_by(self.len_pkts(), self.len_bytes(), pkt.size) {
             return Err(DropCause::Overflow);
         }
-        if self.head.is_none() && self.q.is_empty() {
+        if self.n == 0 {
             self.head = Some(pkt);
         } else {
             self.q.push_back(pkt);
         }
+        self.n += 1;
         Ok(())
     }
     #[inline]
     fn dequeue(&mut self, _ctx: &mut QdCtx) -> Option<Packet> {
+        if self.n == 0 {
+            return None;
+        }
+        self.n -= 1;
         if self.head.is_some() {
             self.head.take()
         } else {
@@ -84,7 +115,7 @@ impl QueueDisc for DropTail {
     }
     #[inline]
     fn len_pkts(&self) -> usize {
-        self.head.is_some() as usize + self.q.len()
+        self.n
     }
     #[inline]
     fn len_bytes(&self) -> u64 {

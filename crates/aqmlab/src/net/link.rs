@@ -17,6 +17,12 @@ use std::collections::VecDeque;
 /// behind a pointer. Both run the discipline's own code; holding DropTail
 /// inline spares a port event the load of a separate heap object, which
 /// with 10⁵ hosts is a cache miss. Read as `dyn QueueDisc` through `Deref`.
+///
+/// `#[repr(C, u8)]`: the tag first, then DropTail's own fields in their
+/// declared order, so that the port's idle-send test (an empty DropTail
+/// that accepts the packet) reads the record's bytes up to
+/// [`Disc::HOT_BYTES`] only.
+#[repr(C, u8)]
 pub enum Disc {
     DropTail(DropTail),
     Boxed(Box<dyn QueueDisc>),
@@ -48,6 +54,10 @@ impl std::ops::DerefMut for Disc {
 }
 
 impl Disc {
+    /// Bytes from a `Disc`'s start that [`Port::passes`] reads: the tag,
+    /// then DropTail's limit and count (`tests::idle_test_reads_the_discs_first_bytes`).
+    pub const HOT_BYTES: usize = 8 + DropTail::HOT_BYTES;
+
     // The calls a packet makes, dispatched statically for the inline case.
     #[inline]
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
@@ -83,28 +93,37 @@ impl Disc {
 
 /// An egress queue with the statistics every discipline shares.
 ///
-/// `#[repr(C)]`, the fields a packet's enqueue and dequeue touch first and
-/// the random stream (whose address only is passed to the discipline; only
-/// RED-like disciplines draw from it) last: see `SimLink`'s layout.
+/// `#[repr(C)]`, laid out for a packet that passes an idle link's empty
+/// DropTail queue ([`Port::passes`], [`Port::count_pass`]; with 10⁵ hosts
+/// nearly every packet of an access link): what that touches (classifier,
+/// last sojourn, delay histogram, the class and queue counters, the
+/// discipline's tag, limit and count) lies in [`Port::PASS_END`] bytes
+/// from the start; a queued packet also touches the discipline's buffers
+/// and the queue-length integral after it; the random stream (whose
+/// address only is passed to the discipline; only RED-like disciplines
+/// draw from it) is last. See `SimLink`'s layout.
 #[repr(C)]
 pub struct Port {
-    /// ∫ len_pkts dt, in packet·ns, up to `last_change`.
-    area_pkts: f64,
-    area_bytes: f64,
-    last_change: Time,
-    /// Sojourn time of the last packet dequeued.
-    pub last_sojourn: Time,
-    pub counters: QueueCounters,
-    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
-    pub by_class: [ClassCounters; 3],
     /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
     /// sees the packet.
     pub classifier: Option<Box<Classifier>>,
-    scratch: Vec<(Packet, DropCause)>,
+    /// Sojourn time of the last packet dequeued.
+    pub last_sojourn: Time,
     /// Per-packet queueing delay (enqueue → dequeue), nanoseconds.
     pub sojourn: SojournHist,
-    sojourn_sum_ns: u128,
+    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
+    pub by_class: [ClassCounters; 3],
+    pub counters: QueueCounters,
     pub disc: Disc,
+    /// ∫ len_pkts dt, in packet·ns, up to `last_change`.
+    area_pkts: f64,
+    area_bytes: f64,
+    /// The integral's end: the time of the last change of the queue's
+    /// length or earlier (a packet passing an empty queue at once leaves
+    /// its length at 0 and the integral as it was: `Port::count_pass`).
+    last_change: Time,
+    scratch: Vec<(Packet, DropCause)>,
+    sojourn_sum_ns: u128,
     pub rng: RngStream,
 }
 
@@ -126,6 +145,10 @@ pub struct ClassCounters {
 }
 
 impl Port {
+    /// Bytes from a port's start that [`Port::passes`] and
+    /// [`Port::count_pass`] touch.
+    pub const PASS_END: usize = std::mem::offset_of!(Port, disc) + Disc::HOT_BYTES;
+
     pub fn new(disc: impl Into<Disc>, rng: RngStream) -> Self {
         Port {
             disc: disc.into(),
@@ -151,6 +174,37 @@ impl Port {
             self.area_bytes += self.disc.len_bytes() as f64 * dt;
             self.last_change = now;
         }
+    }
+
+    /// Whether `pkt`, offered to this port while its link's transmitter is
+    /// idle, would be queued and dequeued at once with nothing else
+    /// changing: the discipline is an empty DropTail queue that accepts
+    /// it and no classifier tags it. The caller then hands the packet to
+    /// the transmitter itself after [`Port::count_pass`], instead of
+    /// writing it into the queue and reading it back.
+    #[inline]
+    pub fn passes(&self, pkt: &Packet) -> bool {
+        self.classifier.is_none()
+            && matches!(&self.disc, Disc::DropTail(d) if d.is_empty() && d.accepts_alone(pkt.size))
+    }
+
+    /// Count a packet that [`Port::passes`] as [`Port::enqueue`] and
+    /// [`Port::dequeue`] at the same instant would: one arrival (of its
+    /// class), enqueued and dequeued, a sojourn of 0, its `enq_time`
+    /// stamped. The queue's length stays 0, so the length integral gains
+    /// 0·dt: `integrate` is not called, and its end (`last_change`) stays
+    /// where it was — exact, as the next change of the length integrates
+    /// from there, over an interval where the length was 0. DropTail
+    /// marks and drops nothing on the way (no `scratch` entries).
+    #[inline]
+    pub fn count_pass(&mut self, pkt: &mut Packet, now: Time) {
+        pkt.enq_time = now;
+        self.counters.arrivals += 1;
+        self.counters.enqueued += 1;
+        self.counters.dequeued += 1;
+        self.by_class[pkt.ext.class() as usize].arrivals += 1;
+        self.last_sojourn = 0;
+        self.sojourn.record(0);
     }
 
     /// Offer a packet; dropped packets (the arrival or others) are appended
@@ -189,6 +243,14 @@ impl Port {
     /// Take the next packet to transmit.
     #[inline]
     pub fn dequeue(&mut self, now: Time, drops: &mut Vec<Packet>) -> Option<Packet> {
+        // An empty DropTail queue gives nothing and changes nothing (its
+        // length stays 0: see `count_pass` on the integral), so it is asked
+        // without touching its buffers or the integral.
+        if let Disc::DropTail(d) = &self.disc {
+            if d.is_empty() {
+                return None;
+            }
+        }
         self.integrate(now);
         let mut ctx = QdCtx {
             now,
@@ -419,8 +481,8 @@ impl SojournHist {
 ///
 /// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: what an
 /// arrival touches (pipe, loss, far end) at the start, then what the
-/// transmitter and the port touch, then the cold fields (name, loss stream,
-/// near end), which no packet event reads.
+/// transmitter and the port touch, then the cold fields (losses, name,
+/// loss stream, near end), which no packet event reads.
 #[repr(C)]
 pub struct Link {
     pub to: NodeId,
@@ -435,12 +497,132 @@ pub struct Link {
     pub busy_ns: u64,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
-    pub lost: u64,
     /// Packet being serialised, if any.
     pub tx: Option<Packet>,
     pub port: Port,
+    pub lost: u64,
     /// Whether queue time series are recorded for this link's port.
     pub monitored: bool,
     pub name: String,
     pub loss_rng: RngStream,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::{DropTailConfig, Limit};
+
+    /// `Port::passes` reads the tag, DropTail's limit and its count only:
+    /// they lie in the disc's first `Disc::HOT_BYTES`, which lie in the
+    /// port's first `Port::PASS_END`.
+    #[test]
+    fn idle_test_reads_the_discs_first_bytes() {
+        let port = Port::new(
+            Disc::DropTail(DropTail::new(&DropTailConfig::default())),
+            RngStream::new(1, 1),
+        );
+        let Disc::DropTail(d) = &port.disc else {
+            unreachable!()
+        };
+        let disc = &port.disc as *const Disc as usize;
+        let inner = d as *const DropTail as usize;
+        assert_eq!(inner - disc, 8, "tag, then DropTail's first field");
+        assert!(inner - disc + DropTail::HOT_BYTES <= Disc::HOT_BYTES);
+        assert_eq!(
+            Port::PASS_END,
+            std::mem::offset_of!(Port, disc) + Disc::HOT_BYTES
+        );
+        for o in [
+            std::mem::offset_of!(Port, classifier),
+            std::mem::offset_of!(Port, last_sojourn),
+            std::mem::offset_of!(Port, sojourn),
+            std::mem::offset_of!(Port, by_class),
+            std::mem::offset_of!(Port, counters),
+        ] {
+            assert!(o < Port::PASS_END);
+        }
+        for o in [
+            std::mem::offset_of!(Port, area_pkts),
+            std::mem::offset_of!(Port, last_change),
+            std::mem::offset_of!(Port, scratch),
+            std::mem::offset_of!(Port, rng),
+        ] {
+            assert!(o >= Port::PASS_END);
+        }
+    }
+
+    fn snapshot(p: &Port, now: Time) -> String {
+        format!(
+            "{:?} {:?} {} {} {} {} {} {} {} {} {}",
+            p.counters,
+            p.by_class,
+            p.last_sojourn,
+            p.mean_len_pkts(now).to_bits(),
+            p.mean_len_bytes(now).to_bits(),
+            p.mean_sojourn_ns().to_bits(),
+            p.sojourn.quantile(0.5),
+            p.sojourn.quantile(0.99),
+            p.sojourn.max(),
+            p.disc.len_pkts(),
+            p.disc.len_bytes(),
+        )
+    }
+
+    /// A port whose packets pass an idle link's empty queue
+    /// (`passes` + `count_pass`, the inline DropTail) counts, integrates
+    /// and records delays exactly as one that queues and dequeues each of
+    /// them (the same discipline behind a pointer, which never passes),
+    /// over random sends and transmission ends with a byte limit that
+    /// refuses the largest packets even at an empty queue.
+    #[test]
+    fn passing_an_idle_empty_queue_changes_no_statistic() {
+        let cfg = DropTailConfig {
+            limit: Limit::Bytes(3000),
+        };
+        let mut fast = Port::new(Disc::DropTail(DropTail::new(&cfg)), RngStream::new(1, 1));
+        let mut slow = Port::new(
+            Disc::Boxed(Box::new(DropTail::new(&cfg))),
+            RngStream::new(1, 1),
+        );
+        // (port, packet being sent) per model
+        let mut tx: [Option<Packet>; 2] = [None, None];
+        let (mut drops, mut now, mut x, mut passed) = (Vec::new(), 0, 7u64, 0);
+        for uid in 0..20_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            now += (x >> 40) % 5000;
+            let send = (x >> 20) % 2 == 0;
+            for (i, port) in [&mut fast, &mut slow].into_iter().enumerate() {
+                if send {
+                    let mut p = Packet {
+                        uid,
+                        size: [40, 1500, 3500][((x >> 10) % 3) as usize],
+                        ..Default::default()
+                    };
+                    if tx[i].is_none() && port.passes(&p) {
+                        assert_eq!(i, 0, "a boxed discipline never passes");
+                        port.count_pass(&mut p, now);
+                        assert_eq!(p.enq_time, now);
+                        tx[i] = Some(p);
+                        passed += 1;
+                    } else {
+                        port.enqueue(p, now, &mut drops);
+                        if tx[i].is_none() {
+                            tx[i] = port.dequeue(now, &mut drops);
+                        }
+                    }
+                } else if tx[i].is_some() {
+                    // the transmission ends; the next one starts
+                    tx[i] = port.dequeue(now, &mut drops);
+                }
+            }
+            assert_eq!(tx[0].map(|p| p.uid), tx[1].map(|p| p.uid));
+            assert_eq!(snapshot(&fast, now), snapshot(&slow, now));
+            assert_eq!(snapshot(&fast, now + 777), snapshot(&slow, now + 777));
+        }
+        let dropped = fast.counters.dropped_overflow;
+        assert!(passed > 1000 && dropped > 100, "{passed} {dropped}");
+        assert_eq!(drops.len() as u64, 2 * fast.counters.dropped());
+    }
 }

@@ -1,6 +1,7 @@
 //! The events of a logical process. Plain data: no closures, no allocation;
 //! ids are local to the process that runs the event.
 
+use super::endpoint::Side;
 use super::ids::{LocalFlow, LocalLink};
 use crate::tcp::TimerKind;
 
@@ -10,8 +11,10 @@ pub enum Ev {
     TxDone(LocalLink),
     /// The packet at the head of a link's pipe reaches the far node; the
     /// flow is the local flow it is delivered to there, or `ABSENT` when
-    /// the node forwards it (used only to prefetch that flow's record).
-    Arrive(LocalLink, LocalFlow),
+    /// the node forwards it, and the side is the end of that flow it
+    /// reaches (both used only to prefetch that flow's record, without
+    /// reading the packet in the pipe's buffer).
+    Arrive(LocalLink, LocalFlow, Side),
     /// A flow endpoint's timer (a CBR source's next packet is its `Pace`).
     Timer(LocalFlow, TimerKind),
     /// Sample the monitored queues.

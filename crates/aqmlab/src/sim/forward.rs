@@ -21,11 +21,13 @@ use crate::net::routing::{Routes, NO_ROUTE};
 /// `#[repr(C, align(64))]` with [`Link`] and its `Port` laid out hot-first
 /// (see ARCHITECTURE, Memory layout): an arrival touches the record's first
 /// [`SimLink::RX_END`] bytes (tie-break counter, id, pipe, loss, far end),
-/// a send (the port's enqueue and dequeue, the transmission's start and end)
-/// its first [`SimLink::TX_END`] bytes (all but the port's random stream and
-/// the link's name, loss stream and monitoring flag).
+/// a send on an idle link whose DropTail queue is empty (the transmission's
+/// start and end, the port's counters, delay histogram and the
+/// discipline's limit and count) its first [`SimLink::TX_END`] bytes; a
+/// packet that waits in the queue also touches the discipline's buffers
+/// and the queue-length integral after them.
 /// [`SimLink::prefetch_rx`] and [`SimLink::prefetch_tx`] bring in exactly
-/// those lines.
+/// the first two sets of lines.
 #[repr(C, align(64))]
 pub struct SimLink {
     /// Events the far end and the transmitter scheduled (tie-break counters).
@@ -42,11 +44,11 @@ pub struct SimLink {
 impl SimLink {
     /// Bytes from the record's start that an arrival touches.
     pub const RX_END: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, delay);
-    /// Bytes from the record's start that a transmission's start or end
-    /// (with the port's enqueue and dequeue) touches.
+    /// Bytes from the record's start that a send on an idle link with an
+    /// empty DropTail queue, and its transmission's end, touch.
     pub const TX_END: usize = std::mem::offset_of!(SimLink, l)
         + std::mem::offset_of!(Link, port)
-        + std::mem::offset_of!(crate::net::link::Port, rng);
+        + crate::net::link::Port::PASS_END;
 
     /// Prefetch the lines an arrival on this link touches (a hint; nothing
     /// is read from the record).
@@ -104,13 +106,22 @@ impl Lp {
     }
 
     #[inline]
-    pub(super) fn send_on_link(&mut self, id: LinkId, pkt: Packet) {
+    pub(super) fn send_on_link(&mut self, id: LinkId, mut pkt: Packet) {
         let li = self.local_link(id);
         let now = self.now;
-        let link = &mut self.links[li.ix()].l;
-        link.port.enqueue(pkt, now, &mut self.drops);
-        if link.tx.is_none() {
-            self.start_tx(li);
+        let sl = &mut self.links[li.ix()];
+        if sl.l.tx.is_none() && sl.l.port.passes(&pkt) {
+            // an idle link with an empty DropTail queue (with 10⁵ hosts
+            // nearly every send of an access link): the packet goes to the
+            // transmitter directly, counted as queued and dequeued at once,
+            // instead of being written into the queue and read back
+            sl.l.port.count_pass(&mut pkt, now);
+            self.transmit(li, pkt);
+        } else {
+            sl.l.port.enqueue(pkt, now, &mut self.drops);
+            if sl.l.tx.is_none() {
+                self.start_tx(li);
+            }
         }
         self.account_drops();
     }
@@ -118,14 +129,21 @@ impl Lp {
     #[inline]
     fn start_tx(&mut self, li: LocalLink) {
         let now = self.now;
-        let sl = &mut self.links[li.ix()];
-        if let Some(p) = sl.l.port.dequeue(now, &mut self.drops) {
-            let d = tx_time(p.size, sl.l.rate_bps);
-            sl.l.tx = Some(p);
-            sl.l.busy_ns += d;
-            let tie = sl.tx_tie();
-            self.events.schedule(now + d, tie, Ev::TxDone(li));
+        if let Some(p) = self.links[li.ix()].l.port.dequeue(now, &mut self.drops) {
+            self.transmit(li, p);
         }
+    }
+
+    /// Start serialising `p` on the idle transmitter of link `li`.
+    #[inline]
+    fn transmit(&mut self, li: LocalLink, p: Packet) {
+        let now = self.now;
+        let sl = &mut self.links[li.ix()];
+        let d = tx_time(p.size, sl.l.rate_bps);
+        sl.l.tx = Some(p);
+        sl.l.busy_ns += d;
+        let tie = sl.tx_tie();
+        self.events.schedule(now + d, tie, Ev::TxDone(li));
     }
 
     #[inline]
@@ -194,11 +212,12 @@ impl Lp {
         let sl = &mut self.links[li.ix()];
         if sl.l.pipe.is_empty() {
             let f = delivered_to(&self.flow_ix, &sl.l, &p);
+            let side = Side::of_packet(&p);
             let tie = sl.rx_tie();
-            self.events.schedule(at, tie, Ev::Arrive(li, f));
+            self.events.schedule(at, tie, Ev::Arrive(li, f, side));
             let to = sl.l.to;
             if let Some(x) = self.flows.get(f.ix()) {
-                x.prefetch_for(Side::of_packet(&p));
+                x.prefetch_for(side);
             }
             if let Some(r) = routes {
                 self.prefetch_onward(r, to, &p);
@@ -253,7 +272,7 @@ impl Lp {
             let f = delivered_to(&self.flow_ix, &sl.l, q);
             let (t, side) = (*t, Side::of_packet(q));
             let tie = sl.rx_tie();
-            self.events.schedule(t, tie, Ev::Arrive(li, f));
+            self.events.schedule(t, tie, Ev::Arrive(li, f, side));
             // the delivery is at least one packet spacing away: bring in
             // the lines of the flow's record it will touch now, and the
             // record of the link it will leave on
@@ -305,11 +324,20 @@ mod tests {
     use std::collections::VecDeque;
     use std::mem::{align_of, offset_of, size_of};
 
+    /// An arrival names its flow's side in the event (so that the event
+    /// loop need not read the pipe's buffer to prefetch the flow's
+    /// record) without making the event-queue entries any larger.
+    #[test]
+    fn an_arrival_event_carries_its_side_in_twelve_bytes() {
+        assert_eq!(size_of::<Ev>(), 12);
+    }
+
     /// The fields an arrival reads or writes lie in the lines
     /// `prefetch_rx` brings in (the record's first two), those of a send
-    /// (enqueue, dequeue, the transmission's start and end) in
-    /// `prefetch_tx`'s, and the cold fields after both, so that a send's
-    /// prefetch spares at least one line.
+    /// on an idle link with an empty DropTail queue (the transmission's
+    /// start and end, the port's counters and the discipline's limit and
+    /// count) in `prefetch_tx`'s, and the queue's buffers and the cold
+    /// fields after both; such a send touches at most 7 of its lines.
     #[test]
     fn hot_fields_lie_where_the_prefetch_looks() {
         assert_eq!(align_of::<SimLink>(), 64, "records start on a cache line");
@@ -334,10 +362,13 @@ mod tests {
             end(offset_of!(SimLink, l.rate_bps), 8),
             end(offset_of!(SimLink, l.delay), 8),
             end(offset_of!(SimLink, l.tx_pkts), 8),
+            end(offset_of!(SimLink, l.tx_bytes), 8),
+            end(offset_of!(SimLink, l.busy_ns), 8),
             end(offset_of!(SimLink, l.tx), size_of::<Option<Packet>>()),
+            end(offset_of!(SimLink, l.port.classifier), 8),
             end(
                 offset_of!(SimLink, l.port.disc),
-                size_of::<crate::net::link::Disc>(),
+                crate::net::link::Disc::HOT_BYTES,
             ),
             end(
                 offset_of!(SimLink, l.port.counters),
@@ -356,7 +387,9 @@ mod tests {
         for e in tx {
             assert!(e <= SimLink::TX_END, "{e} > {}", SimLink::TX_END);
         }
+        const { assert!(SimLink::TX_END.div_ceil(64) <= 7) };
         let cold = [
+            offset_of!(SimLink, l.lost),
             offset_of!(SimLink, l.port.rng),
             offset_of!(SimLink, l.monitored),
             offset_of!(SimLink, l.name),

@@ -129,7 +129,7 @@ impl Lp {
     fn dispatch(&mut self, sh: &Shared, ev: Ev) {
         match ev {
             Ev::TxDone(l) => self.on_tx_done(sh, l),
-            Ev::Arrive(l, _) => self.on_arrive(sh, l),
+            Ev::Arrive(l, _, _) => self.on_arrive(sh, l),
             Ev::Timer(f, k) => self.on_timer(sh, f, k),
             Ev::Sample => self.on_sample(sh),
             Ev::CwndSample => self.on_cwnd_sample(sh),
@@ -158,16 +158,17 @@ impl Lp {
             // again only occupied the line-fill buffers (without it the
             // star runs 1-2 % faster at 10 and at 10⁵ flows)
             Some(&Ev::TxDone(_)) => {}
-            Some(&Ev::Arrive(l, f)) => {
+            Some(&Ev::Arrive(l, f, side)) => {
                 if let Some(x) = links.get(l.ix()) {
                     x.prefetch_rx();
-                    let p = x.l.pipe.front().map(|(_, p)| p);
-                    if let (Some(x), Some(p)) = (flows.get(f.ix()), p) {
-                        let side = Side::of_packet(p);
-                        x.prefetch_for(side);
-                        if side == Side::Snd {
-                            x.prefetch_heap();
-                        }
+                }
+                // the event names the flow and its side, so the packet in
+                // the pipe's buffer (a heap line of its own) is not read
+                // here to learn them
+                if let Some(x) = flows.get(f.ix()) {
+                    x.prefetch_for(side);
+                    if side == Side::Snd {
+                        x.prefetch_heap();
                     }
                 }
             }
