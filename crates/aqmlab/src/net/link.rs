@@ -356,20 +356,24 @@ const SPARSE_MAX: usize = 48;
 ///
 /// Each value is first reduced to the lowest value of its HDR bucket (what
 /// the dense histogram would count it under). Up to [`SPARSE_MAX`] distinct
-/// bucket values are kept as a list of (value, count); beyond that the port
+/// bucket values are kept as a count of zeros (a packet that found its
+/// link idle and its queue empty: on an access link of a large star nearly
+/// every one, counted without touching the list's heap buffer) and a list
+/// of (value, count) of the others; beyond that the port
 /// switches to a dense, auto-growing [`Histogram`] with the same bucket
 /// layout (its counts array grows only to the largest delay seen). Queries
 /// rebuild a histogram from the list, so quantiles and the maximum are the
 /// dense histogram's exactly.
 #[derive(Clone, Debug)]
 pub enum SojournHist {
-    Sparse(Vec<(u64, u64)>),
+    /// The count of zero delays, and (value, count) of the other values.
+    Sparse(u64, Vec<(u64, u64)>),
     Dense(Box<Histogram<u64>>),
 }
 
 impl Default for SojournHist {
     fn default() -> Self {
-        SojournHist::Sparse(Vec::new())
+        SojournHist::Sparse(0, Vec::new())
     }
 }
 
@@ -392,32 +396,50 @@ impl SojournHist {
     #[inline]
     pub fn record(&mut self, d: Time) {
         let d = d.min(SOJOURN_MAX_NS);
-        match self {
-            SojournHist::Sparse(v) => {
-                let key = if d < 2048 {
-                    d // below 2048 ns every value is its own bucket
-                } else {
-                    layout().lowest_equivalent(d)
-                };
-                if let Some(e) = v.iter_mut().find(|e| e.0 == key) {
-                    e.1 += 1;
-                } else if v.len() < SPARSE_MAX {
-                    v.push((key, 1));
-                } else {
-                    let mut h = self.histogram();
-                    h.record(key).expect("auto-resizing histogram");
-                    *self = SojournHist::Dense(Box::new(h));
-                }
+        let (zeros, v) = match self {
+            SojournHist::Sparse(zeros, v) => (zeros, v),
+            SojournHist::Dense(h) => {
+                h.record(d).expect("auto-resizing histogram");
+                return;
             }
-            SojournHist::Dense(h) => h.record(d).expect("auto-resizing histogram"),
+        };
+        let key = if d < 2048 {
+            d // below 2048 ns every value is its own bucket
+        } else {
+            layout().lowest_equivalent(d)
+        };
+        if key == 0 && *zeros > 0 {
+            *zeros += 1;
+            return;
+        }
+        if key != 0 {
+            if let Some(e) = v.iter_mut().find(|e| e.0 == key) {
+                e.1 += 1;
+                return;
+            }
+        }
+        // a value not held yet: the list's and zero's (if any) count
+        if v.len() + usize::from(*zeros > 0) < SPARSE_MAX {
+            if key == 0 {
+                *zeros = 1;
+            } else {
+                v.push((key, 1));
+            }
+        } else {
+            let mut h = self.histogram();
+            h.record(key).expect("auto-resizing histogram");
+            *self = SojournHist::Dense(Box::new(h));
         }
     }
 
     /// The distribution as a histogram (a copy for the sparse form).
     pub fn histogram(&self) -> Histogram<u64> {
         match self {
-            SojournHist::Sparse(v) => {
+            SojournHist::Sparse(zeros, v) => {
                 let mut h = empty_histogram();
+                if *zeros > 0 {
+                    h.record_n(0, *zeros).expect("auto-resizing histogram");
+                }
                 for &(k, n) in v {
                     h.record_n(k, n).expect("auto-resizing histogram");
                 }
@@ -433,8 +455,11 @@ impl SojournHist {
     pub fn quantile(&self, q: f64) -> u64 {
         match self {
             SojournHist::Dense(h) => h.value_at_quantile(q),
-            SojournHist::Sparse(v) => {
+            SojournHist::Sparse(zeros, v) => {
                 let mut v = v.clone();
+                if *zeros > 0 {
+                    v.push((0, *zeros));
+                }
                 v.sort_unstable();
                 let total: u64 = v.iter().map(|e| e.1).sum();
                 let q = q.min(1.0);
@@ -460,9 +485,10 @@ impl SojournHist {
     pub fn max(&self) -> u64 {
         match self {
             SojournHist::Dense(h) => h.max(),
-            SojournHist::Sparse(v) => v
+            SojournHist::Sparse(zeros, v) => v
                 .iter()
                 .map(|e| e.0)
+                .chain((*zeros > 0).then_some(0))
                 .max()
                 .map_or(0, |k| layout().highest_equivalent(k)),
         }
@@ -471,7 +497,7 @@ impl SojournHist {
     /// Heap bytes held (for memory tests).
     pub fn heap_bytes(&self) -> usize {
         match self {
-            SojournHist::Sparse(v) => v.capacity() * std::mem::size_of::<(u64, u64)>(),
+            SojournHist::Sparse(_, v) => v.capacity() * std::mem::size_of::<(u64, u64)>(),
             SojournHist::Dense(h) => h.distinct_values() * std::mem::size_of::<u64>(),
         }
     }
@@ -548,6 +574,52 @@ mod tests {
             std::mem::offset_of!(Port, rng),
         ] {
             assert!(o >= Port::PASS_END);
+        }
+    }
+
+    /// The sparse form (zeros counted apart, up to `SPARSE_MAX` distinct
+    /// values) answers as the dense histogram of the same values, and
+    /// turns dense at the 49th distinct value, zero included, whether zero
+    /// comes first, late or last.
+    #[test]
+    fn sparse_delays_with_zeros_apart_match_the_dense_histogram() {
+        let mut x = 99u64;
+        for zero_at in [0usize, 10, 47, 48, 60, usize::MAX] {
+            let (mut s, mut dense) = (SojournHist::default(), empty_histogram());
+            let mut distinct = std::collections::BTreeSet::new();
+            for i in 0..3000usize {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // a new value each 50 draws (zero as the `zero_at`th),
+                // repeats of those seen between
+                let b = i / 50;
+                let value = |j: usize| {
+                    if j == zero_at {
+                        0
+                    } else {
+                        (j as u64 + 1) * 1000 + 7
+                    }
+                };
+                let d = if i % 50 == 0 {
+                    value(b)
+                } else {
+                    value((x >> 20) as usize % (b + 1))
+                };
+                s.record(d);
+                dense.record(d).unwrap();
+                distinct.insert(layout().lowest_equivalent(d));
+                assert_eq!(
+                    matches!(s, SojournHist::Dense(_)),
+                    distinct.len() > SPARSE_MAX,
+                    "zero at {zero_at}, draw {i}"
+                );
+                for q in [0.0, 0.1, 0.5, 0.9, 0.99, 1.0] {
+                    assert_eq!(s.quantile(q), dense.value_at_quantile(q), "q {q}");
+                }
+                assert_eq!(s.max(), dense.max());
+                assert_eq!(s.histogram(), dense);
+            }
         }
     }
 
