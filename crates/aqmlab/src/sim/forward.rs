@@ -148,14 +148,26 @@ impl Lp {
 
     #[inline]
     pub(super) fn account_drops(&mut self) {
-        for p in self.drops.drain(..) {
+        while let Some(p) = self.drops.pop() {
             self.ledger.dropped += 1;
-            let f = p.flow.ix();
+            self.drop_log.push(p.flow.0);
+            if self.drop_log.len() == super::lp::DROP_LOG {
+                self.fold_drops();
+            }
+        }
+    }
+
+    /// Add the logged drops to the per-flow counters.
+    #[inline(never)]
+    pub(super) fn fold_drops(&mut self) {
+        for &f in &self.drop_log {
+            let f = f as usize;
             if self.flow_drops.len() <= f {
                 self.flow_drops.resize(f + 1, 0);
             }
             self.flow_drops[f] += 1;
         }
+        self.drop_log.clear();
     }
 
     /// The flow's TCP parameters as a packet tap gets them (`None`: CBR or

@@ -38,6 +38,9 @@ pub struct Ledger {
 /// timer's flow record.
 const TIMER_AHEAD: usize = 3;
 
+/// Drops logged before they are added to the per-flow counters.
+pub(super) const DROP_LOG: usize = 64;
+
 pub struct Lp {
     pub id: LpId,
     pub now: Time,
@@ -51,8 +54,15 @@ pub struct Lp {
     pub flows: Vec<Flow>,
     /// Global flow id → local index (or `ABSENT`).
     pub flow_ix: FlowIx,
-    /// Packets of each flow (global id) dropped in this process.
+    /// Packets of each flow (global id) dropped in this process, up to
+    /// the drops still in `drop_log` (complete whenever `run_until` has
+    /// returned).
     pub flow_drops: Vec<u64>,
+    /// The flows (global ids) of the latest drops, added to `flow_drops`
+    /// [`DROP_LOG`] at a time: with 10⁵ flows a flow's counter is a cache
+    /// miss, and a batch of independent increments overlaps them, where
+    /// one per drop made the event wait for it.
+    pub drop_log: Vec<u32>,
     /// Monitored ports held here and their samples.
     pub series: Vec<(LocalLink, Vec<QueueSample>)>,
     /// Traced senders held here and their samples.
@@ -91,6 +101,7 @@ impl Lp {
             flows: Vec::new(),
             flow_ix: FlowIx::new(n_flows),
             flow_drops: Vec::new(),
+            drop_log: Vec::with_capacity(DROP_LOG),
             series: Vec::new(),
             cwnd: Vec::new(),
             workloads: Vec::new(),
@@ -123,6 +134,7 @@ impl Lp {
                 progress(t);
             }
         }
+        self.fold_drops();
     }
 
     #[inline]
