@@ -455,8 +455,9 @@ impl SojournHist {
     pub fn quantile(&self, q: f64) -> u64 {
         match self {
             SojournHist::Dense(h) => h.value_at_quantile(q),
-            SojournHist::Sparse(zeros, v) => {
-                let mut v = v.clone();
+            SojournHist::Sparse(zeros, list) => {
+                let mut v = Vec::with_capacity(list.len() + 1);
+                v.extend_from_slice(list);
                 if *zeros > 0 {
                     v.push((0, *zeros));
                 }
