@@ -95,7 +95,9 @@ pub enum SenderState {
 #[repr(C)]
 pub struct Sender {
     // -- hot: every ACK, timeout and segment sent --
-    /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
+    /// Shared by the flows of every group with the same `tcp` keys (an
+    /// `Arc`, so per-flow state stays small and, with 10⁵ flows, what an
+    /// event reads of it is in cache).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
     /// Reno's and NewReno's state inline, so that an ACK does not wait for
