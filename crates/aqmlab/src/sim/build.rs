@@ -262,9 +262,18 @@ impl Simulation {
         for lp in &mut lps {
             lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
         }
-        let params: Vec<_> = (0..sc.flows.len())
-            .map(|gi| std::sync::Arc::new(sc.tcp_params(gi)))
-            .collect();
+        // groups with the same `tcp` keys share one resolved record: a
+        // pattern (`src = "h*"`) expands into a group per host, and 10⁵
+        // records would each be a cold line behind every sender event
+        let mut params: Vec<std::sync::Arc<crate::tcp::TcpParams>> =
+            Vec::with_capacity(sc.flows.len());
+        for gi in 0..sc.flows.len() {
+            let p = match gi.checked_sub(1) {
+                Some(prev) if sc.flows[prev].tcp == sc.flows[gi].tcp => params[prev].clone(),
+                _ => std::sync::Arc::new(sc.tcp_params(gi)),
+            };
+            params.push(p);
+        }
         // each process's flow records in one buffer, on huge pages where
         // the kernel allows (see `engine::huge_pages`)
         let mut held = vec![0usize; n_lps];
@@ -399,5 +408,27 @@ impl Simulation {
         lp.wl_flows = vec![Vec::new(); lp.workloads.len()];
         lp.wl_seq = vec![0; lp.workloads.len()];
         at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The groups a pattern expands into share one resolved TCP record; a
+    /// group with other `tcp` keys gets its own.
+    #[test]
+    fn groups_with_the_same_tcp_keys_share_their_parameters() {
+        let text = "name = \"s\"\nduration = \"1s\"\n[topology]\nkind = \"star\"\nhosts = 3\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"100Mbps\"\nbottleneck_delay = \"10ms\"\n[[flows]]\ngroup = \"g\"\nsrc = \"h*\"\ndst = \"sink\"\n[[flows]]\ngroup = \"k\"\nsrc = \"h0\"\ndst = \"sink\"\ntcp = { mss = 500 }\n";
+        let sc = Scenario::from_toml(text, "s.toml").unwrap();
+        let sim = Simulation::new(&sc, 1);
+        let params: Vec<_> = (sim.lps[0].flows.iter())
+            .map(|f| f.transport.sender().unwrap().params.clone())
+            .collect();
+        assert_eq!(params.len(), 4);
+        assert!(std::sync::Arc::ptr_eq(&params[0], &params[1]));
+        assert!(std::sync::Arc::ptr_eq(&params[0], &params[2]));
+        assert!(!std::sync::Arc::ptr_eq(&params[0], &params[3]));
+        assert_eq!((params[0].mss, params[3].mss), (1000, 500));
     }
 }

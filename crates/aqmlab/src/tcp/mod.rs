@@ -50,7 +50,7 @@ pub struct TcpCtx<'a> {
 /// TCP parameters as written in a scenario's `[tcp]` table (global defaults)
 /// or a flow's `tcp` table (overrides). Every field is optional; unset fields
 /// take the value from the level above, and finally [`TcpParams::default`].
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
     /// Payload bytes per full segment (MSS).

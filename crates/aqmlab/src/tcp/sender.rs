@@ -65,7 +65,7 @@
 
 use super::cc::{CcState, CongestionControl, Recovery};
 use super::receiver::TS_OPTION_BYTES;
-use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RtoRestart};
+use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
@@ -83,15 +83,21 @@ pub enum SenderState {
 }
 
 /// The fields an ACK or a timer of a common sender (Reno/NewReno, no
-/// pacing, RACK or handshake) touches come first and together, so that
-/// one event touches [`Sender::HOT_BYTES`] (eight cache lines, its recovery
-/// state and short send history included) and
-/// the event loop prefetches exactly those (`#[repr(C)]` keeps the
-/// declared order; the order has no other effect).
+/// pacing, RACK, handshake, ECN or TLP) touches come first and together, so
+/// that one event touches [`Sender::HOT_BYTES`] (six cache lines in a flow
+/// record, its recovery state and short send history included) and the
+/// event loop prefetches exactly those (`#[repr(C)]` keeps the declared
+/// order; the order has no other effect). What such a sender reads only in
+/// rare events (a fast retransmit's queue, the RACK timers' queue, the
+/// first segment's time) lies in the cold part behind a flag or a count in
+/// the hot one, and the ECN and TLP state behind `params.ecn` and
+/// `params.tlp`, so that an event of a sender without them never reads it.
 #[repr(C)]
 pub struct Sender {
     // -- hot: every ACK, timeout and segment sent --
-    /// Shared by the flows of a group (an `Arc`, so per-flow state stays small).
+    /// Shared by the flows of every group with the same `tcp` keys (an
+    /// `Arc`, so per-flow state stays small and, with 10⁵ flows, what an
+    /// event reads of it is in cache).
     pub params: std::sync::Arc<TcpParams>,
     pub cc: Box<dyn CongestionControl>,
     /// Reno's and NewReno's state inline, so that an ACK does not wait for
@@ -102,24 +108,13 @@ pub struct Sender {
     // RTT estimation (RFC 6298), nanoseconds
     srtt: f64,
     rttvar: f64,
-    rtt_time: Time,
     /// Now, for the recovery scheme.
     now: Time,
     pub rto_timer: Timer,
     /// Send time and "was retransmitted" of segments snd_una..snd_max.
     sent: SendLog,
-    /// Segments the recovery scheme asks to (re)send now.
-    retx_buf: Vec<u32>,
-    /// Timers the recovery scheme asked for, handed to the next context.
-    pending_timers: Vec<(Time, TimerKind)>,
     pub counters: FlowCounters,
-    /// When the first data segment was sent (after the handshake, if any).
-    pub first_data_at: Option<Time>,
-    ecn: EcnState,
     rtt_seq: Option<u32>,
-    /// TLP.end_seq: one past the highest segment sent when the probe left
-    /// (a probe episode is open).
-    tlp_end: Option<u32>,
     /// Segments to send (`u32::MAX` for a bulk sender).
     pub total_segs: u32,
     last_payload: u32,
@@ -146,12 +141,32 @@ pub struct Sender {
     tlp_retrans: bool,
     /// A reduction (recovery or timeout) happened during the probe episode.
     tlp_reduced: bool,
-    // -- cold: pacing, RACK, handshake, start and end --
+    /// `pending_timers` is not empty (so that an ACK reads the vector, in
+    /// the cold part, only when the recovery scheme asked for a timer).
+    timers_pending: bool,
+    /// `retx_buf` is not empty (likewise).
+    retx_queued: bool,
+    // -- hot for an ACK, not for a timeout: --
+    rtt_time: Time,
+    // -- cold: pacing, RACK, handshake, start and end; ECN and TLP state
+    // (read only when `params.ecn` / `params.tlp`, and then prefetched one
+    // event ahead with the heap objects); the retransmission queue --
+    ecn: EcnState,
+    /// TLP.end_seq: one past the highest segment sent when the probe left
+    /// (a probe episode is open).
+    tlp_end: Option<u32>,
+    /// Segments the recovery scheme asks to (re)send now.
+    retx_buf: Vec<u32>,
     /// Pacing: when the next segment may leave, and its timer.
     next_send: Time,
     pub pace_timer: Timer,
     /// RACK reordering timer.
     pub rack_timer: Timer,
+    /// Timers the recovery scheme asked for (RACK), handed to the next
+    /// context.
+    pending_timers: Vec<(Time, TimerKind)>,
+    /// When the first data segment was sent (after the handshake, if any).
+    pub first_data_at: Option<Time>,
     syn_time: Time,
     syn_resent: bool,
     pub start_time: Time,
@@ -161,7 +176,7 @@ pub struct Sender {
 impl Sender {
     /// Bytes from the start of a sender that its hot fields span (see
     /// [`Sender`]).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, next_send);
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, ecn);
 
     pub fn new(
         p: impl Into<std::sync::Arc<TcpParams>>,
@@ -220,6 +235,8 @@ impl Sender {
             rec,
             retx_buf: Vec::new(),
             pending_timers: Vec::new(),
+            timers_pending: false,
+            retx_queued: false,
             srtt: 0.0,
             rttvar: 0.0,
             has_rtt: false,
@@ -361,6 +378,9 @@ impl Sender {
     /// window is reduced once, as Linux `tcp_process_tlp_ack` does (CWR:
     /// cwnd = ssthresh) — unless recovery or a timeout already reduced it.
     fn tlp_on_ack(&mut self, a: u32) {
+        if !self.params.tlp {
+            return; // no episode is ever open (`tlp_end` is cold)
+        }
         let Some(end) = self.tlp_end else {
             return;
         };
@@ -462,7 +482,10 @@ impl Sender {
             send_limit,
             dupthresh: self.params.dupack_threshold,
             ecn: &mut self.ecn,
-            retx: &mut self.retx_buf,
+            retx: RetxQueue {
+                buf: &mut self.retx_buf,
+                queued: &mut self.retx_queued,
+            },
             fast_retransmits: &mut self.counters.fast_retransmits,
         };
         let r = f(&mut *self.rec, &mut io);
@@ -473,6 +496,7 @@ impl Sender {
         if let Some(t) = arm_rack {
             if let TimerAction::Schedule(t) = self.rack_timer.arm(t) {
                 self.pending_timers.push((t, TimerKind::Rack));
+                self.timers_pending = true;
             }
         }
         r
@@ -493,12 +517,15 @@ impl Sender {
     }
 
     fn flush_timers(&mut self, ctx: &mut TcpCtx) {
-        ctx.timers.append(&mut self.pending_timers);
+        if self.timers_pending {
+            ctx.timers.append(&mut self.pending_timers);
+            self.timers_pending = false;
+        }
     }
 
     /// Send what the recovery scheme queued, in order.
     fn flush_retx(&mut self, ctx: &mut TcpCtx) {
-        if self.retx_buf.is_empty() {
+        if !self.retx_queued {
             return;
         }
         let v = std::mem::take(&mut self.retx_buf);
@@ -511,6 +538,7 @@ impl Sender {
         }
         self.retx_buf = v;
         self.retx_buf.clear();
+        self.retx_queued = false;
     }
 
     /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
@@ -608,9 +636,7 @@ impl Sender {
         if retx {
             self.counters.retransmits += 1;
             self.rtt_seq = None; // Karn: no sample across a retransmission
-            if let Some(e) = self.sent.get_mut((seq - self.snd_una) as usize) {
-                e.1 = true;
-            }
+            self.sent.mark_retransmitted((seq - self.snd_una) as usize);
         } else {
             self.sent.push_back((ctx.now, false));
             if self.rtt_seq.is_none() {
@@ -618,15 +644,18 @@ impl Sender {
                 self.rtt_time = ctx.now;
             }
             self.snd_max = seq + 1;
-            if self.ecn.cwr_pending {
+            // (set only when ECN is on: `ecn` lies in the cold part)
+            if self.params.ecn && self.ecn.cwr_pending {
                 f |= flags::CWR;
                 self.ecn.cwr_pending = false;
             }
         }
-        self.counters.segments_sent += 1;
-        if self.first_data_at.is_none() {
+        // the first data segment (counted only here): the test reads a
+        // line an event touches anyway, `first_data_at` lies in the cold part
+        if self.counters.segments_sent == 0 {
             self.first_data_at = Some(ctx.now);
         }
+        self.counters.segments_sent += 1;
         // RFC 3168 §6.1.5: no ECT on retransmitted segments.
         let ecn = if self.params.ecn && !retx {
             Ecn::Ect0
@@ -824,7 +853,10 @@ impl Sender {
             }
             return;
         }
-        self.tlp_end = None;
+        if self.params.tlp {
+            // (set only with TLP on: `tlp_end` lies in the cold part)
+            self.tlp_end = None;
+        }
         match self.state {
             SenderState::SynSent => {
                 self.syn_resent = true;
@@ -868,14 +900,17 @@ const SENT_INLINE: usize = 4;
 
 /// The send history — (send time, retransmitted) of segments
 /// snd_una..snd_max, oldest first — as a deque that keeps up to
-/// [`SENT_INLINE`] entries in the sender and moves them all to a heap
-/// buffer when the window outgrows that (back inline once it drains). With
-/// 10⁵ flows windows are a few segments, and an ACK then finds its
-/// history on the sender's own cache lines rather than behind a pointer.
-/// The storage has no effect on results.
+/// [`SENT_INLINE`] entries in the sender (send times, and the
+/// retransmitted flags as bits of one byte: 40 bytes rather than 64) and
+/// moves them all to a heap buffer when the window outgrows that (back
+/// inline once it drains). With 10⁵ flows windows are a few segments, and
+/// an ACK then finds its history on the sender's own cache lines rather
+/// than behind a pointer. The storage has no effect on results.
 #[derive(Default)]
 struct SendLog {
-    ring: [(Time, bool); SENT_INLINE],
+    ring: [Time; SENT_INLINE],
+    /// Bit `i`: the entry in `ring[i]` was retransmitted.
+    retx: u8,
     /// First entry and entries in `ring` (0 while `spill` holds them).
     head: u8,
     len: u8,
@@ -884,20 +919,29 @@ struct SendLog {
 }
 
 impl SendLog {
+    /// The ring slot of entry `i` (`i < SENT_INLINE`).
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        (self.head as usize + i) % SENT_INLINE
+    }
+
     #[inline]
     fn push_back(&mut self, e: (Time, bool)) {
         if !self.spill.is_empty() {
             self.spill.push_back(e);
         } else if (self.len as usize) < SENT_INLINE {
-            self.ring[(self.head as usize + self.len as usize) % SENT_INLINE] = e;
+            let k = self.slot(self.len as usize);
+            self.ring[k] = e.0;
+            self.retx = (self.retx & !(1 << k)) | ((e.1 as u8) << k);
             self.len += 1;
         } else {
             for i in 0..SENT_INLINE {
+                let k = self.slot(i);
                 self.spill
-                    .push_back(self.ring[(self.head as usize + i) % SENT_INLINE]);
+                    .push_back((self.ring[k], self.retx & (1 << k) != 0));
             }
             self.spill.push_back(e);
-            (self.head, self.len) = (0, 0);
+            (self.head, self.len, self.retx) = (0, 0, 0);
         }
     }
 
@@ -906,18 +950,23 @@ impl SendLog {
         if self.len == 0 {
             return self.spill.pop_front();
         }
-        let e = self.ring[self.head as usize];
-        self.head = ((self.head as usize + 1) % SENT_INLINE) as u8;
+        let k = self.head as usize;
+        let e = (self.ring[k], self.retx & (1 << k) != 0);
+        self.head = ((k + 1) % SENT_INLINE) as u8;
         self.len -= 1;
         Some(e)
     }
 
+    /// Flag entry `i` (0 the oldest) as retransmitted, if it exists.
     #[inline]
-    fn get_mut(&mut self, i: usize) -> Option<&mut (Time, bool)> {
+    fn mark_retransmitted(&mut self, i: usize) {
         if self.len == 0 {
-            return self.spill.get_mut(i);
+            if let Some(e) = self.spill.get_mut(i) {
+                e.1 = true;
+            }
+        } else if i < self.len as usize {
+            self.retx |= 1 << self.slot(i);
         }
-        (i < self.len as usize).then(|| &mut self.ring[(self.head as usize + i) % SENT_INLINE])
     }
 
     /// The oldest entry when it lies in the heap buffer (to prefetch).
@@ -930,7 +979,8 @@ impl SendLog {
 impl Sender {
     /// Prefetch the heap objects behind the sender that an ACK or a timer
     /// touches — the loss-recovery and congestion-control state and the
-    /// oldest entry of the send history — once the sender itself is in
+    /// oldest entry of the send history — and, with ECN or TLP on, the
+    /// sender's cold line(s) holding their state, once the sender itself is in
     /// cache (see [`crate::engine::prefetch`]; no effect on results).
     #[inline]
     pub fn prefetch_heap(&self) {
@@ -941,6 +991,13 @@ impl Sender {
         prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
         if let Some(e) = self.sent.spilled_front() {
             prefetch_addr(e as *const (Time, bool) as *const u8);
+        }
+        if self.params.ecn || self.params.tlp {
+            // the ECN and TLP state, in the sender's cold part
+            crate::engine::prefetch_range(
+                &self.ecn as *const EcnState as *const u8,
+                (&self.tlp_end as *const Option<u32>).wrapping_add(1) as *const u8,
+            );
         }
     }
 
@@ -1000,8 +1057,8 @@ mod tests {
         }
     }
 
-    /// The send history behaves as the deque it replaces, across the move
-    /// to the heap buffer and back inline.
+    /// The send history behaves as the deque it replaces (flags included),
+    /// across the move to the heap buffer and back inline.
     #[test]
     fn send_log_is_a_deque() {
         let mut log = SendLog::default();
@@ -1010,16 +1067,17 @@ mod tests {
         for step in 0..20_000u64 {
             match rng.below(5) {
                 0 | 1 => {
-                    log.push_back((step, false));
-                    reference.push_back((step, false));
+                    // now and then an entry already flagged, so that a
+                    // slot's stale flag must be cleared
+                    let e = (step, rng.below(4) == 0);
+                    log.push_back(e);
+                    reference.push_back(e);
                 }
                 2 => assert_eq!(log.pop_front(), reference.pop_front()),
                 3 => {
                     let i = rng.below(8) as usize;
-                    let (a, b) = (log.get_mut(i), reference.get_mut(i));
-                    assert_eq!(a.is_some(), b.is_some());
-                    if let (Some(a), Some(b)) = (a, b) {
-                        a.1 = true;
+                    log.mark_retransmitted(i);
+                    if let Some(b) = reference.get_mut(i) {
                         b.1 = true;
                     }
                 }

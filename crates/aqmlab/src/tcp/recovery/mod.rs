@@ -86,6 +86,24 @@ pub struct EcnState {
     pub cwr_pending: bool,
 }
 
+/// The sender's queue of segments to (re)transmit at once, and its flag
+/// that the queue is not empty: the flag lies with the sender's hot fields,
+/// the queue with its cold ones, so that an ACK that queued nothing does
+/// not read the queue's cache line.
+pub struct RetxQueue<'a> {
+    pub buf: &'a mut Vec<u32>,
+    pub queued: &'a mut bool,
+}
+
+impl RetxQueue<'_> {
+    /// Queue segment `seq`.
+    #[inline]
+    pub fn push(&mut self, seq: u32) {
+        self.buf.push(seq);
+        *self.queued = true;
+    }
+}
+
 /// What a recovery scheme sees of the sender and may change.
 pub struct RecIo<'a> {
     pub st: &'a mut CcState,
@@ -102,7 +120,7 @@ pub struct RecIo<'a> {
     pub send_limit: u32,
     /// Segments to (re)transmit at once, in order (new data among them is
     /// `snd_max` and up).
-    pub retx: &'a mut Vec<u32>,
+    pub retx: RetxQueue<'a>,
     pub fast_retransmits: &'a mut u64,
     /// Now.
     pub now: crate::engine::Time,
