@@ -23,6 +23,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
 
+/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+#[global_allocator]
+static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
+
 /// Raise `aqmlab.ScenarioError` for a library error.
 fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
     let (file, path, reason) = match e {

@@ -2,6 +2,7 @@
 //! progress reporting, callable from other crates (the Python package calls
 //! [`reproduce::reproduce`]). The binary (`main.rs`) is a thin layer over it.
 
+pub mod alloc;
 pub mod plot;
 pub mod progress;
 pub mod reproduce;

@@ -14,6 +14,10 @@ mod sweep;
 pub use aqmlab_cli::{plot, progress, repo_root, reproduce, CliError, CliResult};
 
 use clap::{Parser, Subcommand};
+
+/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+#[global_allocator]
+static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
 use std::process::ExitCode;
 
 /// Refuse a scenario above the default resource limits (`--allow-large`
