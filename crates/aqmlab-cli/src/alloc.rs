@@ -13,7 +13,8 @@
 //! `madvise(MADV_HUGEPAGE)` (Linux `Documentation/admin-guide/mm/transhuge`,
 //! "Transparent Hugepage Support"). This allocator passes every request to
 //! the system allocator and advises the pages of each block of at least
-//! [`MIN_ADVISED`] bytes — the per-flow, per-link and packet arrays of a
+//! [`MIN_ADVISED`] bytes ([`aqmlab::engine::advise_huge_pages`], which the
+//! library also applies to its flow records whatever the allocator) — the per-flow, per-link and packet arrays of a
 //! large run, not the small objects. The advice changes which pages back
 //! memory, never its contents, so results are the same with or without it;
 //! it is ignored where the kernel disables huge pages and is not made on
@@ -28,23 +29,9 @@ pub const MIN_ADVISED: usize = 4 << 20;
 /// The system allocator, with huge-page advice on large blocks.
 pub struct HugePages;
 
-#[cfg(target_os = "linux")]
 fn advise(p: *mut u8, len: usize) {
-    const PAGE: usize = 4096;
-    let start = (p as usize).next_multiple_of(PAGE);
-    let end = (p as usize + len) & !(PAGE - 1);
-    if end > start {
-        // SAFETY: [start, end) lies inside the block just allocated to us;
-        // MADV_HUGEPAGE is advice that never changes the memory's contents.
-        // Its failure (a kernel without transparent huge pages) is ignored.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
+    aqmlab::engine::advise_huge_pages(p, len);
 }
-
-#[cfg(not(target_os = "linux"))]
-fn advise(_p: *mut u8, _len: usize) {}
 
 // SAFETY: every method forwards to `System` with the caller's arguments and
 // returns its pointer unchanged; `advise` only gives advice on the block.

@@ -77,33 +77,45 @@ pub fn prefetch_addr(p: *const u8) {
 }
 
 /// Ask the kernel to back the buffer of `v` (its whole capacity) with
-/// transparent huge pages (Linux `madvise(MADV_HUGEPAGE)`; elsewhere, or
-/// for a buffer under 4 MiB, nothing). A hint with no effect on results:
-/// with 10⁵ flows each event touches a flow record at random in 100 MiB,
-/// and with 4 KiB pages nearly every such access also misses the TLB (a
-/// page walk before the cache miss). Call it before the buffer is filled:
-/// the pages are chosen when first touched.
+/// transparent huge pages (see [`advise_huge_pages`]). A hint with no
+/// effect on results: with 10⁵ flows each event touches a flow record at
+/// random in 100 MiB, and with 4 KiB pages nearly every such access also
+/// misses the TLB (a page walk before the cache miss). Call it before the
+/// buffer is filled: the pages are chosen when first touched.
 pub fn huge_pages<T>(v: &Vec<T>) {
+    advise_huge_pages(
+        v.as_ptr() as *const u8,
+        v.capacity() * std::mem::size_of::<T>(),
+    );
+}
+
+/// Ask the kernel to back the whole 2 MiB pages inside `[start, start +
+/// bytes)`, a block of memory the caller owns, with transparent huge pages
+/// (Linux `madvise(MADV_HUGEPAGE)`, which most distributions require
+/// before they use huge pages for a process's memory; elsewhere, or for a
+/// block under 4 MiB, nothing). The advice changes how the pages are
+/// backed, never their contents; a failure (huge pages disabled) is
+/// ignored.
+pub fn advise_huge_pages(start: *const u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let bytes = v.capacity() * std::mem::size_of::<T>();
         if bytes < 2 * HUGE {
             return;
         }
-        let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
-        let end = (v.as_ptr() as usize + bytes) & !(HUGE - 1);
-        if end > start {
-            // SAFETY: [start, end) lies within the vector's allocation;
+        let from = (start as usize).next_multiple_of(HUGE);
+        let end = (start as usize + bytes) & !(HUGE - 1);
+        if end > from {
+            // SAFETY: [from, end) lies within the caller's block;
             // MADV_HUGEPAGE changes how its pages are backed, not their
             // contents, and a failure (e.g. THP disabled) is harmless.
             unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+                libc::madvise(from as *mut libc::c_void, end - from, libc::MADV_HUGEPAGE);
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = v;
+    let _ = (start, bytes);
 }
 
 /// Prefetch every cache line that bytes `[from, to)` touch (see
