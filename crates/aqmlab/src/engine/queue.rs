@@ -370,4 +370,125 @@ mod tests {
             assert_eq!(q.pop(), Some((7, i)));
         }
     }
+
+    /// One step of [`prop_matches_one_heap`].
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Schedule at a time chosen by `kind` from `x` (see [`time_at`]),
+        /// in the wheel or in the heap.
+        Schedule {
+            timer: bool,
+            kind: u8,
+            x: u64,
+            owner: u64,
+        },
+        /// Pop up to this many events.
+        Pop(u8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => (any::<bool>(), 0u8..7, any::<u64>(), 0u64..3).prop_map(
+                |(timer, kind, x, owner)| Op::Schedule { timer, kind, x, owner }
+            ),
+            2 => (0u8..6).prop_map(Op::Pop),
+        ]
+    }
+
+    /// A time at or after `now`: now itself, in its slot, within two
+    /// nanoseconds of one of the next slot boundaries, anywhere in the
+    /// wheel's span, within two nanoseconds of the span's end (the
+    /// boundary between the slots and the overflow heap), or far beyond.
+    fn time_at(now: u64, kind: u8, x: u64) -> u64 {
+        let slot = 1u64 << SLOT_SHIFT;
+        let span = slot * SLOTS;
+        let edge = |first: u64| (first + (x % 3) * slot + (x >> 8) % 5).saturating_sub(2);
+        match kind {
+            0 => now,
+            1 => now + x % slot,
+            2 => edge((now / slot + 1) * slot),
+            3 => now + x % span,
+            4 => edge((now / slot + SLOTS) * slot),
+            5 => edge((now / slot + SLOTS + 1) * slot),
+            _ => now + x % (1 << 40),
+        }
+        .max(now)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 512,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Any interleaving of `schedule`, `schedule_timer` and `pop`
+        /// gives the order of one binary heap keyed by (time, owner,
+        /// counter), across slot boundaries, wheel turns and the overflow;
+        /// `peek` is the next pop; `timer_ahead(k)`, when it answers, is
+        /// the k-th earliest pending timer, and after a peek it answers for
+        /// k = 0 whenever a timer is pending (what the event loop's
+        /// prefetch relies on).
+        #[test]
+        fn prop_matches_one_heap(ops in proptest::collection::vec(op(), 1..400)) {
+            use std::cmp::Reverse;
+            use std::collections::{BTreeSet, BinaryHeap};
+            type Key = (u64, u64, u64);
+            let mut q = EventQueue::new();
+            let mut reference: BinaryHeap<Reverse<Key>> = BinaryHeap::new();
+            let mut timers: BTreeSet<Key> = BTreeSet::new();
+            let mut now = 0u64;
+            let mut seq = 0u64;
+            let check_pop = |q: &mut EventQueue<u64>,
+                             reference: &mut BinaryHeap<Reverse<Key>>,
+                             timers: &mut BTreeSet<Key>,
+                             now: &mut u64| {
+                let peeked = q.peek().copied();
+                let Some(Reverse(key)) = reference.pop() else {
+                    proptest::prop_assert_eq!(peeked, None);
+                    proptest::prop_assert_eq!(q.pop(), None);
+                    return Ok(());
+                };
+                proptest::prop_assert_eq!(q.timer_ahead(0).is_some(), !timers.is_empty());
+                for (k, t) in timers.iter().take(4).enumerate() {
+                    if let Some(&e) = q.timer_ahead(k) {
+                        proptest::prop_assert_eq!(e, t.2);
+                    }
+                }
+                proptest::prop_assert_eq!(peeked, Some(key.2));
+                proptest::prop_assert_eq!(q.peek_time(), Some(key.0));
+                proptest::prop_assert_eq!(q.pop(), Some((key.0, key.2)));
+                timers.remove(&key);
+                *now = key.0;
+                Ok(())
+            };
+            for o in ops {
+                match o {
+                    Op::Schedule { timer, kind, x, owner } => {
+                        let at = time_at(now, kind, x);
+                        let t = tie(owner, seq);
+                        if timer {
+                            q.schedule_timer(at, t, seq);
+                            timers.insert((at, owner, seq));
+                        } else {
+                            q.schedule(at, t, seq);
+                        }
+                        reference.push(Reverse((at, owner, seq)));
+                        seq += 1;
+                    }
+                    Op::Pop(n) => {
+                        for _ in 0..n {
+                            check_pop(&mut q, &mut reference, &mut timers, &mut now)?;
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len());
+            }
+            while !reference.is_empty() {
+                check_pop(&mut q, &mut reference, &mut timers, &mut now)?;
+            }
+            proptest::prop_assert!(q.pop().is_none());
+            proptest::prop_assert_eq!(q.popped(), seq);
+        }
+    }
 }
