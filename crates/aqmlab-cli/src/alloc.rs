@@ -14,8 +14,9 @@
 //! "Transparent Hugepage Support"). This allocator passes every request to
 //! the system allocator and advises the pages of each block of at least
 //! [`MIN_ADVISED`] bytes ([`aqmlab::engine::advise_huge_pages`], which the
-//! library also applies to its flow records whatever the allocator) — the per-flow, per-link and packet arrays of a
-//! large run, not the small objects. The advice changes which pages back
+//! library also applies to its flow records whatever the allocator): the
+//! per-flow and per-link arrays of a large run, not the small objects.
+//! The advice changes which pages back
 //! memory, never its contents, so results are the same with or without it;
 //! it is ignored where the kernel disables huge pages and is not made on
 //! other systems.
