@@ -580,12 +580,15 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
             Ev::Ack(i) => {
                 let ack = pkts[i];
                 let (una, max, rec) = (snd.snd_una, snd.snd_max, snd.in_recovery);
-                let (ecn0, fr0) = (snd.counters.ecn_reductions, snd.counters.fast_retransmits);
+                let (ecn0, fr0) = (
+                    snd.counters().ecn_reductions,
+                    snd.counters().fast_retransmits,
+                );
                 let ss0 = snd.cc_state.ssthresh;
                 let flight = (max - una) as f64;
                 snd.on_ack(&ack, &mut ctx!());
-                let ecn_red = snd.counters.ecn_reductions - ecn0;
-                let fr = snd.counters.fast_retransmits - fr0;
+                let ecn_red = snd.counters().ecn_reductions - ecn0;
+                let fr = snd.counters().fast_retransmits - fr0;
                 let eligible = ack.has(flags::ECE) && !rec && (ack.ack as i64 - 1) > guard;
                 if ecn_red > 1 || (ecn_red == 1 && !eligible) {
                     a.violations.push(format!(
@@ -639,13 +642,13 @@ fn audit(m: &Model, seed: u64) -> EcnAudit {
             }
             Ev::SenderRto => {
                 let max = snd.snd_max;
-                let to0 = snd.counters.timeouts;
+                let to0 = snd.counters().timeouts;
                 match snd.rto_timer.on_event(now) {
                     (true, _) => snd.on_rto(&mut ctx!()),
                     (false, TimerAction::Schedule(t)) => timers.push((t, TimerKind::Rto)),
                     _ => {}
                 }
-                if snd.counters.timeouts > to0 {
+                if snd.counters().timeouts > to0 {
                     a.loss_reductions += 1;
                     guard = max as i64 - 1;
                     cwr_due = true;

@@ -234,8 +234,8 @@ fn burst_with(sack: bool, rack: bool) -> (f64, u64, u64, f64) {
     let span = (path.now - first_retx) as f64 / rtt as f64;
     (
         span,
-        path.s.counters.timeouts,
-        path.s.counters.retransmits,
+        path.s.counters().timeouts,
+        path.s.counters().retransmits,
         path.s.cc_state.cwnd,
     )
 }
@@ -287,8 +287,8 @@ fn after_a_timeout_only_holes_are_resent() {
         let resent: BTreeSet<u32> = path.log.iter().filter(|e| e.2).map(|e| e.1).collect();
         (
             resent,
-            path.s.counters.retransmits,
-            path.s.counters.timeouts,
+            path.s.counters().retransmits,
+            path.s.counters().timeouts,
         )
     };
     let (resent, n, to) = run(true);
@@ -350,8 +350,8 @@ fn nextseg_lost_before_new_data() {
         sent[2..].iter().all(|&q| q >= 23),
         "then rule (2): new data {sent:?}"
     );
-    assert_eq!(s.counters.fast_retransmits, 1);
-    assert_eq!(s.counters.retransmits, 2);
+    assert_eq!(s.counters().fast_retransmits, 1);
+    assert_eq!(s.counters().retransmits, 2);
 }
 
 /// RFC 6675 §4 NextSeg rule (4): at the end of a transfer, with no new
@@ -381,7 +381,7 @@ fn nextseg_rescue_retransmission() {
     assert_eq!(r, vec![21], "rule (4): rescue retransmission of 21");
     // no second rescue in the same recovery
     assert!(sack_ack(&mut s, 21, &[]).is_empty());
-    assert_eq!(s.counters.timeouts, 0);
+    assert_eq!(s.counters().timeouts, 0);
 }
 
 /// RFC 2018 §4: the first block holds the segment that triggered the ACK;
@@ -527,7 +527,7 @@ fn rack_recovers_a_lost_retransmission_without_timeout() {
         path.drop_retx.insert(10);
         path.run_until(5_000 * MS, |s| s.snd_una > 400);
         let resent10 = path.log.iter().filter(|e| e.1 == 10 && e.2).count();
-        (path.s.counters.timeouts, resent10, path.s.snd_una)
+        (path.s.counters().timeouts, resent10, path.s.snd_una)
     };
     let (to_rack, n_rack, una_rack) = run(true);
     let (to_plain, n_plain, una_plain) = run(false);
@@ -622,8 +622,8 @@ fn a_repeated_timeout_keeps_ssthresh_and_backs_off() {
     assert_eq!(s.cc_state.ssthresh, 25.0, "held on the repeated timeout");
     assert_eq!(s.cc_state.cwnd, 1.0);
     assert_eq!(s.rto(), 4 * rto0, "backed off twice");
-    assert_eq!(s.counters.timeouts, 2);
-    assert_eq!(s.counters.retransmits, 2);
+    assert_eq!(s.counters().timeouts, 2);
+    assert_eq!(s.counters().retransmits, 2);
 }
 
 /// RFC 3042 §2 (Limited Transmit, without SACK): on each of the first two
@@ -676,7 +676,7 @@ fn limited_transmit_with_sack_follows_pipe() {
     assert_eq!(sack_ack(&mut s, 0, &[(1, 5)]), vec![13]);
     assert!(!s.in_recovery, "IsLost(0) needs 5 SACKed above");
     assert_eq!(s.cc_state.cwnd, 10.0);
-    assert_eq!(s.snd_max - s.snd_una - s.counters.retransmits as u32, 14);
+    assert_eq!(s.snd_max - s.snd_una - s.counters().retransmits as u32, 14);
     // without the option nothing new goes before recovery
     let mut p = params(true);
     p.init_cwnd = 10.0;
@@ -716,8 +716,8 @@ fn tail_loss_probe_repairs_a_tail_loss_without_timeout() {
         let done = path.s.completion_time.expect("transfer completes");
         let probe = path.log.iter().find(|e| e.2).map(|e| (e.0, e.1));
         (
-            path.s.counters.timeouts,
-            path.s.counters.loss_probes,
+            path.s.counters().timeouts,
+            path.s.counters().loss_probes,
             done,
             probe,
             path.s.srtt(),
@@ -782,8 +782,8 @@ fn pto_follows_rfc8985_section_7_2() {
         vec![3],
         "new data, cwnd 2 notwithstanding"
     );
-    assert_eq!(s.counters.timeouts, 0);
-    assert_eq!(s.counters.loss_probes, 1);
+    assert_eq!(s.counters().timeouts, 0);
+    assert_eq!(s.counters().loss_probes, 1);
     assert_eq!(
         s.rto_timer.deadline(),
         Some(30 * MS + 1000 * MS),
@@ -846,7 +846,7 @@ fn recovery_timer_deadlines(restart: Option<RtoRestart>) -> [Time; 3] {
         sack_ack_at(&mut s, 20 * MS, 2, blocks);
     }
     assert!(s.in_recovery);
-    assert_eq!(s.counters.fast_retransmits, 1);
+    assert_eq!(s.counters().fast_retransmits, 1);
     let at_entry = s.rto_timer.deadline().unwrap();
     assert_eq!(at_entry, at_new_ack, "duplicate ACKs do not restart it");
     sack_ack_at(&mut s, 40 * MS, 5, &[(6, 8), (9, 12)]);

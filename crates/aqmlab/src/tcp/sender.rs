@@ -84,14 +84,19 @@ pub enum SenderState {
 
 /// The fields an ACK or a timer of a common sender (Reno/NewReno, no
 /// pacing, RACK, handshake, ECN or TLP) touches come first and together, so
-/// that one event touches [`Sender::HOT_BYTES`] (six cache lines in a flow
+/// that one event touches [`Sender::HOT_BYTES`] (five cache lines in a flow
 /// record, its recovery state and short send history included) and the
 /// event loop prefetches exactly those (`#[repr(C)]` keeps the declared
 /// order; the order has no other effect). What such a sender reads only in
-/// rare events (a fast retransmit's queue, the RACK timers' queue, the
-/// first segment's time) lies in the cold part behind a flag or a count in
-/// the hot one, and the ECN and TLP state behind `params.ecn` and
-/// `params.tlp`, so that an event of a sender without them never reads it.
+/// rare events (a fast retransmit's queue and count, the RACK timers'
+/// queue, the first segment's time, the send history beyond
+/// [`SENT_INLINE`] segments) lies in the cold part behind a flag or a count
+/// in the hot one, and the ECN and TLP state (with their counters) behind
+/// `params.ecn` and `params.tlp`, so that an event of a sender without them
+/// never reads it. Of the counters, those a send or a timeout updates are
+/// hot (with 10⁵ flows on one bottleneck, a third to a half of a sender's
+/// events are timeouts), the rest cold; [`Sender::counters`] assembles
+/// them.
 #[repr(C)]
 pub struct Sender {
     // -- hot: every ACK, timeout and segment sent --
@@ -111,9 +116,13 @@ pub struct Sender {
     /// Now, for the recovery scheme.
     now: Time,
     pub rto_timer: Timer,
-    /// Send time and "was retransmitted" of segments snd_una..snd_max.
+    /// Send time and "was retransmitted" of segments snd_una..snd_max
+    /// (the first [`SENT_INLINE`]; the rest in `sent_spill`, cold).
     sent: SendLog,
-    pub counters: FlowCounters,
+    /// [`FlowCounters`]: data segments sent, retransmitted, timeouts.
+    segments_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
     rtt_seq: Option<u32>,
     /// Segments to send (`u32::MAX` for a bulk sender).
     pub total_segs: u32,
@@ -155,6 +164,14 @@ pub struct Sender {
     /// TLP.end_seq: one past the highest segment sent when the probe left
     /// (a probe episode is open).
     tlp_end: Option<u32>,
+    /// [`FlowCounters`]: the rare ones (ECN and TLP counted beside their
+    /// state).
+    ecn_reductions: u64,
+    loss_probes: u64,
+    fast_retransmits: u64,
+    /// The send history while it holds more than [`SENT_INLINE`] entries
+    /// (see [`SendLog`]).
+    sent_spill: VecDeque<(Time, bool)>,
     /// Segments the recovery scheme asks to (re)send now.
     retx_buf: Vec<u32>,
     /// Pacing: when the next segment may leave, and its timer.
@@ -253,13 +270,31 @@ impl Sender {
             tlp_reduced: false,
             now: 0,
             sent: SendLog::default(),
+            sent_spill: VecDeque::new(),
             syn_time: 0,
             syn_resent: false,
             ecn,
             start_time: 0,
             first_data_at: None,
             completion_time: None,
-            counters: FlowCounters::default(),
+            segments_sent: 0,
+            retransmits: 0,
+            timeouts: 0,
+            ecn_reductions: 0,
+            loss_probes: 0,
+            fast_retransmits: 0,
+        }
+    }
+
+    /// The flow's counters.
+    pub fn counters(&self) -> FlowCounters {
+        FlowCounters {
+            segments_sent: self.segments_sent,
+            retransmits: self.retransmits,
+            timeouts: self.timeouts,
+            fast_retransmits: self.fast_retransmits,
+            loss_probes: self.loss_probes,
+            ecn_reductions: self.ecn_reductions,
         }
     }
 
@@ -365,7 +400,7 @@ impl Sender {
         }
         self.tlp_end = Some(self.snd_max);
         self.tlp_reduced = false;
-        self.counters.loss_probes += 1;
+        self.loss_probes += 1;
         self.rto_timer.cancel();
         self.arm_rto(ctx);
     }
@@ -486,7 +521,7 @@ impl Sender {
                 buf: &mut self.retx_buf,
                 queued: &mut self.retx_queued,
             },
-            fast_retransmits: &mut self.counters.fast_retransmits,
+            fast_retransmits: &mut self.fast_retransmits,
         };
         let r = f(&mut *self.rec, &mut io);
         self.in_recovery = self.rec.in_recovery();
@@ -634,11 +669,12 @@ impl Sender {
         let retx = seq < self.snd_max;
         let mut f = flags::DATA;
         if retx {
-            self.counters.retransmits += 1;
+            self.retransmits += 1;
             self.rtt_seq = None; // Karn: no sample across a retransmission
-            self.sent.mark_retransmitted((seq - self.snd_una) as usize);
+            self.sent
+                .mark_retransmitted(&mut self.sent_spill, (seq - self.snd_una) as usize);
         } else {
-            self.sent.push_back((ctx.now, false));
+            self.sent.push_back(&mut self.sent_spill, (ctx.now, false));
             if self.rtt_seq.is_none() {
                 self.rtt_seq = Some(seq);
                 self.rtt_time = ctx.now;
@@ -652,10 +688,10 @@ impl Sender {
         }
         // the first data segment (counted only here): the test reads a
         // line an event touches anyway, `first_data_at` lies in the cold part
-        if self.counters.segments_sent == 0 {
+        if self.segments_sent == 0 {
             self.first_data_at = Some(ctx.now);
         }
-        self.counters.segments_sent += 1;
+        self.segments_sent += 1;
         // RFC 3168 §6.1.5: no ECT on retransmitted segments.
         let ecn = if self.params.ecn && !retx {
             Ecn::Ect0
@@ -724,7 +760,7 @@ impl Sender {
             self.cc_state.cwnd = self.cc_state.ssthresh;
             self.ecn.recover = self.snd_max as i64 - 1;
             self.ecn.cwr_pending = true;
-            self.counters.ecn_reductions += 1;
+            self.ecn_reductions += 1;
         }
         if a > self.snd_una {
             self.on_new_ack(a, ack, ctx);
@@ -748,14 +784,7 @@ impl Sender {
         }
         // Per-ACK RTT sample for the congestion controller (Karn: none if
         // any newly acknowledged segment was retransmitted).
-        let mut newest = None;
-        let mut retx = false;
-        for _ in 0..acked {
-            if let Some((t, r)) = self.sent.pop_front() {
-                newest = Some(t);
-                retx |= r;
-            }
-        }
+        let (newest, retx) = self.sent.pop_acked(&mut self.sent_spill, acked);
         self.snd_una = a;
         if self.snd_nxt < a {
             self.snd_nxt = a;
@@ -860,12 +889,12 @@ impl Sender {
         match self.state {
             SenderState::SynSent => {
                 self.syn_resent = true;
-                self.counters.timeouts += 1;
+                self.timeouts += 1;
                 self.backoff += 1;
                 self.send_syn(ctx);
             }
             SenderState::Established if self.snd_una < self.snd_max => {
-                self.counters.timeouts += 1;
+                self.timeouts += 1;
                 if !self.rec.holds_ssthresh_on_timeout() {
                     self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
                 }
@@ -900,22 +929,24 @@ const SENT_INLINE: usize = 4;
 
 /// The send history — (send time, retransmitted) of segments
 /// snd_una..snd_max, oldest first — as a deque that keeps up to
-/// [`SENT_INLINE`] entries in the sender (send times, and the
+/// [`SENT_INLINE`] entries in the sender's hot part (send times, and the
 /// retransmitted flags as bits of one byte: 40 bytes rather than 64) and
-/// moves them all to a heap buffer when the window outgrows that (back
+/// moves them all to a heap buffer, the spill deque the caller passes
+/// (kept in the sender's cold part), when the window outgrows that (back
 /// inline once it drains). With 10⁵ flows windows are a few segments, and
-/// an ACK then finds its history on the sender's own cache lines rather
+/// an ACK then finds its history on the sender's own hot cache lines rather
 /// than behind a pointer. The storage has no effect on results.
 #[derive(Default)]
 struct SendLog {
     ring: [Time; SENT_INLINE],
     /// Bit `i`: the entry in `ring[i]` was retransmitted.
     retx: u8,
-    /// First entry and entries in `ring` (0 while `spill` holds them).
+    /// First entry and entries in `ring` (0 while the spill holds them).
     head: u8,
     len: u8,
-    /// All entries, while there are more than fit inline.
-    spill: VecDeque<(Time, bool)>,
+    /// The spill deque holds all entries (it is not empty), so that an
+    /// ACK of an inline history does not read the deque's header.
+    spilled: bool,
 }
 
 impl SendLog {
@@ -925,54 +956,89 @@ impl SendLog {
         (self.head as usize + i) % SENT_INLINE
     }
 
+    // The paths that read `spill` are functions of their own, never
+    // inlined: inlined, the compiler may load the deque's header ahead of
+    // the `spilled` test (a `&mut` is always readable), and every ACK
+    // would read the cold line that holds it.
+
     #[inline]
-    fn push_back(&mut self, e: (Time, bool)) {
-        if !self.spill.is_empty() {
-            self.spill.push_back(e);
-        } else if (self.len as usize) < SENT_INLINE {
+    fn push_back(&mut self, spill: &mut VecDeque<(Time, bool)>, e: (Time, bool)) {
+        if !self.spilled && (self.len as usize) < SENT_INLINE {
             let k = self.slot(self.len as usize);
             self.ring[k] = e.0;
             self.retx = (self.retx & !(1 << k)) | ((e.1 as u8) << k);
             self.len += 1;
         } else {
-            for i in 0..SENT_INLINE {
-                let k = self.slot(i);
-                self.spill
-                    .push_back((self.ring[k], self.retx & (1 << k) != 0));
-            }
-            self.spill.push_back(e);
-            (self.head, self.len, self.retx) = (0, 0, 0);
+            self.push_spilled(spill, e);
         }
     }
 
-    #[inline]
-    fn pop_front(&mut self) -> Option<(Time, bool)> {
-        if self.len == 0 {
-            return self.spill.pop_front();
+    /// [`SendLog::push_back`] beyond the inline ring.
+    #[cold]
+    #[inline(never)]
+    fn push_spilled(&mut self, spill: &mut VecDeque<(Time, bool)>, e: (Time, bool)) {
+        if !self.spilled {
+            for i in 0..SENT_INLINE {
+                let k = self.slot(i);
+                spill.push_back((self.ring[k], self.retx & (1 << k) != 0));
+            }
+            (self.head, self.len, self.retx) = (0, 0, 0);
+            self.spilled = true;
         }
-        let k = self.head as usize;
-        let e = (self.ring[k], self.retx & (1 << k) != 0);
-        self.head = ((k + 1) % SENT_INLINE) as u8;
-        self.len -= 1;
-        Some(e)
+        spill.push_back(e);
+    }
+
+    /// Remove the `n` oldest entries (all, if fewer): the newest one's
+    /// send time, and whether any of them was retransmitted.
+    #[inline]
+    fn pop_acked(&mut self, spill: &mut VecDeque<(Time, bool)>, n: u32) -> (Option<Time>, bool) {
+        if self.spilled {
+            return self.pop_spilled(spill, n);
+        }
+        let (mut newest, mut retx) = (None, false);
+        for _ in 0..n.min(self.len as u32) {
+            let k = self.head as usize;
+            newest = Some(self.ring[k]);
+            retx |= self.retx & (1 << k) != 0;
+            self.head = ((k + 1) % SENT_INLINE) as u8;
+            self.len -= 1;
+        }
+        (newest, retx)
+    }
+
+    /// [`SendLog::pop_acked`] while the spill holds the entries.
+    #[cold]
+    #[inline(never)]
+    fn pop_spilled(&mut self, spill: &mut VecDeque<(Time, bool)>, n: u32) -> (Option<Time>, bool) {
+        let (mut newest, mut retx) = (None, false);
+        for _ in 0..n {
+            let Some((t, r)) = spill.pop_front() else {
+                break;
+            };
+            newest = Some(t);
+            retx |= r;
+        }
+        self.spilled = !spill.is_empty();
+        (newest, retx)
     }
 
     /// Flag entry `i` (0 the oldest) as retransmitted, if it exists.
     #[inline]
-    fn mark_retransmitted(&mut self, i: usize) {
-        if self.len == 0 {
-            if let Some(e) = self.spill.get_mut(i) {
-                e.1 = true;
-            }
+    fn mark_retransmitted(&mut self, spill: &mut VecDeque<(Time, bool)>, i: usize) {
+        if self.spilled {
+            Self::mark_spilled(spill, i);
         } else if i < self.len as usize {
             self.retx |= 1 << self.slot(i);
         }
     }
 
-    /// The oldest entry when it lies in the heap buffer (to prefetch).
-    #[inline]
-    fn spilled_front(&self) -> Option<&(Time, bool)> {
-        self.spill.front()
+    /// [`SendLog::mark_retransmitted`] while the spill holds the entries.
+    #[cold]
+    #[inline(never)]
+    fn mark_spilled(spill: &mut VecDeque<(Time, bool)>, i: usize) {
+        if let Some(e) = spill.get_mut(i) {
+            e.1 = true;
+        }
     }
 }
 
@@ -989,14 +1055,19 @@ impl Sender {
             prefetch_addr(r as *const dyn LossRecovery as *const u8);
         }
         prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
-        if let Some(e) = self.sent.spilled_front() {
-            prefetch_addr(e as *const (Time, bool) as *const u8);
+        if self.sent.spilled {
+            // (the deque's header lies in the cold part: read only when
+            // the history outgrew the inline ring)
+            if let Some(e) = self.sent_spill.front() {
+                prefetch_addr(e as *const (Time, bool) as *const u8);
+            }
         }
         if self.params.ecn || self.params.tlp {
-            // the ECN and TLP state, in the sender's cold part
+            // the ECN and TLP state and their counters, in the sender's
+            // cold part
             crate::engine::prefetch_range(
                 &self.ecn as *const EcnState as *const u8,
-                (&self.tlp_end as *const Option<u32>).wrapping_add(1) as *const u8,
+                (&self.loss_probes as *const u64).wrapping_add(1) as *const u8,
             );
         }
     }
@@ -1062,7 +1133,20 @@ mod tests {
     #[test]
     fn send_log_is_a_deque() {
         let mut log = SendLog::default();
-        let mut reference = VecDeque::new();
+        let mut spill = VecDeque::new();
+        let mut reference: VecDeque<(Time, bool)> = VecDeque::new();
+        // what popping `n` entries from the reference gives
+        let pop = |reference: &mut VecDeque<(Time, bool)>, n: u32| {
+            let (mut newest, mut retx) = (None, false);
+            for _ in 0..n {
+                if let Some((t, r)) = reference.pop_front() {
+                    newest = Some(t);
+                    retx |= r;
+                }
+            }
+            (newest, retx)
+        };
+        let mut spilled = false;
         let mut rng = crate::engine::RngStream::new(7, 8);
         for step in 0..20_000u64 {
             match rng.below(5) {
@@ -1070,32 +1154,38 @@ mod tests {
                     // now and then an entry already flagged, so that a
                     // slot's stale flag must be cleared
                     let e = (step, rng.below(4) == 0);
-                    log.push_back(e);
+                    log.push_back(&mut spill, e);
                     reference.push_back(e);
                 }
-                2 => assert_eq!(log.pop_front(), reference.pop_front()),
+                2 => {
+                    let n = rng.below(3) as u32;
+                    assert_eq!(log.pop_acked(&mut spill, n), pop(&mut reference, n));
+                }
                 3 => {
                     let i = rng.below(8) as usize;
-                    log.mark_retransmitted(i);
+                    log.mark_retransmitted(&mut spill, i);
                     if let Some(b) = reference.get_mut(i) {
                         b.1 = true;
                     }
                 }
                 _ => {
-                    // drain to empty now and then, so the log goes back inline
+                    // drain to empty now and then, so the log goes back
+                    // inline; sometimes asking for more than it holds
                     if rng.below(50) == 0 {
-                        while reference.pop_front().is_some() {
-                            assert!(log.pop_front().is_some());
-                        }
-                        assert_eq!(log.pop_front(), None);
+                        let n = reference.len() as u32 + rng.below(2) as u32;
+                        assert_eq!(log.pop_acked(&mut spill, n), pop(&mut reference, n));
+                        assert_eq!(log.pop_acked(&mut spill, 1), (None, false));
+                        assert!(!log.spilled && spill.is_empty());
                     }
                 }
             }
+            assert_eq!(log.spilled, !spill.is_empty(), "step {step}");
+            spilled |= log.spilled;
         }
-        while let Some(e) = reference.pop_front() {
-            assert_eq!(log.pop_front(), Some(e));
-        }
-        assert_eq!(log.pop_front(), None);
+        assert!(spilled, "the history went to the heap buffer");
+        let n = reference.len() as u32;
+        assert_eq!(log.pop_acked(&mut spill, n), pop(&mut reference, n));
+        assert_eq!(log.pop_acked(&mut spill, 1), (None, false));
     }
 
     #[test]
@@ -1147,7 +1237,7 @@ mod tests {
         h.ack(sent_max);
         assert!(!h.s.in_recovery);
         assert_eq!(h.s.cc_state.cwnd, h.s.cc_state.ssthresh);
-        assert_eq!(h.s.counters.fast_retransmits, 1);
+        assert_eq!(h.s.counters().fast_retransmits, 1);
     }
 
     /// `tcp.rto_restart = "every-ack"` overrides NewReno's own rule (RFC
@@ -1196,8 +1286,8 @@ mod tests {
         assert_eq!(h.out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
         assert_eq!(h.s.cc_state.cwnd, 1.0);
         assert_eq!(h.s.rto(), 2 * rto0, "exponential backoff");
-        assert_eq!(h.s.counters.timeouts, 1);
-        assert_eq!(h.s.counters.retransmits, 1);
+        assert_eq!(h.s.counters().timeouts, 1);
+        assert_eq!(h.s.counters().retransmits, 1);
         // Karn: the ACK of a retransmitted segment gives no RTT sample
         h.now += 50_000_000;
         h.ack(4);
