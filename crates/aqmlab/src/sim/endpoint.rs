@@ -528,8 +528,7 @@ mod tests {
         assert_eq!(&t.snd as *const Sender as usize - base, Flow::SND_AT);
         const { assert!(Flow::RCV_AT + Receiver::HOT_BYTES <= 4 * 64) };
         const { assert!(Flow::COMMON_AT >= 64 && Flow::TCP_AT <= 128) };
-        let lines = |bytes: usize| (Flow::SND_AT + bytes).div_ceil(64) - Flow::SND_AT / 64;
-        let n = lines(Sender::HOT_BYTES);
-        assert!(n <= 5, "{n}");
+        let snd_lines = (Flow::SND_AT + Sender::HOT_BYTES).div_ceil(64) - Flow::SND_AT / 64;
+        assert!(snd_lines <= 5, "{snd_lines}");
     }
 }
