@@ -14,6 +14,7 @@ use super::Shared;
 use crate::engine::{Tie, Time, TimerAction};
 use crate::metrics::FlowResult;
 use crate::net::packet::{FlowId, NodeId, Packet};
+use crate::net::routing::NO_ROUTE;
 use crate::tcp::{Receiver, Sender, TcpCtx, TimerKind};
 use crate::traffic::{Cbr, Role, Spawn};
 
@@ -211,8 +212,10 @@ pub struct Flow {
     /// Global id: the flow's row in the results, the same in every partition.
     pub id: FlowId,
     /// The link the sender's segments leave on, once one has been sent
-    /// (`NO_ROUTE` before): read only to prefetch that link's record ahead
-    /// of a sender's timer.
+    /// (`NO_ROUTE` before; routes are fixed, and the first hop of a flow's
+    /// segments depends only on its ends and its id): later segments
+    /// leave on it without a route lookup (with 10⁵ hosts the host's
+    /// entry is a cache miss), and a sender's timer prefetches its record.
     pub snd_link: u32,
     /// Events the sending and the receiving end scheduled (tie-break
     /// counters).
@@ -259,7 +262,7 @@ impl Flow {
             tput: None,
             snd_seq: 0,
             rcv_seq: 0,
-            snd_link: crate::net::routing::NO_ROUTE,
+            snd_link: NO_ROUTE,
         }
     }
 
@@ -437,11 +440,18 @@ impl Lp {
         for mut p in out.drain(..) {
             p.uid = self.ledger.sent;
             self.ledger.sent += 1;
-            let li = sh.routes.next_link(p.src, p.dst, p.flow);
-            debug_assert_ne!(li, crate::net::routing::NO_ROUTE);
-            if p.is_forward() {
-                self.flows[lf.ix()].snd_link = li;
-            }
+            let f = &mut self.flows[lf.ix()];
+            let li = if p.is_forward() && f.snd_link != NO_ROUTE {
+                debug_assert_eq!(f.snd_link, sh.routes.next_link(p.src, p.dst, p.flow));
+                f.snd_link
+            } else {
+                let li = sh.routes.next_link(p.src, p.dst, p.flow);
+                if p.is_forward() {
+                    f.snd_link = li;
+                }
+                li
+            };
+            debug_assert_ne!(li, NO_ROUTE);
             self.send_on_link(super::ids::LinkId(li), p);
         }
         self.out = out;
