@@ -221,14 +221,21 @@ impl<E> EventQueue<E> {
     /// the state that event will touch while it handles the current one.
     #[inline]
     pub fn peek(&mut self) -> Option<&E> {
+        self.peek_entry().map(|(_, e)| e)
+    }
+
+    /// The earliest pending event and its key (time, owner, counter).
+    #[inline]
+    pub fn peek_entry(&mut self) -> Option<((Time, u64, u64), &E)> {
         let w = self.wheel.peek_key();
         let h = self.heap.peek().map(|e| e.full());
-        match (h, w) {
-            (Some(h), Some(w)) if w < h => self.wheel.ready.last().map(|e| &e.ev),
-            (Some(_), _) => self.heap.peek().map(|e| &e.ev),
-            (None, Some(_)) => self.wheel.ready.last().map(|e| &e.ev),
+        let e = match (h, w) {
+            (Some(h), Some(w)) if w < h => self.wheel.ready.last(),
+            (Some(_), _) => self.heap.peek(),
+            (None, Some(_)) => self.wheel.ready.last(),
             (None, None) => None,
-        }
+        };
+        e.map(|e| (e.full(), &e.ev))
     }
 
     /// The timer `k` places after the earliest one in the wheel's current
@@ -242,13 +249,19 @@ impl<E> EventQueue<E> {
 
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
+        self.peek_key().map(|k| k.0)
+    }
+
+    /// The key (time, owner, counter) of the earliest pending event: what
+    /// a caller merging other sorted sources with this queue compares.
+    #[inline]
+    pub fn peek_key(&mut self) -> Option<(Time, u64, u64)> {
         let w = self.wheel.peek_key();
         let h = self.heap.peek().map(|e| e.full());
         match (h, w) {
             (Some(h), Some(w)) => Some(h.min(w)),
             (a, b) => a.or(b),
         }
-        .map(|k| k.0)
     }
 
     pub fn len(&self) -> usize {

@@ -7,6 +7,7 @@ use super::endpoint::{segments, Flow, TcpPair, Transport};
 use super::event::{owner, Ev};
 use super::forward::SimLink;
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
+use super::lane::NO_LANE;
 use super::lp::Lp;
 use super::{Shared, Simulation};
 use crate::aqm::{DropTail, QueueSpec};
@@ -256,11 +257,20 @@ impl Simulation {
                     rx_lp,
                     tx_seq: 0,
                     rx_seq: 0,
+                    lane: NO_LANE,
                 });
             }
         }
         for lp in &mut lps {
             lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
+            let ends: Vec<_> = (lp.links.iter())
+                .map(|sl| (sl.tx_lp, sl.rx_lp, sl.l.delay))
+                .collect();
+            let (lanes, n) = super::lane::assign(&ends, lp.id);
+            for (sl, lane) in lp.links.iter_mut().zip(lanes) {
+                sl.lane = lane;
+            }
+            lp.lanes = super::lane::Lanes::new(n);
         }
         // groups with the same `tcp` keys share one resolved record: a
         // pattern (`src = "h*"`) expands into a group per host, and 10⁵

@@ -228,7 +228,7 @@ impl Simulation {
     /// once (every process holding a sampler runs it at the same instants).
     pub fn events(&self) -> u64 {
         let own: u64 = (self.lps.iter())
-            .map(|lp| lp.events.popped() - lp.sampler_events - lp.cwnd_events)
+            .map(|lp| lp.popped() - lp.sampler_events - lp.cwnd_events)
             .sum();
         let s = self.lps.iter().map(|lp| lp.sampler_events).max();
         let c = self.lps.iter().map(|lp| lp.cwnd_events).max();

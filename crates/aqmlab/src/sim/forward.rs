@@ -9,6 +9,7 @@
 use super::endpoint::Side;
 use super::event::{owner, Ev};
 use super::ids::{FlowIx, LinkId, LocalFlow, LocalLink, LpId, ABSENT};
+use super::lane::{Transit, NO_LANE};
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{tx_time, Tie, Time};
@@ -38,6 +39,9 @@ pub struct SimLink {
     pub rx_lp: LpId,
     /// The process running the near end (port, transmitter).
     pub tx_lp: LpId,
+    /// The delay lane its packets propagate in ([`super::lane`]), or
+    /// [`NO_LANE`]: its own pipe.
+    pub lane: u8,
     pub l: Link,
 }
 
@@ -197,7 +201,9 @@ impl Lp {
         sl.l.tx_pkts += 1;
         sl.l.tx_bytes += p.size as u64;
         let at = now + sl.l.delay;
-        if sl.rx_lp == self.id {
+        if sl.lane != NO_LANE {
+            self.push_lane(&sh.routes, li, at, p);
+        } else if sl.rx_lp == self.id {
             self.push_pipe(Some(&sh.routes), li, at, p);
         } else {
             self.ledger.cut_out += 1;
@@ -238,6 +244,56 @@ impl Lp {
         self.links[li.ix()].l.pipe.push_back((at, p));
     }
 
+    /// A packet enters the delay lane of link `li` (whose far end is
+    /// here), due at the far end at `at`.
+    #[inline]
+    fn push_lane(&mut self, routes: &Routes, li: LocalLink, at: Time, p: Packet) {
+        let sl = &mut self.links[li.ix()];
+        let tie = sl.rx_tie();
+        let flow = delivered_to(&self.flow_ix, &sl.l, &p);
+        let side = Side::of_packet(&p);
+        let (to, lossy, lane) = (sl.l.to, sl.l.loss > 0.0, sl.lane);
+        // the flow's record, as `push_pipe` does for a packet entering an
+        // empty pipe, and the route entries of the link it leaves on next,
+        // whose record is prefetched [`super::lp::LANE_AHEAD`] arrivals
+        // before its own (by then the lookup finds them in cache)
+        if let Some(x) = self.flows.get(flow.ix()) {
+            x.prefetch_for(side);
+        }
+        if let Some(d) = onward_dst(to, &p) {
+            routes.prefetch_lookup(to, d);
+        }
+        self.lanes.push(
+            lane,
+            Transit {
+                time: at,
+                owner: tie.owner,
+                seq: tie.seq,
+                link: li,
+                flow,
+                to,
+                side,
+                lossy,
+                pkt: p,
+            },
+        );
+    }
+
+    /// A packet taken from a delay lane reaches the far end of its link:
+    /// [`Lp::on_arrive`] without the pipe.
+    pub(super) fn on_transit(&mut self, sh: &Shared, t: Transit) {
+        if t.lossy {
+            let link = &mut self.links[t.link.ix()].l;
+            if link.loss_rng.chance(link.loss) {
+                link.lost += 1;
+                self.drops.push(t.pkt);
+                self.account_drops();
+                return;
+            }
+        }
+        self.receive(sh, t.to, t.pkt);
+    }
+
     /// Prefetch the record of the link the packet `p` will be sent on once
     /// it reaches `node` (a hint, with no effect on results): the next hop
     /// when `node` forwards it, or, for an ACK delivered to its sender, the
@@ -245,18 +301,13 @@ impl Lp {
     /// records do not stay in cache between a host's packets. Only where a
     /// link's local index needs no table read (a sequential run).
     #[inline]
-    fn prefetch_onward(&self, routes: &Routes, node: NodeId, p: &Packet) {
+    pub(super) fn prefetch_onward(&self, routes: &Routes, node: NodeId, p: &Packet) {
         if !self.links_identity {
             return;
         }
-        let next = if p.dst != node {
-            routes.next_link(node, p.dst, p.flow)
-        } else if Side::of_packet(p) == Side::Snd {
-            routes.next_link(node, p.src, p.flow)
-        } else {
-            return;
-        };
-        self.prefetch_link(next);
+        if let Some(d) = onward_dst(node, p) {
+            self.prefetch_link(routes.next_link(node, d, p.flow));
+        }
     }
 
     /// Prefetch the record of global link `id` where its local index is
@@ -316,6 +367,21 @@ impl Lp {
             debug_assert_ne!(li, NO_ROUTE, "validated routes");
             self.send_on_link(LinkId(li), p);
         }
+    }
+}
+
+/// Where the packet `p`, once at `node`, is sent next: its destination
+/// when `node` forwards it; for an ACK delivered to its sender, the
+/// receiver (the sender's next segment leaves on the same link); none for
+/// a data packet delivered.
+#[inline]
+fn onward_dst(node: NodeId, p: &Packet) -> Option<NodeId> {
+    if p.dst != node {
+        Some(p.dst)
+    } else if Side::of_packet(p) == Side::Snd {
+        Some(p.src)
+    } else {
+        None
     }
 }
 

@@ -8,6 +8,7 @@ use super::endpoint::{Flow, Side};
 use super::event::Ev;
 use super::forward::{Msg, SimLink};
 use super::ids::{FlowIx, LocalFlow, LocalLink, LpId};
+use super::lane::Lanes;
 use super::Shared;
 use crate::engine::{EventQueue, Time};
 use crate::metrics::{CwndSample, QueueSample};
@@ -38,6 +39,10 @@ pub struct Ledger {
 /// timer's flow record.
 const TIMER_AHEAD: usize = 3;
 
+/// How many arrivals behind a lane's head the event loop prefetches the
+/// record of the link an arrival leaves on next.
+pub(super) const LANE_AHEAD: usize = 3;
+
 /// Drops logged before they are added to the per-flow counters.
 pub(super) const DROP_LOG: usize = 64;
 
@@ -45,6 +50,9 @@ pub struct Lp {
     pub id: LpId,
     pub now: Time,
     pub events: EventQueue<Ev>,
+    /// Packets propagating on links held whole here, by delay: arrivals
+    /// merged with `events` in its order ([`super::lane`]).
+    pub lanes: Lanes,
     pub links: Vec<SimLink>,
     /// Global link id → local index (or `ABSENT`).
     pub link_ix: Vec<u32>,
@@ -95,6 +103,7 @@ impl Lp {
             id,
             now: 0,
             events: EventQueue::new(),
+            lanes: Lanes::default(),
             links: Vec::new(),
             link_ix: vec![super::ids::ABSENT; n_links],
             links_identity: false,
@@ -120,21 +129,54 @@ impl Lp {
     }
 
     /// Run every event due at or before `limit`, calling `progress(t)` now
-    /// and then.
+    /// and then: the queue's events and the lanes' arrivals, merged in the
+    /// queue's order (time, owner, counter).
     pub fn run_until(&mut self, sh: &Shared, limit: Time, progress: &mut dyn FnMut(Time)) {
-        while let Some(t) = self.events.peek_time() {
+        loop {
+            let (t, lane) = match (self.events.peek_key(), self.lanes.peek()) {
+                (Some(q), Some((l, k))) if k < q => (k.0, Some(l)),
+                (Some(q), _) => (q.0, None),
+                (None, Some((l, k))) => (k.0, Some(l)),
+                (None, None) => break,
+            };
             if t > limit {
                 break;
             }
-            let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
-            self.prefetch_next();
-            self.dispatch(sh, ev);
-            if self.events.popped() & 0x3FFF == 0 {
+            match lane {
+                Some(l) => {
+                    let tr = self.lanes.pop(l);
+                    if let Some(a) = self.lanes.ahead(l, LANE_AHEAD) {
+                        self.prefetch_onward(&sh.routes, a.to, &a.pkt);
+                    }
+                    self.prefetch_next();
+                    self.on_transit(sh, tr);
+                }
+                None => {
+                    let (_, ev) = self.events.pop().expect("peeked");
+                    self.prefetch_next();
+                    self.dispatch(sh, ev);
+                }
+            }
+            if self.popped() & 0x3FFF == 0 {
                 progress(t);
             }
         }
         self.fold_drops();
+    }
+
+    /// Events run so far: the queue's and the lanes' arrivals.
+    pub fn popped(&self) -> u64 {
+        self.events.popped() + self.lanes.popped()
+    }
+
+    /// Time of the earliest pending event, in the queue or the lanes.
+    pub fn next_time(&mut self) -> Option<Time> {
+        let l = self.lanes.peek().map(|(_, k)| k.0);
+        match (self.events.peek_time(), l) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     #[inline]
@@ -153,9 +195,12 @@ impl Lp {
     /// runs (hints with no effect on results; see
     /// [`crate::engine::prefetch`]): with 10⁵ flows the records do not fit
     /// in cache. A delivery's flow record was prefetched when the delivery
-    /// was scheduled ([`Lp::on_arrive`]); a timer's is prefetched
-    /// [`TIMER_AHEAD`] timers ahead. One event ahead, the record is in cache
-    /// and the heap objects it points to can be prefetched too.
+    /// was scheduled (a packet put in a delay lane or at the head of a
+    /// pipe); a timer's is prefetched [`TIMER_AHEAD`] timers ahead. One
+    /// event ahead, the record is in cache and the heap objects it points
+    /// to can be prefetched too. (The record of the link an arrival from a
+    /// lane leaves on is prefetched [`LANE_AHEAD`] arrivals ahead, in
+    /// [`Lp::run_until`].)
     #[inline]
     fn prefetch_next(&mut self) {
         if let Some(&Ev::Timer(f, k)) = self.events.timer_ahead(TIMER_AHEAD) {
@@ -164,7 +209,22 @@ impl Lp {
             }
         }
         let (links, flows) = (&self.links, &self.flows);
-        match self.events.peek() {
+        let next = self.events.peek_entry();
+        if let Some((l, k)) = self.lanes.peek() {
+            if next.is_none_or(|(q, _)| k < q) {
+                // an arrival from a lane: the flow it reaches (the link's
+                // record is not read unless the link is lossy)
+                let tr = self.lanes.ahead(l, 0).expect("peeked");
+                if let Some(x) = flows.get(tr.flow.ix()) {
+                    x.prefetch_for(tr.side);
+                    if tr.side == Side::Snd {
+                        x.prefetch_heap();
+                    }
+                }
+                return;
+            }
+        }
+        match next.map(|(_, e)| e) {
             // a transmission ends one serialisation time after it started,
             // with the link's record still in cache: prefetching its lines
             // again only occupied the line-fill buffers (without it the
@@ -211,6 +271,7 @@ impl Lp {
                 (near as u64) * (l.port.disc.len_pkts() as u64 + l.tx.is_some() as u64)
                     + (far as u64) * l.pipe.len() as u64
             })
-            .sum()
+            .sum::<u64>()
+            + self.lanes.len() as u64
     }
 }

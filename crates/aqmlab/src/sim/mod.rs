@@ -21,6 +21,7 @@ mod endpoint;
 mod event;
 mod forward;
 pub mod ids;
+mod lane;
 mod lp;
 mod parallel;
 pub mod partition;
@@ -153,7 +154,7 @@ impl Simulation {
                 crate::metrics::PartReport {
                     nodes: self.node_lp.iter().filter(|&&l| l == lp.id).count(),
                     expected_work: plan.map_or(0.0, |p| p.weights.get(i).copied().unwrap_or(0.0)),
-                    events: lp.events.popped(),
+                    events: lp.popped(),
                     busy_s: st.busy_s,
                     wait_s: st.wait_s,
                     cpu_s: st.cpu_s,
@@ -231,9 +232,78 @@ impl Simulation {
 }
 
 #[cfg(test)]
+impl Simulation {
+    /// Every link keeps its own pipe (no delay lanes), as before any
+    /// packet is sent: the reference the lanes are tested against.
+    fn without_lanes(mut self) -> Self {
+        for lp in &mut self.lps {
+            assert_eq!(lp.lanes.len(), 0, "before the run");
+            for sl in &mut lp.links {
+                sl.lane = lane::NO_LANE;
+            }
+            lp.lanes = lane::Lanes::new(0);
+        }
+        self
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
+
+    /// Delay lanes change nothing but speed: a run with them gives the
+    /// results of the same run with a pipe per link, event for event —
+    /// with random loss on links, equal delays on many links (arrivals at
+    /// one time on different links), more distinct delays than lanes (so
+    /// some links keep their pipes), and in a partitioned run, where cut
+    /// links keep pipes too.
+    #[test]
+    fn delay_lanes_give_the_results_of_pipes() {
+        let mut text = String::from(
+            "name = \"lanes\"\nduration = \"6s\"\n[nodes]\nhosts = [\"d\"]\nrouters = [\"r\"]\n",
+        );
+        text += "[[links]]\na = \"r\"\nb = \"d\"\nrate = \"20Mbps\"\ndelay = \"5ms\"\nloss_ba = 0.01\nqueue = { kind = \"red\", limit = 60, min_th = 5, max_th = 15 }\n";
+        for i in 0..24 {
+            // twelve delays over 24 access links, one in three lossy
+            let loss = if i % 3 == 0 { "loss_ab = 0.005\n" } else { "" };
+            text += &format!(
+                "[[nodes.extra]]\n[[links]]\na = \"h{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n{loss}",
+                1 + i % 12
+            );
+        }
+        for i in 0..24 {
+            text += &format!(
+                "[[flows]]\ngroup = \"g{i}\"\nsrc = \"h{i}\"\ndst = \"d\"\ncount = 2\nstart_spread = \"100ms\"\n"
+            );
+        }
+        let text = text.replace("[[nodes.extra]]\n", "");
+        let names: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).collect();
+        let text = text.replace(
+            "hosts = [\"d\"]",
+            &format!("hosts = [\"d\", {}]", names.join(", ")),
+        );
+        let sc = Scenario::from_toml(&text, "lanes.toml").unwrap();
+        let key = |r: &RunResult| {
+            let mut r = r.clone();
+            r.wall_seconds = 0.0;
+            r.parallel = None;
+            format!("{r:?}")
+        };
+        let mut with = Simulation::new(&sc, 7);
+        assert_eq!(with.lps[0].lanes.held(), lane::MAX_LANES);
+        let with = with.run();
+        let without = Simulation::new(&sc, 7).without_lanes().run();
+        assert_eq!(key(&with), key(&without));
+        assert!(with.links.iter().any(|l| l.lost > 0), "links lose packets");
+        // packets in the lanes at the end count as in flight
+        let c = &with.conservation;
+        assert!(with.events > 50_000 && c.in_flight > 0, "{c:?}");
+        assert_eq!(c.sent, c.delivered + c.dropped + c.in_flight);
+        let mut split = Simulation::with_threads(&sc, 7, 2);
+        assert!(split.processes() > 1, "{:?}", split.parallel_note());
+        assert_eq!(key(&split.run()), key(&without));
+    }
 
     /// Per-flow and per-link state stays compact: with 10⁵ flows every
     /// byte here is 100 KB.

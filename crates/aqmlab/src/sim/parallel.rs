@@ -77,7 +77,7 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
     let me = lp.id.ix();
     let mut st = LpStats::default();
     let cpu0 = thread_cpu_seconds();
-    sy.next[0][me].store(lp.events.peek_time().unwrap_or(u64::MAX), Ordering::SeqCst);
+    sy.next[0][me].store(lp.next_time().unwrap_or(u64::MAX), Ordering::SeqCst);
     let t0 = Instant::now();
     sy.barrier.wait();
     st.wait_s += t0.elapsed().as_secs_f64();
@@ -98,7 +98,7 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
         let limit = start.saturating_add(sy.lookahead - 1).min(sy.end);
         lp.run_until(sh, limit, progress);
         let q = (r + 1) % 2;
-        let mut earliest = lp.events.peek_time().unwrap_or(u64::MAX);
+        let mut earliest = lp.next_time().unwrap_or(u64::MAX);
         let mut out = std::mem::take(&mut lp.outbox);
         out.sort_by_key(|m| m.to);
         for chunk in out.chunk_by(|a, b| a.to == b.to) {
