@@ -282,16 +282,24 @@ impl Lp {
     /// A packet taken from a delay lane reaches the far end of its link:
     /// [`Lp::on_arrive`] without the pipe.
     pub(super) fn on_transit(&mut self, sh: &Shared, t: Transit) {
-        if t.lossy {
-            let link = &mut self.links[t.link.ix()].l;
+        self.reach_far_end(sh, t.link, t.lossy, t.to, t.pkt);
+    }
+
+    /// Packet `p` reaches node `to`, the far end of link `li`, unless the
+    /// link loses it: a lossy link (one with a loss probability) draws
+    /// from its loss stream; a lossless one's record is not read.
+    #[inline]
+    fn reach_far_end(&mut self, sh: &Shared, li: LocalLink, lossy: bool, to: NodeId, p: Packet) {
+        if lossy {
+            let link = &mut self.links[li.ix()].l;
             if link.loss_rng.chance(link.loss) {
                 link.lost += 1;
-                self.drops.push(t.pkt);
+                self.drops.push(p);
                 self.account_drops();
                 return;
             }
         }
-        self.receive(sh, t.to, t.pkt);
+        self.receive(sh, to, p);
     }
 
     /// Prefetch the record of the link the packet `p` will be sent on once
@@ -346,16 +354,9 @@ impl Lp {
             let q = &sl.l.pipe.front().expect("just read").1;
             self.prefetch_onward(&sh.routes, sl.l.to, q);
         }
-        let sl = &mut self.links[li.ix()];
-        let link = &mut sl.l;
-        if link.loss > 0.0 && link.loss_rng.chance(link.loss) {
-            link.lost += 1;
-            self.drops.push(p);
-            self.account_drops();
-            return;
-        }
-        let node = link.to;
-        self.receive(sh, node, p);
+        let link = &self.links[li.ix()].l;
+        let (lossy, to) = (link.loss > 0.0, link.to);
+        self.reach_far_end(sh, li, lossy, to, p);
     }
 
     fn receive(&mut self, sh: &Shared, node: NodeId, p: Packet) {

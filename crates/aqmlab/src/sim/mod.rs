@@ -260,15 +260,17 @@ mod tests {
     /// links keep pipes too.
     #[test]
     fn delay_lanes_give_the_results_of_pipes() {
-        let mut text = String::from(
-            "name = \"lanes\"\nduration = \"6s\"\n[nodes]\nhosts = [\"d\"]\nrouters = [\"r\"]\n",
+        let names: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).collect();
+        let mut text = format!(
+            "name = \"lanes\"\nduration = \"6s\"\n[nodes]\nhosts = [\"d\", {}]\nrouters = [\"r\"]\n",
+            names.join(", ")
         );
         text += "[[links]]\na = \"r\"\nb = \"d\"\nrate = \"20Mbps\"\ndelay = \"5ms\"\nloss_ba = 0.01\nqueue = { kind = \"red\", limit = 60, min_th = 5, max_th = 15 }\n";
         for i in 0..24 {
             // twelve delays over 24 access links, one in three lossy
             let loss = if i % 3 == 0 { "loss_ab = 0.005\n" } else { "" };
             text += &format!(
-                "[[nodes.extra]]\n[[links]]\na = \"h{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n{loss}",
+                "[[links]]\na = \"h{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"{}ms\"\n{loss}",
                 1 + i % 12
             );
         }
@@ -277,12 +279,6 @@ mod tests {
                 "[[flows]]\ngroup = \"g{i}\"\nsrc = \"h{i}\"\ndst = \"d\"\ncount = 2\nstart_spread = \"100ms\"\n"
             );
         }
-        let text = text.replace("[[nodes.extra]]\n", "");
-        let names: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).collect();
-        let text = text.replace(
-            "hosts = [\"d\"]",
-            &format!("hosts = [\"d\", {}]", names.join(", ")),
-        );
         let sc = Scenario::from_toml(&text, "lanes.toml").unwrap();
         let key = |r: &RunResult| {
             let mut r = r.clone();
