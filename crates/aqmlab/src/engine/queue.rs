@@ -256,12 +256,7 @@ impl<E> EventQueue<E> {
     /// a caller merging other sorted sources with this queue compares.
     #[inline]
     pub fn peek_key(&mut self) -> Option<(Time, u64, u64)> {
-        let w = self.wheel.peek_key();
-        let h = self.heap.peek().map(|e| e.full());
-        match (h, w) {
-            (Some(h), Some(w)) => Some(h.min(w)),
-            (a, b) => a.or(b),
-        }
+        self.peek_entry().map(|(k, _)| k)
     }
 
     pub fn len(&self) -> usize {
