@@ -8,7 +8,7 @@
 use crate::aqm::{DropCause, DropTail, QdCtx, QueueCounters, QueueDisc};
 use crate::engine::{RngStream, Time};
 use crate::net::classifier::Classifier;
-use crate::net::packet::{NodeId, Packet};
+use crate::net::packet::{Class, NodeId, Packet};
 use hdrhistogram::Histogram;
 use std::collections::VecDeque;
 
@@ -96,10 +96,15 @@ impl Disc {
 /// `#[repr(C)]`, laid out for a packet that passes an idle link's empty
 /// DropTail queue ([`Port::passes`], [`Port::count_pass`]; with 10⁵ hosts
 /// nearly every packet of an access link): what that touches (classifier,
-/// last sojourn, delay histogram, the class and queue counters, the
-/// discipline's tag, limit and count) lies in [`Port::PASS_END`] bytes
-/// from the start; a queued packet also touches the discipline's buffers
-/// and the queue-length integral after it; the random stream (whose
+/// last sojourn, the count of such packets, the discipline's tag, limit and
+/// count) lies in the [`Port::PASS_END`] bytes from the start, so with the
+/// transmitter's fields before it an idle send touches four cache lines of
+/// its link's record rather than seven. Those packets are counted once
+/// (`passes`) and added to the queue and class counters and to the delay
+/// histogram (as delays of 0) when these are read ([`Port::counters`],
+/// [`Port::by_class`], [`Port::sojourn`]) or folded in ([`Port::settle`]).
+/// A queued packet also touches the statistics, the discipline's buffers
+/// and the queue-length integral after them; the random stream (whose
 /// address only is passed to the discipline; only RED-like disciplines
 /// draw from it) is last. See `SimLink`'s layout.
 #[repr(C)]
@@ -109,12 +114,16 @@ pub struct Port {
     pub classifier: Option<Box<Classifier>>,
     /// Sojourn time of the last packet dequeued.
     pub last_sojourn: Time,
-    /// Per-packet queueing delay (enqueue → dequeue), nanoseconds.
-    pub sojourn: SojournHist,
-    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
-    pub by_class: [ClassCounters; 3],
-    pub counters: QueueCounters,
+    /// Packets of the default class that passed the empty queue at once
+    /// ([`Port::count_pass`]) and are not yet in `counters`, `by_class`
+    /// and `sojourn`.
+    passes: u64,
     pub disc: Disc,
+    /// Per-packet queueing delay (enqueue → dequeue), nanoseconds.
+    sojourn: SojournHist,
+    /// Arrivals, drops and marks per packet class (indexed by `Class as usize`).
+    by_class: [ClassCounters; 3],
+    counters: QueueCounters,
     /// ∫ len_pkts dt, in packet·ns, up to `last_change`.
     area_pkts: f64,
     area_bytes: f64,
@@ -161,6 +170,7 @@ impl Port {
             sojourn: SojournHist::default(),
             sojourn_sum_ns: 0,
             last_sojourn: 0,
+            passes: 0,
             scratch: Vec::new(),
             by_class: [ClassCounters::default(); 3],
         }
@@ -195,16 +205,65 @@ impl Port {
     /// 0·dt: `integrate` is not called, and its end (`last_change`) stays
     /// where it was — exact, as the next change of the length integrates
     /// from there, over an interval where the length was 0. DropTail
-    /// marks and drops nothing on the way (no `scratch` entries).
+    /// marks and drops nothing on the way (no `scratch` entries). A packet
+    /// of the default class is only counted in `passes` (see [`Port`]).
     #[inline]
     pub fn count_pass(&mut self, pkt: &mut Packet, now: Time) {
         pkt.enq_time = now;
-        self.counters.arrivals += 1;
-        self.counters.enqueued += 1;
-        self.counters.dequeued += 1;
-        self.by_class[pkt.ext.class() as usize].arrivals += 1;
         self.last_sojourn = 0;
-        self.sojourn.record(0);
+        match pkt.ext.class() {
+            Class::Default => self.passes += 1,
+            c => {
+                self.counters.arrivals += 1;
+                self.counters.enqueued += 1;
+                self.counters.dequeued += 1;
+                self.by_class[c as usize].arrivals += 1;
+                self.sojourn.record(0);
+            }
+        }
+    }
+
+    /// Add the packets counted in `passes` to the queue and class
+    /// counters and the delay histogram (reads then borrow the histogram
+    /// instead of copying it). No effect on any figure read.
+    pub fn settle(&mut self) {
+        let n = std::mem::take(&mut self.passes);
+        if n > 0 {
+            add_passes(&mut self.counters, &mut self.by_class, n);
+            self.sojourn.record_zeros(n);
+        }
+    }
+
+    /// The delay histogram has the dense form (for the scale benchmark).
+    pub fn dense_histogram(&self) -> bool {
+        matches!(self.sojourn, SojournHist::Dense(_))
+    }
+
+    /// Packets offered, queued, dequeued, dropped and marked.
+    pub fn counters(&self) -> QueueCounters {
+        let mut c = self.counters.clone();
+        add_passes(&mut c, &mut [ClassCounters::default(); 3], self.passes);
+        c
+    }
+
+    /// Arrivals, drops and marks per packet class (indexed by
+    /// `Class as usize`).
+    pub fn by_class(&self) -> [ClassCounters; 3] {
+        let mut b = self.by_class;
+        add_passes(&mut QueueCounters::default(), &mut b, self.passes);
+        b
+    }
+
+    /// The distribution of per-packet queueing delays (enqueue → dequeue),
+    /// nanoseconds.
+    pub fn sojourn(&self) -> std::borrow::Cow<'_, SojournHist> {
+        if self.passes == 0 {
+            std::borrow::Cow::Borrowed(&self.sojourn)
+        } else {
+            let mut h = self.sojourn.clone();
+            h.record_zeros(self.passes);
+            std::borrow::Cow::Owned(h)
+        }
     }
 
     /// Offer a packet; dropped packets (the arrival or others) are appended
@@ -336,12 +395,22 @@ impl Port {
 
     /// Mean per-packet queueing delay in nanoseconds (exact, not binned).
     pub fn mean_sojourn_ns(&self) -> f64 {
-        if self.counters.dequeued == 0 {
+        let dequeued = self.counters.dequeued + self.passes;
+        if dequeued == 0 {
             0.0
         } else {
-            self.sojourn_sum_ns as f64 / self.counters.dequeued as f64
+            self.sojourn_sum_ns as f64 / dequeued as f64
         }
     }
+}
+
+/// Count `n` packets of the default class that passed an empty queue at
+/// once: each an arrival, enqueued and dequeued.
+fn add_passes(c: &mut QueueCounters, by_class: &mut [ClassCounters; 3], n: u64) {
+    c.arrivals += n;
+    c.enqueued += n;
+    c.dequeued += n;
+    by_class[Class::Default as usize].arrivals += n;
 }
 
 /// Largest sojourn recorded (1000 s); larger values are clamped to it.
@@ -432,6 +501,21 @@ impl SojournHist {
         }
     }
 
+    /// Record `n` delays of 0, as `n` calls of [`SojournHist::record`]
+    /// would.
+    pub fn record_zeros(&mut self, n: u64) {
+        match self {
+            SojournHist::Sparse(zeros, _) if *zeros > 0 => *zeros += n,
+            SojournHist::Sparse(zeros, v) if v.len() < SPARSE_MAX => *zeros = n,
+            SojournHist::Sparse(..) => {
+                let mut h = self.histogram();
+                h.record_n(0, n).expect("auto-resizing histogram");
+                *self = SojournHist::Dense(Box::new(h));
+            }
+            SojournHist::Dense(h) => h.record_n(0, n).expect("auto-resizing histogram"),
+        }
+    }
+
     /// The distribution as a histogram (a copy for the sparse form).
     pub fn histogram(&self) -> Histogram<u64> {
         match self {
@@ -506,16 +590,15 @@ impl SojournHist {
 
 /// One direction of a link.
 ///
-/// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: what an
-/// arrival touches (pipe, loss, far end) at the start, then what the
-/// transmitter and the port touch, then the cold fields (losses, name,
-/// loss stream, near end), which no packet event reads.
+/// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: the far
+/// end, loss and delay that an arrival reads, then what the transmitter
+/// and a packet passing the port at once touch, the rest of the port, the
+/// pipe (read by arrivals on links without a delay lane), then the cold
+/// fields (losses, name, loss stream), which no packet event reads.
 #[repr(C)]
 pub struct Link {
     pub to: NodeId,
     pub from: NodeId,
-    /// Packets propagating: (arrival time at `to`, packet).
-    pub pipe: VecDeque<(Time, Packet)>,
     /// Independent random loss probability applied to packets on this link.
     pub loss: f64,
     pub delay: Time,
@@ -527,6 +610,8 @@ pub struct Link {
     /// Packet being serialised, if any.
     pub tx: Option<Packet>,
     pub port: Port,
+    /// Packets propagating: (arrival time at `to`, packet).
+    pub pipe: VecDeque<(Time, Packet)>,
     pub lost: u64,
     /// Whether queue time series are recorded for this link's port.
     pub monitored: bool,
@@ -541,7 +626,8 @@ mod tests {
 
     /// `Port::passes` reads the tag, DropTail's limit and its count only:
     /// they lie in the disc's first `Disc::HOT_BYTES`, which lie in the
-    /// port's first `Port::PASS_END`.
+    /// port's first `Port::PASS_END`, with what `count_pass` writes of a
+    /// packet of the default class; the statistics lie after them.
     #[test]
     fn idle_test_reads_the_discs_first_bytes() {
         let port = Port::new(
@@ -562,13 +648,14 @@ mod tests {
         for o in [
             std::mem::offset_of!(Port, classifier),
             std::mem::offset_of!(Port, last_sojourn),
-            std::mem::offset_of!(Port, sojourn),
-            std::mem::offset_of!(Port, by_class),
-            std::mem::offset_of!(Port, counters),
+            std::mem::offset_of!(Port, passes),
         ] {
             assert!(o < Port::PASS_END);
         }
         for o in [
+            std::mem::offset_of!(Port, sojourn),
+            std::mem::offset_of!(Port, by_class),
+            std::mem::offset_of!(Port, counters),
             std::mem::offset_of!(Port, area_pkts),
             std::mem::offset_of!(Port, last_change),
             std::mem::offset_of!(Port, scratch),
@@ -627,15 +714,15 @@ mod tests {
     fn snapshot(p: &Port, now: Time) -> String {
         format!(
             "{:?} {:?} {} {} {} {} {} {} {} {} {}",
-            p.counters,
-            p.by_class,
+            p.counters(),
+            p.by_class(),
             p.last_sojourn,
             p.mean_len_pkts(now).to_bits(),
             p.mean_len_bytes(now).to_bits(),
             p.mean_sojourn_ns().to_bits(),
-            p.sojourn.quantile(0.5),
-            p.sojourn.quantile(0.99),
-            p.sojourn.max(),
+            p.sojourn().quantile(0.5),
+            p.sojourn().quantile(0.99),
+            p.sojourn().max(),
             p.disc.len_pkts(),
             p.disc.len_bytes(),
         )
@@ -645,8 +732,10 @@ mod tests {
     /// (`passes` + `count_pass`, the inline DropTail) counts, integrates
     /// and records delays exactly as one that queues and dequeues each of
     /// them (the same discipline behind a pointer, which never passes),
-    /// over random sends and transmission ends with a byte limit that
-    /// refuses the largest packets even at an empty queue.
+    /// over random sends of packets of every class and transmission ends
+    /// with a byte limit that refuses the largest packets even at an empty
+    /// queue, whether or not the passes are folded in now and then
+    /// (`settle`).
     #[test]
     fn passing_an_idle_empty_queue_changes_no_statistic() {
         let cfg = DropTailConfig {
@@ -668,9 +757,11 @@ mod tests {
             let send = (x >> 20) % 2 == 0;
             for (i, port) in [&mut fast, &mut slow].into_iter().enumerate() {
                 if send {
+                    let class = [Class::Default, Class::In, Class::Out][((x >> 14) % 3) as usize];
                     let mut p = Packet {
                         uid,
                         size: [40, 1500, 3500][((x >> 10) % 3) as usize],
+                        ext: crate::net::ext::Ext::Rio(class),
                         ..Default::default()
                     };
                     if tx[i].is_none() && port.passes(&p) {
@@ -693,9 +784,14 @@ mod tests {
             assert_eq!(tx[0].map(|p| p.uid), tx[1].map(|p| p.uid));
             assert_eq!(snapshot(&fast, now), snapshot(&slow, now));
             assert_eq!(snapshot(&fast, now + 777), snapshot(&slow, now + 777));
+            if uid % 1000 == 999 {
+                fast.settle();
+                assert_eq!(fast.passes, 0);
+                assert_eq!(snapshot(&fast, now), snapshot(&slow, now));
+            }
         }
-        let dropped = fast.counters.dropped_overflow;
+        let dropped = fast.counters().dropped_overflow;
         assert!(passed > 1000 && dropped > 100, "{passed} {dropped}");
-        assert_eq!(drops.len() as u64, 2 * fast.counters.dropped());
+        assert_eq!(drops.len() as u64, 2 * fast.counters().dropped());
     }
 }

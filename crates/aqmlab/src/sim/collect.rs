@@ -257,6 +257,17 @@ impl Simulation {
         c
     }
 
+    /// Fold each port's packets that passed its empty queue at once into
+    /// its statistics ([`crate::net::link::Port::settle`]), so that
+    /// collection borrows the delay histograms instead of copying them.
+    pub(super) fn settle_ports(&mut self) {
+        for lp in self.lps.iter_mut() {
+            for sl in lp.links.iter_mut() {
+                sl.l.port.settle();
+            }
+        }
+    }
+
     /// The results at `end` (now) over the whole run.
     pub(super) fn collect(&self, end: Time, wall: f64) -> RunResult {
         let (queues, links) = self.collect_links(end);
@@ -323,8 +334,9 @@ pub(super) fn fairness(flows: &[FlowResult]) -> BTreeMap<String, f64> {
 }
 
 fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
-    let c = l.port.counters.clone();
-    let h = &l.port.sojourn;
+    let c = l.port.counters();
+    let h = l.port.sojourn();
+    let h = &*h;
     let q = |v: f64| {
         if c.dequeued == 0 {
             0.0
@@ -354,7 +366,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         } else {
             to_secs(h.max())
         },
-        classes: class_results(&l.port.by_class),
+        classes: class_results(&l.port.by_class()),
         stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier.as_deref()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);

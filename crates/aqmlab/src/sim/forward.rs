@@ -20,15 +20,16 @@ use crate::net::routing::{Routes, NO_ROUTE};
 /// A link direction as a logical process holds it.
 ///
 /// `#[repr(C, align(64))]` with [`Link`] and its `Port` laid out hot-first
-/// (see ARCHITECTURE, Memory layout): an arrival touches the record's first
-/// [`SimLink::RX_END`] bytes (tie-break counter, id, pipe, loss, far end),
-/// a send on an idle link whose DropTail queue is empty (the transmission's
-/// start and end, the port's counters, delay histogram and the
-/// discipline's limit and count) its first [`SimLink::TX_END`] bytes; a
-/// packet that waits in the queue also touches the discipline's buffers
-/// and the queue-length integral after them.
-/// [`SimLink::prefetch_rx`] and [`SimLink::prefetch_tx`] bring in exactly
-/// the first two sets of lines.
+/// (see ARCHITECTURE, Memory layout): a send on an idle link whose
+/// DropTail queue is empty, and the transmission's end, touch the record's
+/// first [`SimLink::TX_END`] bytes (tie-break counters, id, far end, loss,
+/// delay, rate, the transmitter's packet and counters, the port's count of
+/// such packets and the discipline's limit and count: four cache lines);
+/// an arrival from a pipe touches the first line and the pipe's header
+/// ([`SimLink::RX_END`]); a packet that waits in the queue also touches
+/// the port's statistics, the discipline's buffers and the queue-length
+/// integral after them. [`SimLink::prefetch_rx`] and
+/// [`SimLink::prefetch_tx`] bring in exactly the lines of the first two.
 #[repr(C, align(64))]
 pub struct SimLink {
     /// Events the far end and the transmitter scheduled (tie-break counters).
@@ -46,20 +47,29 @@ pub struct SimLink {
 }
 
 impl SimLink {
-    /// Bytes from the record's start that an arrival touches.
+    /// Bytes from the record's start that an arrival reads besides the
+    /// pipe (tie-break counter, far end, loss).
     pub const RX_END: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, delay);
+    /// Where the pipe's header lies, and its end.
+    const PIPE_AT: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, pipe);
+    const PIPE_END: usize =
+        Self::PIPE_AT + std::mem::size_of::<std::collections::VecDeque<(Time, Packet)>>();
     /// Bytes from the record's start that a send on an idle link with an
     /// empty DropTail queue, and its transmission's end, touch.
     pub const TX_END: usize = std::mem::offset_of!(SimLink, l)
         + std::mem::offset_of!(Link, port)
         + crate::net::link::Port::PASS_END;
 
-    /// Prefetch the lines an arrival on this link touches (a hint; nothing
-    /// is read from the record).
+    /// Prefetch the lines an arrival from this link's pipe touches (a
+    /// hint; nothing is read from the record).
     #[inline(always)]
     pub fn prefetch_rx(&self) {
         let p = self as *const SimLink as *const u8;
         crate::engine::prefetch_range(p, p.wrapping_add(Self::RX_END));
+        crate::engine::prefetch_range(
+            p.wrapping_add(Self::PIPE_AT),
+            p.wrapping_add(Self::PIPE_END),
+        );
     }
 
     /// Prefetch the lines a transmission's start or end touches.
@@ -400,7 +410,6 @@ fn delivered_to(flow_ix: &FlowIx, link: &Link, p: &Packet) -> LocalFlow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::VecDeque;
     use std::mem::{align_of, offset_of, size_of};
 
     /// An arrival names its flow's side in the event (so that the event
@@ -412,11 +421,12 @@ mod tests {
     }
 
     /// The fields an arrival reads or writes lie in the lines
-    /// `prefetch_rx` brings in (the record's first two), those of a send
-    /// on an idle link with an empty DropTail queue (the transmission's
-    /// start and end, the port's counters and the discipline's limit and
-    /// count) in `prefetch_tx`'s, and the queue's buffers and the cold
-    /// fields after both; such a send touches at most 7 of its lines.
+    /// `prefetch_rx` brings in (the record's first line and the pipe's
+    /// header), those of a send on an idle link with an empty DropTail
+    /// queue (the transmission's start and end, the port's count of such
+    /// packets and the discipline's limit and count) in `prefetch_tx`'s,
+    /// the record's first four; the port's statistics, the queue's
+    /// buffers and the cold fields after both.
     #[test]
     fn hot_fields_lie_where_the_prefetch_looks() {
         assert_eq!(align_of::<SimLink>(), 64, "records start on a cache line");
@@ -424,17 +434,19 @@ mod tests {
         let rx = [
             end(offset_of!(SimLink, rx_seq), 8),
             end(offset_of!(SimLink, id), 4),
-            end(
-                offset_of!(SimLink, l.pipe),
-                size_of::<VecDeque<(Time, Packet)>>(),
-            ),
             end(offset_of!(SimLink, l.loss), 8),
             end(offset_of!(SimLink, l.to), 4),
         ];
         for e in rx {
             assert!(e <= SimLink::RX_END, "{e} > {}", SimLink::RX_END);
         }
-        const { assert!(SimLink::RX_END <= 2 * 64) };
+        const { assert!(SimLink::RX_END <= 64) };
+        assert_eq!(SimLink::PIPE_AT, offset_of!(SimLink, l.pipe));
+        assert_eq!(
+            SimLink::PIPE_END.div_ceil(64) - SimLink::PIPE_AT / 64,
+            1,
+            "the pipe's header lies in one line"
+        );
         let tx = [
             end(offset_of!(SimLink, tx_seq), 8),
             end(offset_of!(SimLink, rx_lp), 2),
@@ -445,29 +457,22 @@ mod tests {
             end(offset_of!(SimLink, l.busy_ns), 8),
             end(offset_of!(SimLink, l.tx), size_of::<Option<Packet>>()),
             end(offset_of!(SimLink, l.port.classifier), 8),
+            end(offset_of!(SimLink, l.port.last_sojourn), 8),
             end(
                 offset_of!(SimLink, l.port.disc),
                 crate::net::link::Disc::HOT_BYTES,
             ),
-            end(
-                offset_of!(SimLink, l.port.counters),
-                size_of::<crate::aqm::QueueCounters>(),
-            ),
-            end(
-                offset_of!(SimLink, l.port.by_class),
-                size_of::<[crate::net::link::ClassCounters; 3]>(),
-            ),
-            end(
-                offset_of!(SimLink, l.port.sojourn),
-                size_of::<crate::net::link::SojournHist>(),
-            ),
-            end(offset_of!(SimLink, l.port.last_sojourn), 8),
         ];
         for e in tx {
             assert!(e <= SimLink::TX_END, "{e} > {}", SimLink::TX_END);
         }
-        const { assert!(SimLink::TX_END.div_ceil(64) <= 7) };
+        assert_eq!(
+            SimLink::TX_END,
+            offset_of!(SimLink, l.port.disc) + crate::net::link::Disc::HOT_BYTES
+        );
+        const { assert!(SimLink::TX_END.div_ceil(64) <= 4) };
         let cold = [
+            offset_of!(SimLink, l.pipe),
             offset_of!(SimLink, l.lost),
             offset_of!(SimLink, l.port.rng),
             offset_of!(SimLink, l.monitored),

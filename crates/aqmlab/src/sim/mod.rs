@@ -125,9 +125,7 @@ impl Simulation {
                 .flat_map(|lp| lp.links.iter().filter(move |sl| sl.tx_lp == lp.id))
                 .map(|sl| &sl.l.port)
         };
-        let dense = ports()
-            .filter(|p| matches!(p.sojourn, crate::net::link::SojournHist::Dense(_)))
-            .count();
+        let dense = ports().filter(|p| p.dense_histogram()).count();
         (ports().map(|p| p.hist_bytes()).sum(), dense)
     }
 
@@ -200,6 +198,7 @@ impl Simulation {
         let mut tick = |t: Time| progress(t as f64 / end as f64);
         self.advance(end, &mut tick);
         progress(1.0);
+        self.settle_ports();
         let whole = self.collect(end, wall.elapsed().as_secs_f64());
         match &self.warm {
             Some(w) => self.window(w, whole),

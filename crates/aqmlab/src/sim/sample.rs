@@ -16,7 +16,7 @@ impl Lp {
             let port = &self.links[li.ix()].l.port;
             let qd = &port.disc;
             let len = qd.len_pkts();
-            let c = &port.counters;
+            let c = port.counters();
             v.push(QueueSample {
                 arrivals: c.arrivals,
                 dropped: c.dropped(),

@@ -68,6 +68,7 @@ impl Simulation {
     /// measured over the window. Its `wall_seconds` is 0 (the run's own
     /// result has the run's).
     pub fn measured_since(&mut self, snap: &Snapshot) -> RunResult {
+        self.settle_ports();
         let whole = self.collect(self.now, 0.0);
         self.window(snap, whole)
     }
@@ -85,12 +86,17 @@ impl Simulation {
     }
 
     fn snapshot(&mut self) -> Snapshot {
+        self.settle_ports();
         let result = self.collect(self.now, 0.0);
         let sojourn = (0..self.n_links)
             .map(|gi| {
                 let (near, _) = self.link_places(LinkId(gi as u32));
                 let lp = &self.lps[near.ix()];
-                lp.links[lp.link_ix[gi] as usize].l.port.sojourn.clone()
+                lp.links[lp.link_ix[gi] as usize]
+                    .l
+                    .port
+                    .sojourn()
+                    .into_owned()
             })
             .collect();
         let owd = (self.halves().iter())
@@ -126,8 +132,8 @@ impl Simulation {
         for (gi, q) in whole.queues.iter_mut().enumerate() {
             let (near, _) = self.link_places(LinkId(gi as u32));
             let lp = &self.lps[near.ix()];
-            let now = &lp.links[lp.link_ix[gi] as usize].l.port.sojourn;
-            queue_window(q, &a.queues[gi], (ta, tb), now, &snap.sojourn[gi]);
+            let now = lp.links[lp.link_ix[gi] as usize].l.port.sojourn();
+            queue_window(q, &a.queues[gi], (ta, tb), &now, &snap.sojourn[gi]);
         }
         for (l, la) in whole.links.iter_mut().zip(&a.links) {
             link_window(l, la, (ta, tb));
