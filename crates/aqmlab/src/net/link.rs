@@ -665,6 +665,42 @@ mod tests {
         }
     }
 
+    /// `record_zeros(n)` leaves a histogram as `n` calls of `record(0)`
+    /// do — the same form, quantiles, maximum and counts — from a sparse
+    /// list short of full, full, with zeros or without, and a dense one.
+    #[test]
+    fn zeros_recorded_at_once_match_zeros_one_by_one() {
+        for distinct in [0, 1, SPARSE_MAX - 1, SPARSE_MAX, SPARSE_MAX + 3] {
+            for zero_first in [false, true] {
+                for n in [1u64, 2, 1000] {
+                    let mut h = SojournHist::default();
+                    if zero_first {
+                        h.record(0);
+                    }
+                    for j in 0..distinct {
+                        h.record(5000 + 1000 * j as u64);
+                    }
+                    let (mut a, mut b) = (h.clone(), h);
+                    a.record_zeros(n);
+                    for _ in 0..n {
+                        b.record(0);
+                    }
+                    let what = format!("{distinct} distinct, zero first {zero_first}, n {n}");
+                    assert_eq!(
+                        matches!(a, SojournHist::Dense(_)),
+                        matches!(b, SojournHist::Dense(_)),
+                        "{what}"
+                    );
+                    assert_eq!(a.histogram(), b.histogram(), "{what}");
+                    for q in [0.0, 0.3, 0.5, 0.99, 1.0] {
+                        assert_eq!(a.quantile(q), b.quantile(q), "{what}, q {q}");
+                    }
+                    assert_eq!(a.max(), b.max(), "{what}");
+                }
+            }
+        }
+    }
+
     /// The sparse form (zeros counted apart, up to `SPARSE_MAX` distinct
     /// values) answers as the dense histogram of the same values, and
     /// turns dense at the 49th distinct value, zero included, whether zero
