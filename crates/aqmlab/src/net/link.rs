@@ -214,9 +214,7 @@ impl Port {
         match pkt.ext.class() {
             Class::Default => self.passes += 1,
             c => {
-                self.counters.arrivals += 1;
-                self.counters.enqueued += 1;
-                self.counters.dequeued += 1;
+                count_passed(&mut self.counters, 1);
                 self.by_class[c as usize].arrivals += 1;
                 self.sojourn.record(0);
             }
@@ -229,7 +227,8 @@ impl Port {
     pub fn settle(&mut self) {
         let n = std::mem::take(&mut self.passes);
         if n > 0 {
-            add_passes(&mut self.counters, &mut self.by_class, n);
+            count_passed(&mut self.counters, n);
+            self.by_class[Class::Default as usize].arrivals += n;
             self.sojourn.record_zeros(n);
         }
     }
@@ -242,7 +241,7 @@ impl Port {
     /// Packets offered, queued, dequeued, dropped and marked.
     pub fn counters(&self) -> QueueCounters {
         let mut c = self.counters.clone();
-        add_passes(&mut c, &mut [ClassCounters::default(); 3], self.passes);
+        count_passed(&mut c, self.passes);
         c
     }
 
@@ -250,7 +249,7 @@ impl Port {
     /// `Class as usize`).
     pub fn by_class(&self) -> [ClassCounters; 3] {
         let mut b = self.by_class;
-        add_passes(&mut QueueCounters::default(), &mut b, self.passes);
+        b[Class::Default as usize].arrivals += self.passes;
         b
     }
 
@@ -404,13 +403,12 @@ impl Port {
     }
 }
 
-/// Count `n` packets of the default class that passed an empty queue at
-/// once: each an arrival, enqueued and dequeued.
-fn add_passes(c: &mut QueueCounters, by_class: &mut [ClassCounters; 3], n: u64) {
+/// Count `n` packets that passed an empty queue at once: each an
+/// arrival, enqueued and dequeued.
+fn count_passed(c: &mut QueueCounters, n: u64) {
     c.arrivals += n;
     c.enqueued += n;
     c.dequeued += n;
-    by_class[Class::Default as usize].arrivals += n;
 }
 
 /// Largest sojourn recorded (1000 s); larger values are clamped to it.

@@ -257,19 +257,16 @@ impl Simulation {
         c
     }
 
-    /// Fold each port's packets that passed its empty queue at once into
-    /// its statistics ([`crate::net::link::Port::settle`]), so that
-    /// collection borrows the delay histograms instead of copying them.
-    pub(super) fn settle_ports(&mut self) {
+    /// The results at `end` (now) over the whole run. Each port's packets
+    /// that passed its empty queue at once are first folded into its
+    /// statistics ([`crate::net::link::Port::settle`]), so that collection
+    /// borrows the delay histograms instead of copying them.
+    pub(super) fn collect(&mut self, end: Time, wall: f64) -> RunResult {
         for lp in self.lps.iter_mut() {
             for sl in lp.links.iter_mut() {
                 sl.l.port.settle();
             }
         }
-    }
-
-    /// The results at `end` (now) over the whole run.
-    pub(super) fn collect(&self, end: Time, wall: f64) -> RunResult {
         let (queues, links) = self.collect_links(end);
         let hv = self.halves();
         let mut drops = vec![0u64; hv.len()];

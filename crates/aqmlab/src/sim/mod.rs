@@ -198,7 +198,6 @@ impl Simulation {
         let mut tick = |t: Time| progress(t as f64 / end as f64);
         self.advance(end, &mut tick);
         progress(1.0);
-        self.settle_ports();
         let whole = self.collect(end, wall.elapsed().as_secs_f64());
         match &self.warm {
             Some(w) => self.window(w, whole),

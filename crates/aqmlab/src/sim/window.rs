@@ -68,7 +68,6 @@ impl Simulation {
     /// measured over the window. Its `wall_seconds` is 0 (the run's own
     /// result has the run's).
     pub fn measured_since(&mut self, snap: &Snapshot) -> RunResult {
-        self.settle_ports();
         let whole = self.collect(self.now, 0.0);
         self.window(snap, whole)
     }
@@ -86,7 +85,6 @@ impl Simulation {
     }
 
     fn snapshot(&mut self) -> Snapshot {
-        self.settle_ports();
         let result = self.collect(self.now, 0.0);
         let sojourn = (0..self.n_links)
             .map(|gi| {
