@@ -98,8 +98,9 @@ impl Disc {
 /// nearly every packet of an access link): what that touches (classifier,
 /// last sojourn, the count of such packets, the discipline's tag, limit and
 /// count) lies in the [`Port::PASS_END`] bytes from the start, so with the
-/// transmitter's fields before it an idle send touches four cache lines of
-/// its link's record rather than seven. Those packets are counted once
+/// transmitter's fields before it an idle send touches three cache lines
+/// of its link's record (seven before the count of passes, four before the
+/// packet went straight into its delay lane). Those packets are counted once
 /// (`passes`) and added to the queue and class counters and to the delay
 /// histogram (as delays of 0) when these are read ([`Port::counters`],
 /// [`Port::by_class`], [`Port::sojourn`]) or folded in ([`Port::settle`]).
@@ -608,8 +609,9 @@ impl SojournHist {
 /// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: the far
 /// end, loss and delay that an arrival reads, then what the transmitter
 /// and a packet passing the port at once touch, the rest of the port, the
-/// pipe (read by arrivals on links without a delay lane), then the cold
-/// fields (losses, name, loss stream), which no packet event reads.
+/// pipe and the transmitter's packet (read by links without a delay lane),
+/// then the cold fields (losses, name, loss stream), which no packet event
+/// reads.
 #[repr(C)]
 pub struct Link {
     pub to: NodeId,
@@ -622,11 +624,20 @@ pub struct Link {
     pub busy_ns: u64,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
-    /// Packet being serialised, if any.
-    pub tx: Option<Packet>,
+    /// A packet is being serialised.
+    pub busy: bool,
+    /// That packet is held in `tx` (else it is already in its delay lane).
+    pub held: bool,
+    /// Its size in bytes (counted in `tx_bytes` when it ends).
+    pub tx_size: u32,
     pub port: Port,
     /// Packets propagating: (arrival time at `to`, packet).
     pub pipe: VecDeque<(Time, Packet)>,
+    /// The packet being serialised, on a link whose packets do not enter
+    /// their delay lane when their serialisation starts (a link with its
+    /// own pipe, a cut link, or any link while a packet tap is set); see
+    /// `Lp::transmit`.
+    pub tx: Option<Packet>,
     pub lost: u64,
     /// Whether queue time series are recorded for this link's port.
     pub monitored: bool,

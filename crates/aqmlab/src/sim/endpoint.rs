@@ -452,7 +452,7 @@ impl Lp {
                 li
             };
             debug_assert_ne!(li, NO_ROUTE);
-            self.send_on_link(super::ids::LinkId(li), p);
+            self.send_on_link(sh, super::ids::LinkId(li), p);
         }
         self.out = out;
     }

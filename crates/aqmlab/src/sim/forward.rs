@@ -23,8 +23,10 @@ use crate::net::routing::{Routes, NO_ROUTE};
 /// (see ARCHITECTURE, Memory layout): a send on an idle link whose
 /// DropTail queue is empty, and the transmission's end, touch the record's
 /// first [`SimLink::TX_END`] bytes (tie-break counters, id, far end, loss,
-/// delay, rate, the transmitter's packet and counters, the port's count of
-/// such packets and the discipline's limit and count: four cache lines);
+/// delay, rate, the transmitter's state and counters, the port's count of
+/// such packets and the discipline's limit and count: three cache lines;
+/// on a link with a delay lane the packet goes straight into the lane, see
+/// `Lp::transmit`, elsewhere into `tx` after the pipe);
 /// an arrival from a pipe touches the first line and the pipe's header
 /// ([`SimLink::RX_END`]); a packet that waits in the queue also touches
 /// the port's statistics, the discipline's buffers and the queue-length
@@ -120,44 +122,66 @@ impl Lp {
     }
 
     #[inline]
-    pub(super) fn send_on_link(&mut self, id: LinkId, mut pkt: Packet) {
+    pub(super) fn send_on_link(&mut self, sh: &Shared, id: LinkId, mut pkt: Packet) {
         let li = self.local_link(id);
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        if sl.l.tx.is_none() && sl.l.port.passes(&pkt) {
+        if !sl.l.busy && sl.l.port.passes(&pkt) {
             // an idle link with an empty DropTail queue (with 10⁵ hosts
             // nearly every send of an access link): the packet goes to the
             // transmitter directly, counted as queued and dequeued at once,
             // instead of being written into the queue and read back
             sl.l.port.count_pass(&mut pkt, now);
-            self.transmit(li, pkt);
+            self.transmit(sh, li, pkt);
         } else {
             sl.l.port.enqueue(pkt, now, &mut self.drops);
-            if sl.l.tx.is_none() {
-                self.start_tx(li);
+            if !sl.l.busy {
+                self.start_tx(sh, li);
             }
         }
         self.account_drops();
     }
 
     #[inline]
-    fn start_tx(&mut self, li: LocalLink) {
+    fn start_tx(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
         if let Some(p) = self.links[li.ix()].l.port.dequeue(now, &mut self.drops) {
-            self.transmit(li, p);
+            self.transmit(sh, li, p);
         }
     }
 
     /// Start serialising `p` on the idle transmitter of link `li`.
+    ///
+    /// On a link with a delay lane, while no packet tap is set, the packet
+    /// enters the lane now, due at the far end one serialisation time and
+    /// one delay from now, and its transmission's end only counts it and
+    /// frees the transmitter: the link's record does not hold the packet
+    /// (112 bytes, two of its cache lines). Its arrival's key is the one
+    /// it got when it entered the lane at the end of its serialisation —
+    /// the far end's counter, taken in the same order, as the link sends
+    /// in order — and the lane keeps its packets in key order, so the
+    /// events run in the same order as before. Elsewhere (a link with its
+    /// own pipe, a cut link, a tap that is called with the packet at its
+    /// transmission's end) the record holds it until then.
     #[inline]
-    fn transmit(&mut self, li: LocalLink, p: Packet) {
+    fn transmit(&mut self, sh: &Shared, li: LocalLink, p: Packet) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
         let d = tx_time(p.size, sl.l.rate_bps);
-        sl.l.tx = Some(p);
+        sl.l.busy = true;
+        sl.l.tx_size = p.size;
         sl.l.busy_ns += d;
         let tie = sl.tx_tie();
         self.events.schedule(now + d, tie, Ev::TxDone(li));
+        let sl = &mut self.links[li.ix()];
+        if sl.lane != NO_LANE && self.taps.is_empty() {
+            sl.l.held = false;
+            let at = now + d + sl.l.delay;
+            self.push_lane(&sh.routes, li, at, p);
+        } else {
+            sl.l.held = true;
+            sl.l.tx = Some(p);
+        }
     }
 
     #[inline]
@@ -198,33 +222,39 @@ impl Lp {
 
     pub(super) fn on_tx_done(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
-        let p = self.links[li.ix()].l.tx.take().expect("transmitting");
-        if let Some(Some(_)) = self.taps.get(li.ix()) {
-            let tcp = self.tap_params(&p);
-            let rate = self.links[li.ix()].l.rate_bps;
-            if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
-                // Stamped with the start of its transmission.
-                tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
+        let sl = &mut self.links[li.ix()];
+        sl.l.busy = false;
+        if sl.l.held {
+            sl.l.held = false;
+            let p = sl.l.tx.take().expect("transmitting");
+            if let Some(Some(_)) = self.taps.get(li.ix()) {
+                let tcp = self.tap_params(&p);
+                let rate = self.links[li.ix()].l.rate_bps;
+                if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
+                    // Stamped with the start of its transmission.
+                    tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
+                }
+            }
+            let sl = &mut self.links[li.ix()];
+            let at = now + sl.l.delay;
+            if sl.lane != NO_LANE {
+                self.push_lane(&sh.routes, li, at, p);
+            } else if sl.rx_lp == self.id {
+                self.push_pipe(Some(&sh.routes), li, at, p);
+            } else {
+                self.ledger.cut_out += 1;
+                self.outbox.push(Msg {
+                    to: sl.rx_lp,
+                    link: sl.id,
+                    at,
+                    pkt: p,
+                });
             }
         }
         let sl = &mut self.links[li.ix()];
         sl.l.tx_pkts += 1;
-        sl.l.tx_bytes += p.size as u64;
-        let at = now + sl.l.delay;
-        if sl.lane != NO_LANE {
-            self.push_lane(&sh.routes, li, at, p);
-        } else if sl.rx_lp == self.id {
-            self.push_pipe(Some(&sh.routes), li, at, p);
-        } else {
-            self.ledger.cut_out += 1;
-            self.outbox.push(Msg {
-                to: sl.rx_lp,
-                link: sl.id,
-                at,
-                pkt: p,
-            });
-        }
-        self.start_tx(li);
+        sl.l.tx_bytes += sl.l.tx_size as u64;
+        self.start_tx(sh, li);
         self.account_drops();
     }
 
@@ -376,7 +406,7 @@ impl Lp {
         } else {
             let li = sh.routes.next_link(node, p.dst, p.flow);
             debug_assert_ne!(li, NO_ROUTE, "validated routes");
-            self.send_on_link(LinkId(li), p);
+            self.send_on_link(sh, LinkId(li), p);
         }
     }
 }
@@ -425,8 +455,9 @@ mod tests {
     /// header), those of a send on an idle link with an empty DropTail
     /// queue (the transmission's start and end, the port's count of such
     /// packets and the discipline's limit and count) in `prefetch_tx`'s,
-    /// the record's first four; the port's statistics, the queue's
-    /// buffers and the cold fields after both.
+    /// the record's first three; the port's statistics, the queue's
+    /// buffers, the packet held by a link without a lane and the cold
+    /// fields after both.
     #[test]
     fn hot_fields_lie_where_the_prefetch_looks() {
         assert_eq!(align_of::<SimLink>(), 64, "records start on a cache line");
@@ -455,7 +486,9 @@ mod tests {
             end(offset_of!(SimLink, l.tx_pkts), 8),
             end(offset_of!(SimLink, l.tx_bytes), 8),
             end(offset_of!(SimLink, l.busy_ns), 8),
-            end(offset_of!(SimLink, l.tx), size_of::<Option<Packet>>()),
+            end(offset_of!(SimLink, l.busy), 1),
+            end(offset_of!(SimLink, l.held), 1),
+            end(offset_of!(SimLink, l.tx_size), 4),
             end(offset_of!(SimLink, l.port.classifier), 8),
             end(offset_of!(SimLink, l.port.last_sojourn), 8),
             end(
@@ -470,9 +503,10 @@ mod tests {
             SimLink::TX_END,
             offset_of!(SimLink, l.port.disc) + crate::net::link::Disc::HOT_BYTES
         );
-        const { assert!(SimLink::TX_END.div_ceil(64) <= 4) };
+        const { assert!(SimLink::TX_END.div_ceil(64) <= 3) };
         let cold = [
             offset_of!(SimLink, l.pipe),
+            offset_of!(SimLink, l.tx),
             offset_of!(SimLink, l.lost),
             offset_of!(SimLink, l.port.rng),
             offset_of!(SimLink, l.monitored),

@@ -2,15 +2,19 @@
 //! one logical process, held in one FIFO per propagation delay instead of
 //! in each link's pipe with an arrival event in the event heap.
 //!
-//! A link's delay is constant, so a packet that leaves its transmitter at
-//! `now` arrives at `now + delay`; the clock never goes back, so the
-//! arrivals pushed onto the lane of one delay come in time order already
-//! (htsim's pipe, a FIFO per link, relies on the same fact; here links of
-//! equal delay share one FIFO). Arrivals at one time on different links are
-//! put in [`Tie`](crate::engine::Tie) order as they are pushed, so every
-//! lane is sorted by the event queue's own key (time, owner, counter), and
-//! merging the lanes' heads with the queue's next event gives exactly the
-//! order one heap of all events would.
+//! A link's delay is constant, and a packet enters its lane when its
+//! serialisation starts (`Lp::transmit`), due at `now + serialisation +
+//! delay`; the clock never goes back, so the arrivals pushed onto the lane
+//! of one delay come nearly in time order already (htsim's pipe, a FIFO per
+//! link, relies on the same fact; here links of equal delay share one
+//! FIFO): only a packet pushed later with a shorter serialisation (a
+//! smaller packet, or a faster link) can be due before the last ones. A
+//! push therefore goes in behind the last arrival whose key is not larger,
+//! looking back from the tail, and arrivals at one time are put in
+//! [`Tie`](crate::engine::Tie) order, so every lane is sorted by the event
+//! queue's own key (time, owner, counter), and merging the lanes' heads
+//! with the queue's next event gives exactly the order one heap of all
+//! events would: every arrival is in its lane before its time comes.
 //!
 //! What it saves with 10⁵ hosts: a packet in flight is written to and read
 //! from a lane's ring, which the hardware prefetcher streams, instead of a
@@ -99,10 +103,9 @@ impl Lanes {
         self.popped
     }
 
-    /// Put a packet on lane `lane`. Its time is at least that of any
-    /// packet on the lane but for equal times (the clock never goes back
-    /// and the lane's delay is constant); among equal times it goes after
-    /// the smaller keys.
+    /// Put a packet on lane `lane`, behind the packets with smaller keys
+    /// (mostly all of them: see the module's text; the search looks back
+    /// from the tail).
     #[inline]
     pub fn push(&mut self, lane: u8, t: Transit) {
         let q = &mut self.lanes[lane as usize];
@@ -203,9 +206,11 @@ mod tests {
         }
     }
 
-    /// Lanes of several delays, fed as links feed them (time = now +
-    /// delay, owners in any order at one time) and merged with an event
-    /// queue, give exactly the order of one event queue holding all.
+    /// Lanes of several delays, fed as links feed them (time = now + a
+    /// serialisation time of 0 to 3 µs + delay, so that a later push may
+    /// be due before earlier ones; owners in any order at one time) and
+    /// merged with an event queue, give exactly the order of one event
+    /// queue holding all.
     #[test]
     fn lanes_merged_with_the_queue_give_the_queues_order() {
         let delays = [0u64, 5, 1_000, 1_000_000];
@@ -226,7 +231,8 @@ mod tests {
                     reference.schedule(at, tie, seq);
                 } else {
                     let l = rng.below(delays.len() as u64) as usize;
-                    let at = now + delays[l];
+                    let ser = [0, 1, 1_000, 3_000][rng.below(4) as usize];
+                    let at = now + ser + delays[l];
                     lanes.push(l as u8, transit(at, owner, seq));
                     reference.schedule(at, tie, seq);
                 }

@@ -228,7 +228,8 @@ impl Lp {
             // a transmission ends one serialisation time after it started,
             // with the link's record still in cache: prefetching its lines
             // again only occupied the line-fill buffers (without it the
-            // star runs 1-2 % faster at 10 and at 10⁵ flows)
+            // star runs 1-2 % faster at 10 and at 10⁵ flows); on a link
+            // with a lane the packet is already in it
             Some(&Ev::TxDone(_)) => {}
             Some(&Ev::Arrive(l, f, side)) => {
                 if let Some(x) = links.get(l.ix()) {

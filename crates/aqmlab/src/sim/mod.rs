@@ -254,8 +254,8 @@ mod tests {
     /// results of the same run with a pipe per link, event for event —
     /// with random loss on links, equal delays on many links (arrivals at
     /// one time on different links), more distinct delays than lanes (so
-    /// some links keep their pipes), and in a partitioned run, where cut
-    /// links keep pipes too.
+    /// some links keep their pipes), in a partitioned run, where cut
+    /// links keep pipes too, and with a packet tap set.
     #[test]
     fn delay_lanes_give_the_results_of_pipes() {
         let names: Vec<String> = (0..24).map(|i| format!("\"h{i}\"")).collect();
@@ -297,6 +297,25 @@ mod tests {
         let mut split = Simulation::with_threads(&sc, 7, 2);
         assert!(split.processes() > 1, "{:?}", split.parallel_note());
         assert_eq!(key(&split.run()), key(&without));
+        // while a packet tap is set, a packet waits in its link's record
+        // until its transmission ends (when the tap is called) and enters
+        // its lane then, instead of when its transmission starts: the
+        // same run again
+        let mut tapped = Simulation::new(&sc, 7);
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let count = seen.clone();
+        let tap =
+            move |_: Time, _: &crate::net::packet::Packet, _: Option<&crate::tcp::TcpParams>| {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            };
+        assert!(tapped.set_tap("h0->r", Box::new(tap)));
+        let tapped = tapped.run();
+        assert_eq!(key(&tapped), key(&without));
+        let h0 = (tapped.links.iter()).find(|l| l.link == "h0->r").unwrap();
+        assert_eq!(
+            seen.load(std::sync::atomic::Ordering::Relaxed),
+            h0.tx_packets
+        );
     }
 
     /// Per-flow and per-link state stays compact: with 10⁵ flows every
