@@ -85,7 +85,10 @@ impl Simulation {
     /// Call `tap` with every packet transmitted on link direction `link`
     /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
     /// counts), stamped with the time its transmission started, with its
-    /// flow's TCP parameters (`None` for CBR).
+    /// flow's TCP parameters (`None` for CBR). Set taps before running:
+    /// while none is set, a link with a delay lane puts each packet in the
+    /// lane when its transmission starts, so a packet already being sent
+    /// when the first tap is set is not tapped.
     /// Returns false when there is no such link direction.
     pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
         for lp in self.lps.iter_mut() {
