@@ -604,6 +604,16 @@ impl SojournHist {
     }
 }
 
+/// What a link's transmitter is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxState {
+    Idle,
+    /// Serialising a packet that is already in its delay lane.
+    InLane,
+    /// Serialising the packet held in `Link::tx`.
+    Held,
+}
+
 /// One direction of a link.
 ///
 /// `#[repr(C)]`, laid out with its holder `SimLink` hot-first: the far
@@ -624,11 +634,9 @@ pub struct Link {
     pub busy_ns: u64,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
-    /// A packet is being serialised.
-    pub busy: bool,
-    /// That packet is held in `tx` (else it is already in its delay lane).
-    pub held: bool,
-    /// Its size in bytes (counted in `tx_bytes` when it ends).
+    pub tx_state: TxState,
+    /// The size in bytes of the packet being serialised (counted in
+    /// `tx_bytes` when it ends).
     pub tx_size: u32,
     pub port: Port,
     /// Packets propagating: (arrival time at `to`, packet).

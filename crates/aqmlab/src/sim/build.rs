@@ -12,7 +12,7 @@ use super::lp::Lp;
 use super::{Shared, Simulation};
 use crate::aqm::{DropTail, QueueSpec};
 use crate::engine::{stream_id, RngStream, Tie, Time};
-use crate::net::link::{Disc, Link, Port};
+use crate::net::link::{Disc, Link, Port, TxState};
 use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
 use crate::scenario::Scenario;
@@ -52,8 +52,7 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
         delay: l.delay.0,
         loss,
         port,
-        busy: false,
-        held: false,
+        tx_state: TxState::Idle,
         tx_size: 0,
         tx: None,
         pipe: VecDeque::new(),

@@ -13,7 +13,7 @@ use super::lane::{Transit, NO_LANE};
 use super::lp::Lp;
 use super::Shared;
 use crate::engine::{tx_time, Tie, Time};
-use crate::net::link::Link;
+use crate::net::link::{Link, TxState};
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
 
@@ -126,7 +126,7 @@ impl Lp {
         let li = self.local_link(id);
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        if !sl.l.busy && sl.l.port.passes(&pkt) {
+        if sl.l.tx_state == TxState::Idle && sl.l.port.passes(&pkt) {
             // an idle link with an empty DropTail queue (with 10⁵ hosts
             // nearly every send of an access link): the packet goes to the
             // transmitter directly, counted as queued and dequeued at once,
@@ -135,7 +135,7 @@ impl Lp {
             self.transmit(sh, li, pkt);
         } else {
             sl.l.port.enqueue(pkt, now, &mut self.drops);
-            if !sl.l.busy {
+            if sl.l.tx_state == TxState::Idle {
                 self.start_tx(sh, li);
             }
         }
@@ -168,18 +168,17 @@ impl Lp {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
         let d = tx_time(p.size, sl.l.rate_bps);
-        sl.l.busy = true;
         sl.l.tx_size = p.size;
         sl.l.busy_ns += d;
         let tie = sl.tx_tie();
         self.events.schedule(now + d, tie, Ev::TxDone(li));
         let sl = &mut self.links[li.ix()];
         if sl.lane != NO_LANE && self.taps.is_empty() {
-            sl.l.held = false;
+            sl.l.tx_state = TxState::InLane;
             let at = now + d + sl.l.delay;
             self.push_lane(&sh.routes, li, at, p);
         } else {
-            sl.l.held = true;
+            sl.l.tx_state = TxState::Held;
             sl.l.tx = Some(p);
         }
     }
@@ -223,9 +222,9 @@ impl Lp {
     pub(super) fn on_tx_done(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        sl.l.busy = false;
-        if sl.l.held {
-            sl.l.held = false;
+        let held = sl.l.tx_state == TxState::Held;
+        sl.l.tx_state = TxState::Idle;
+        if held {
             let p = sl.l.tx.take().expect("transmitting");
             if let Some(Some(_)) = self.taps.get(li.ix()) {
                 let tcp = self.tap_params(&p);
@@ -486,8 +485,7 @@ mod tests {
             end(offset_of!(SimLink, l.tx_pkts), 8),
             end(offset_of!(SimLink, l.tx_bytes), 8),
             end(offset_of!(SimLink, l.busy_ns), 8),
-            end(offset_of!(SimLink, l.busy), 1),
-            end(offset_of!(SimLink, l.held), 1),
+            end(offset_of!(SimLink, l.tx_state), 1),
             end(offset_of!(SimLink, l.tx_size), 4),
             end(offset_of!(SimLink, l.port.classifier), 8),
             end(offset_of!(SimLink, l.port.last_sojourn), 8),
