@@ -310,8 +310,12 @@ impl Simulation {
                     f.tput = bins.map(|n| vec![0; n as usize + 1]);
                 }
                 if lp.id == node_lp[fp.src.ix()] {
+                    // the sender's first hop, as its first send would
+                    // look it up: its start then prefetches that link's
+                    // record like any sender's timer
+                    f.snd_link = topo.routes.next_link(fp.src, fp.dst, fid);
                     let tie = f.tie(TimerKind::Start);
-                    let ev = Ev::Timer(lf, TimerKind::Start);
+                    let ev = Ev::Timer(lf, TimerKind::Start, f.snd_link);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
                 lp.flow_ix.set(fid, lf);

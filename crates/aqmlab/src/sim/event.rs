@@ -15,8 +15,11 @@ pub enum Ev {
     /// reaches (both used only to prefetch that flow's record, without
     /// reading the packet in the pipe's buffer).
     Arrive(LocalLink, LocalFlow, Side),
-    /// A flow endpoint's timer (a CBR source's next packet is its `Pace`).
-    Timer(LocalFlow, TimerKind),
+    /// A flow endpoint's timer (a CBR source's next packet is its `Pace`);
+    /// the third field is the link the flow's sender sends on
+    /// (`Flow::snd_link`, or `NO_ROUTE`), used only to prefetch that
+    /// link's record a few timers ahead without reading the flow's.
+    Timer(LocalFlow, TimerKind, u32),
     /// Sample the monitored queues.
     Sample,
     /// Sample the traced congestion windows.

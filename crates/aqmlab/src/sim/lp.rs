@@ -36,7 +36,7 @@ pub struct Ledger {
 }
 
 /// How many timers ahead of the next one the event loop prefetches a
-/// timer's flow record.
+/// timer's flow record (and, for a sender's timer, its link's).
 const TIMER_AHEAD: usize = 3;
 
 /// How many arrivals behind a lane's head the event loop prefetches the
@@ -184,7 +184,7 @@ impl Lp {
         match ev {
             Ev::TxDone(l) => self.on_tx_done(sh, l),
             Ev::Arrive(l, _, _) => self.on_arrive(sh, l),
-            Ev::Timer(f, k) => self.on_timer(sh, f, k),
+            Ev::Timer(f, k, _) => self.on_timer(sh, f, k),
             Ev::Sample => self.on_sample(sh),
             Ev::CwndSample => self.on_cwnd_sample(sh),
             Ev::Workload(w) => self.on_workload(sh, w),
@@ -196,16 +196,23 @@ impl Lp {
     /// [`crate::engine::prefetch`]): with 10⁵ flows the records do not fit
     /// in cache. A delivery's flow record was prefetched when the delivery
     /// was scheduled (a packet put in a delay lane or at the head of a
-    /// pipe); a timer's is prefetched [`TIMER_AHEAD`] timers ahead. One
+    /// pipe); a timer's is prefetched [`TIMER_AHEAD`] timers ahead, with
+    /// the record of the link a sender's timer sends on. One
     /// event ahead, the record is in cache and the heap objects it points
     /// to can be prefetched too. (The record of the link an arrival from a
     /// lane leaves on is prefetched [`LANE_AHEAD`] arrivals ahead, in
     /// [`Lp::run_until`].)
     #[inline]
     fn prefetch_next(&mut self) {
-        if let Some(&Ev::Timer(f, k)) = self.events.timer_ahead(TIMER_AHEAD) {
+        if let Some(&Ev::Timer(f, k, l)) = self.events.timer_ahead(TIMER_AHEAD) {
             if let Some(x) = self.flows.get(f.ix()) {
                 x.prefetch_for(Side::of_timer(k));
+            }
+            if Side::of_timer(k) == Side::Snd {
+                // a sender's timer (with 10⁵ flows mostly the
+                // retransmission timeout, or the start) sends on the
+                // host's link, named in the event
+                self.prefetch_link(l);
             }
         }
         let (links, flows) = (&self.links, &self.flows);
@@ -245,15 +252,12 @@ impl Lp {
                     }
                 }
             }
-            Some(&Ev::Timer(f, k)) => {
+            Some(&Ev::Timer(f, k, _)) => {
                 if let Some(x) = flows.get(f.ix()) {
                     let side = Side::of_timer(k);
                     x.prefetch_for(side);
                     if side == Side::Snd {
                         x.prefetch_heap();
-                        // a sender's timer (with 10⁵ flows mostly the
-                        // retransmission timeout) sends on the host's link
-                        self.prefetch_link(x.snd_link);
                     }
                 }
             }
