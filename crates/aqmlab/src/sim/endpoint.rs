@@ -328,6 +328,19 @@ impl Flow {
         }
     }
 
+    /// Prefetch the lines a flow's start touches besides the sender's hot
+    /// ones (see [`Flow::prefetch_for`]): the sender's cold fields (its
+    /// start time, first data, handshake, pacing) and the record's own
+    /// (whether it has started), which lie after them.
+    #[inline]
+    pub fn prefetch_start(&self) {
+        let at = |o: usize| (self as *const Flow as *const u8).wrapping_add(o);
+        crate::engine::prefetch_range(
+            at(Self::SND_AT + Sender::HOT_BYTES),
+            at(std::mem::size_of::<Flow>()),
+        );
+    }
+
     /// Prefetch the heap objects the sender points to; cheap only once the
     /// record is in cache (the event loop calls it one event ahead).
     #[inline]

@@ -207,6 +207,9 @@ impl Lp {
         if let Some(&Ev::Timer(f, k, l)) = self.events.timer_ahead(TIMER_AHEAD) {
             if let Some(x) = self.flows.get(f.ix()) {
                 x.prefetch_for(Side::of_timer(k));
+                if k == TimerKind::Start {
+                    x.prefetch_start();
+                }
             }
             if Side::of_timer(k) == Side::Snd {
                 // a sender's timer (with 10⁵ flows mostly the
