@@ -158,6 +158,10 @@ impl Port {
     /// Bytes from a port's start that [`Port::passes`] and
     /// [`Port::count_pass`] touch.
     pub const PASS_END: usize = std::mem::offset_of!(Port, disc) + Disc::HOT_BYTES;
+    /// Bytes from a port's start that a packet queued behind a busy
+    /// transmitter and its dequeue touch besides the heap buffers:
+    /// everything but the random stream.
+    pub const QUEUE_END: usize = std::mem::offset_of!(Port, rng);
 
     pub fn new(disc: impl Into<Disc>, rng: RngStream) -> Self {
         Port {

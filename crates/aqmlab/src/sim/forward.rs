@@ -61,6 +61,11 @@ impl SimLink {
     pub const TX_END: usize = std::mem::offset_of!(SimLink, l)
         + std::mem::offset_of!(Link, port)
         + crate::net::link::Port::PASS_END;
+    /// The end of what a queued packet touches besides (see
+    /// [`SimLink::prefetch_queue`]).
+    const QUEUE_END: usize = std::mem::offset_of!(SimLink, l)
+        + std::mem::offset_of!(Link, port)
+        + crate::net::link::Port::QUEUE_END;
 
     /// Prefetch the lines an arrival from this link's pipe touches (a
     /// hint; nothing is read from the record).
@@ -79,6 +84,20 @@ impl SimLink {
     pub fn prefetch_tx(&self) {
         let p = self as *const SimLink as *const u8;
         crate::engine::prefetch_range(p, p.wrapping_add(Self::TX_END));
+    }
+
+    /// Prefetch the lines after those of [`SimLink::prefetch_tx`] that a
+    /// packet queued behind the busy transmitter touches, and its dequeue
+    /// at the transmission's end: the queue's statistics, the discipline's
+    /// packet and the queue-length integral (the port up to its random
+    /// stream).
+    #[inline(always)]
+    pub fn prefetch_queue(&self) {
+        let p = self as *const SimLink as *const u8;
+        crate::engine::prefetch_range(
+            p.wrapping_add(Self::TX_END),
+            p.wrapping_add(Self::QUEUE_END),
+        );
     }
 }
 
@@ -353,17 +372,21 @@ impl Lp {
             return;
         }
         if let Some(d) = onward_dst(node, p) {
-            self.prefetch_link(routes.next_link(node, d, p.flow));
+            self.prefetch_link(routes.next_link(node, d, p.flow), false);
         }
     }
 
     /// Prefetch the record of global link `id` where its local index is
-    /// the id itself (a hint, with no effect on results).
+    /// the id itself (a hint, with no effect on results); with `queue`,
+    /// also the lines a packet queued there touches.
     #[inline]
-    pub(super) fn prefetch_link(&self, id: u32) {
+    pub(super) fn prefetch_link(&self, id: u32, queue: bool) {
         if self.links_identity {
             if let Some(x) = self.links.get(id as usize) {
                 x.prefetch_tx();
+                if queue {
+                    x.prefetch_queue();
+                }
             }
         }
     }

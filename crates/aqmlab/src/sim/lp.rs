@@ -87,6 +87,9 @@ pub struct Lp {
     pub sampler_events: u64,
     pub cwnd_events: u64,
     pub ledger: Ledger,
+    /// The timer whose lines `prefetch_next` prefetched last, [`TIMER_AHEAD`]
+    /// timers ahead (a hint only).
+    ahead: (LocalFlow, TimerKind),
     /// Packets that left over cut links in the current window.
     pub outbox: Vec<Msg>,
     /// Packet taps by local link index; empty when none is set.
@@ -120,6 +123,7 @@ impl Lp {
             sampler_events: 0,
             cwnd_events: 0,
             ledger: Ledger::default(),
+            ahead: (LocalFlow(super::ids::ABSENT), TimerKind::Start),
             outbox: Vec::new(),
             taps: Vec::new(),
             out: Vec::with_capacity(64),
@@ -205,17 +209,25 @@ impl Lp {
     #[inline]
     fn prefetch_next(&mut self) {
         if let Some(&Ev::Timer(f, k, l)) = self.events.timer_ahead(TIMER_AHEAD) {
-            if let Some(x) = self.flows.get(f.ix()) {
-                x.prefetch_for(Side::of_timer(k));
-                if k == TimerKind::Start {
-                    x.prefetch_start();
+            // once per timer: the next events see the same timer there
+            // until one is taken, and prefetching its lines again (about
+            // four events in five with 10⁵ flows) only spent instructions
+            if self.ahead != (f, k) {
+                self.ahead = (f, k);
+                if let Some(x) = self.flows.get(f.ix()) {
+                    x.prefetch_for(Side::of_timer(k));
+                    if k == TimerKind::Start {
+                        x.prefetch_start();
+                    }
                 }
-            }
-            if Side::of_timer(k) == Side::Snd {
-                // a sender's timer (with 10⁵ flows mostly the
-                // retransmission timeout, or the start) sends on the
-                // host's link, named in the event
-                self.prefetch_link(l);
+                if Side::of_timer(k) == Side::Snd {
+                    // a sender's timer (with 10⁵ flows mostly the
+                    // retransmission timeout, or the start) sends on the
+                    // host's link, named in the event; a start sends its
+                    // initial window at once, and all its segments but
+                    // the first wait in the link's queue
+                    self.prefetch_link(l, k == TimerKind::Start);
+                }
             }
         }
         let (links, flows) = (&self.links, &self.flows);
