@@ -363,7 +363,9 @@ impl Lp {
     /// Prefetch the record of the link the packet `p` will be sent on once
     /// it reaches `node` (a hint, with no effect on results): the next hop
     /// when `node` forwards it, or, for an ACK delivered to its sender, the
-    /// link the sender's next segment leaves on. With 10⁵ hosts these
+    /// link the sender's next segment leaves on, with its queue's lines
+    /// (in slow start an ACK sends two segments, and the second waits in
+    /// the queue). With 10⁵ hosts these
     /// records do not stay in cache between a host's packets. Only where a
     /// link's local index needs no table read (a sequential run).
     #[inline]
@@ -372,7 +374,10 @@ impl Lp {
             return;
         }
         if let Some(d) = onward_dst(node, p) {
-            self.prefetch_link(routes.next_link(node, d, p.flow), false);
+            // an ACK that opens the window by more than one segment (slow
+            // start) sends a second one into the link's queue
+            let ack = p.dst == node;
+            self.prefetch_link(routes.next_link(node, d, p.flow), ack);
         }
     }
 
