@@ -218,12 +218,16 @@ impl Port {
         self.last_sojourn = 0;
         match pkt.ext.class() {
             Class::Default => self.passes += 1,
-            c => {
-                count_passed(&mut self.counters, 1);
-                self.by_class[c as usize].arrivals += 1;
-                self.sojourn.record(0);
-            }
+            c => self.add_passed(c, 1),
         }
+    }
+
+    /// Add `n` packets of class `c` that passed the empty queue at once to
+    /// the queue and class counters and the delay histogram.
+    fn add_passed(&mut self, c: Class, n: u64) {
+        count_passed(&mut self.counters, n);
+        self.by_class[c as usize].arrivals += n;
+        self.sojourn.record_zeros(n);
     }
 
     /// Add the packets counted in `passes` to the queue and class
@@ -232,9 +236,7 @@ impl Port {
     pub fn settle(&mut self) {
         let n = std::mem::take(&mut self.passes);
         if n > 0 {
-            count_passed(&mut self.counters, n);
-            self.by_class[Class::Default as usize].arrivals += n;
-            self.sojourn.record_zeros(n);
+            self.add_passed(Class::Default, n);
         }
     }
 
