@@ -23,9 +23,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
 
-/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+/// Large blocks on transparent huge pages (see [`aqmlab_reproduce::alloc`]).
 #[global_allocator]
-static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
+static ALLOC: aqmlab_reproduce::alloc::HugePages = aqmlab_reproduce::alloc::HugePages;
 
 /// Raise `aqmlab.ScenarioError` for a library error.
 fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
@@ -231,7 +231,7 @@ impl NativeScenario {
             .map_err(|e| PyRuntimeError::new_err(format!("the effective scenario: {e}")))?;
         let prov = Provenance {
             aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: aqmlab_cli::GIT_COMMIT.to_string(),
+            git_commit: aqmlab_reproduce::GIT_COMMIT.to_string(),
             scenario_file: self.from_path.then(|| self.file.clone()),
             overrides: self.overrides.clone(),
             seed,
@@ -650,8 +650,8 @@ type ReproRow = (
     u64,
 );
 
-/// `aqmlab reproduce PAPER` through the CLI crate's library
-/// (`aqmlab_cli::reproduce::reproduce`), GIL released; returns the
+/// `aqmlab reproduce PAPER` through the reproductions' crate
+/// (`aqmlab_reproduce::reproduce`), GIL released; returns the
 /// long-format rows of `tables.csv`. Bad options raise ValueError with the
 /// command's message.
 #[pyfunction]
@@ -664,15 +664,14 @@ fn reproduce(
     load: Option<f64>,
     out: Option<std::path::PathBuf>,
 ) -> PyResult<Vec<ReproRow>> {
-    use aqmlab_cli::reproduce::{self as rp, Opts, Paper};
-    use aqmlab_cli::CliError;
-    let err = |e: CliError| match e {
-        CliError::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
-        CliError::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
+    use aqmlab_reproduce::{self as rp, Error, Opts};
+    let err = |e: Error| match e {
+        Error::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
+        Error::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
     };
-    let p = Paper::from_name(paper).map_err(err)?;
+    let p = rp::papers::find(paper).map_err(err)?;
     let opts = Opts {
-        seeds: seeds.unwrap_or(p.default_seeds()),
+        seeds: seeds.unwrap_or(p.default_seeds),
         duration_s: duration.map(rp::parse_duration).transpose().map_err(err)?,
         load,
     };

@@ -6,18 +6,19 @@
 mod bench;
 mod bench_parallel;
 mod interrupt;
+mod reproduce;
 mod run;
 mod sweep;
 
-// The reproductions, plots, progress and the error type live in the library
-// half (src/lib.rs), so other crates can call them.
-pub use aqmlab_cli::{plot, progress, repo_root, reproduce, CliError, CliResult};
+// Plots, progress reporting and the error type are shared with the
+// reproductions, in the `aqmlab-reproduce` crate.
+pub use aqmlab_reproduce::{plot, progress, Error as CliError, Result as CliResult};
 
 use clap::{Parser, Subcommand};
 
-/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+/// Large blocks on transparent huge pages (see [`aqmlab_reproduce::alloc`]).
 #[global_allocator]
-static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
+static ALLOC: aqmlab_reproduce::alloc::HugePages = aqmlab_reproduce::alloc::HugePages;
 use std::process::ExitCode;
 
 /// Refuse a scenario above the default resource limits (`--allow-large`

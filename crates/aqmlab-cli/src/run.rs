@@ -114,7 +114,7 @@ pub fn provenance(
         .map_err(|e| CliError::Input(format!("the effective scenario: {e}")))?;
     let prov = Provenance {
         aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: env!("AQMLAB_GIT_COMMIT").to_string(),
+        git_commit: aqmlab_reproduce::GIT_COMMIT.to_string(),
         scenario_file: file.map(|f| f.display().to_string()),
         overrides: overrides.to_vec(),
         seed,

@@ -18,15 +18,15 @@
 //! `pollere-256`; RED's parameters are not given, so it gets ns-2.35's
 //! defaults (explained in `matrix.toml`).
 
-use super::common::{check_conservation, md_rows, run_all, text_table};
-use super::matrix;
-use super::paper::Paper;
-use super::stats::{mean_by, sd_by};
-use super::table::{write_csv, TableRow};
-use super::template::{render, render_part};
-use super::verdict::{self, Tol};
-use super::Opts;
-use crate::{CliError, CliResult};
+use crate::common::{check_conservation, md_rows, run_all, text_table};
+use crate::matrix;
+use crate::paper::Paper;
+use crate::stats::{mean_by, sd_by};
+use crate::table::{write_csv, TableRow};
+use crate::template::{render, render_part};
+use crate::verdict::{self, Tol};
+use crate::Opts;
+use crate::{Error, Result};
 use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario};
 use serde::Deserialize;
@@ -36,8 +36,8 @@ use std::path::Path;
 const DIR: &str = "scenarios/papers/codel-highspeed-tcp";
 const FILE: &str = "scenarios/papers/codel-highspeed-tcp/dumbbell.toml";
 const TOML: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/dumbbell.toml");
-pub(crate) const MATRIX_FILE: &str = "scenarios/papers/codel-highspeed-tcp/matrix.toml";
-pub(crate) const MATRIX_TOML: &str =
+const MATRIX_FILE: &str = "scenarios/papers/codel-highspeed-tcp/matrix.toml";
+const MATRIX_TOML: &str =
     include_str!("../../../../scenarios/papers/codel-highspeed-tcp/matrix.toml");
 const PAPER: &str = include_str!("../../../../scenarios/papers/codel-highspeed-tcp/paper.toml");
 const REPORT: &str = include_str!("templates/codel-highspeed-tcp.md");
@@ -76,19 +76,19 @@ struct Cc {
 
 /// The matrix parses and has the paper's shape (for the test over every
 /// matrix).
-pub(crate) fn check_matrix(text: &str) -> CliResult {
+fn check_matrix(text: &str) -> Result {
     Matrix::parse(text).map(|_| ())
 }
 
 impl Matrix {
-    fn load() -> CliResult<Matrix> {
+    fn load() -> Result<Matrix> {
         Matrix::parse(MATRIX_TOML)
     }
 
-    fn parse(text: &str) -> CliResult<Matrix> {
+    fn parse(text: &str) -> Result<Matrix> {
         let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
         if m.aqm.len() != 3 || m.cc.len() != 3 || m.mixed.len() != 3 {
-            return Err(CliError::Internal(format!(
+            return Err(Error::Internal(format!(
                 "{MATRIX_FILE}: the paper's tables need 3 AQMs, 3 CCs and 3 mixed flows"
             )));
         }
@@ -98,7 +98,7 @@ impl Matrix {
         Ok(m)
     }
 
-    fn cc_index(&self, name: &str) -> CliResult<usize> {
+    fn cc_index(&self, name: &str) -> Result<usize> {
         (self.cc.iter().position(|c| c.name == name))
             .ok_or_else(|| matrix::bad(MATRIX_FILE, "mixed", format!("no cc named {name}")))
     }
@@ -113,11 +113,11 @@ struct M {
     queue_delay_s: f64,
 }
 
-fn measure(r: &RunResult) -> CliResult<M> {
+fn measure(r: &RunResult) -> Result<M> {
     check_conservation(r)?;
     let q = r
         .queue(LINK)
-        .ok_or_else(|| CliError::Internal(format!("no queue {LINK}")))?;
+        .ok_or_else(|| Error::Internal(format!("no queue {LINK}")))?;
     let gp: Vec<f64> = r.flows.iter().map(|f| f.goodput_bps).collect();
     let offered =
         (q.enqueued + q.dropped_early + q.dropped_forced + q.dropped_overflow).max(1) as f64;
@@ -129,7 +129,7 @@ fn measure(r: &RunResult) -> CliResult<M> {
     })
 }
 
-fn scenario(m: &Matrix, aqm: usize, ccs: [usize; 3], dur: f64) -> CliResult<Scenario> {
+fn scenario(m: &Matrix, aqm: usize, ccs: [usize; 3], dur: f64) -> Result<Scenario> {
     let mut o = vec![
         format!("links.bottleneck.queue_ab={}", m.aqm[aqm].queue),
         format!("duration=\"{dur}s\""),
@@ -168,7 +168,20 @@ struct Outcome<'a> {
     firsts: Vec<&'a RunResult>,
 }
 
-pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+/// This paper in the registry ([`crate::PAPERS`]).
+pub const DRIVER: crate::Driver = crate::Driver {
+    name: "codel-highspeed-tcp",
+    about: "Kushwaha, Ratneshwer: RED, CoDel and sfqCoDel with CUBIC, H-TCP and Compound TCP at 622 Mbit/s",
+    default_seeds: 3, // the paper reports one run; 3 show the spread
+    run,
+    matrix_file: MATRIX_FILE,
+    matrix_toml: MATRIX_TOML,
+    check_matrix,
+    fixed_duration: None,
+    load: None,
+};
+
+pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     let seeds = o.seeds;
     // the paper's run length is the scenario file's
     let paper_s = Scenario::from_toml(TOML, FILE)?.duration.0 as f64 / 1e9;
@@ -185,7 +198,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         .mixed
         .iter()
         .map(|n| matrix.cc_index(n))
-        .collect::<CliResult<_>>()?;
+        .collect::<Result<_>>()?;
     let mixed = [mixed[0], mixed[1], mixed[2]];
     for aqm in 0..3 {
         configs.push(scenario(&matrix, aqm, mixed, dur)?);
@@ -198,7 +211,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
     let results = run_all(&format!("codel-highspeed-tcp: {} runs", jobs.len()), &jobs);
     let wall = wall.elapsed().as_secs_f64();
     let events: u64 = results.iter().map(|r| r.events).sum();
-    let ms: Vec<M> = results.iter().map(measure).collect::<CliResult<_>>()?;
+    let ms: Vec<M> = results.iter().map(measure).collect::<Result<_>>()?;
     let oc = Outcome {
         matrix: &matrix,
         paper: &paper,
@@ -226,7 +239,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
 /// The long-format rows, the plain-text tables for stdout and the Markdown
 /// tables for the report.
-fn tables(oc: &Outcome, shortened: Option<f64>) -> CliResult<(Vec<TableRow>, String, String)> {
+fn tables(oc: &Outcome, shortened: Option<f64>) -> Result<(Vec<TableRow>, String, String)> {
     let (seeds, m) = (oc.seeds, oc.matrix);
     let mut rows = Vec::new();
     let mut txt = format!(
@@ -318,7 +331,7 @@ fn tables(oc: &Outcome, shortened: Option<f64>) -> CliResult<(Vec<TableRow>, Str
 }
 
 /// Queue length over time, one figure per CC (Figs. 2–4); the plot stems.
-fn plots(oc: &Outcome, out: &Path) -> CliResult<Vec<String>> {
+fn plots(oc: &Outcome, out: &Path) -> Result<Vec<String>> {
     let mut figs = Vec::new();
     for (ci, c) in oc.matrix.cc.iter().enumerate() {
         let series = oc
@@ -371,7 +384,7 @@ fn report(
     changed: bool,
     runs: usize,
     wall: f64,
-) -> CliResult<String> {
+) -> Result<String> {
     let pc = &oc.per_config;
     let thr = |a: usize, c: usize| mean_by(pc[a * 3 + c], |m| m.thr_mbps);
     let loss = |a: usize, c: usize| mean_by(pc[a * 3 + c], |m| m.loss_pct);
@@ -405,10 +418,10 @@ fn report(
                 .cc
                 .iter()
                 .map(|c| oc.paper.get("Table 3", row, &c.name).map(|p| p.value))
-                .collect::<CliResult<_>>()?;
+                .collect::<Result<_>>()?;
             Ok([v[0], v[1], v[2]])
         })
-        .collect::<CliResult<_>>()?;
+        .collect::<Result<_>>()?;
     let ours_loss = [1, 2].map(|a| [0, 1, 2].map(|c| loss(a, c)));
     let vars = [
         ("seeds", oc.seeds.to_string()),

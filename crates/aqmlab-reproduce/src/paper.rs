@@ -3,7 +3,7 @@
 //! column names and values, read into (table, row, column, unit, value,
 //! source) cells.
 
-use crate::{CliError, CliResult};
+use crate::{Error, Result};
 use serde::Deserialize;
 
 /// One printed number.
@@ -47,16 +47,16 @@ pub struct Paper {
 impl Paper {
     /// Parse `text` (the contents of `file`), checking that every table has
     /// one value per row and column and a unit for every column.
-    pub fn parse(text: &str, file: &str) -> CliResult<Paper> {
+    pub fn parse(text: &str, file: &str) -> Result<Paper> {
         let f: File = toml::from_str(text)
-            .map_err(|e| CliError::Internal(format!("{file}: {}", e.message())))?;
+            .map_err(|e| Error::Internal(format!("{file}: {}", e.message())))?;
         let mut values = Vec::new();
         for t in f.table {
             let units = match (&t.unit, &t.units) {
                 (Some(u), None) => vec![u.clone(); t.columns.len()],
                 (None, Some(u)) if u.len() == t.columns.len() => u.clone(),
                 _ => {
-                    return Err(CliError::Internal(format!(
+                    return Err(Error::Internal(format!(
                         "{file}: {}: give `unit`, or `units` with one per column",
                         t.name
                     )))
@@ -64,7 +64,7 @@ impl Paper {
             };
             if t.values.len() != t.rows.len() || t.values.iter().any(|r| r.len() != t.columns.len())
             {
-                return Err(CliError::Internal(format!(
+                return Err(Error::Internal(format!(
                     "{file}: {}: values must be {} rows of {} numbers",
                     t.name,
                     t.rows.len(),
@@ -88,12 +88,12 @@ impl Paper {
     }
 
     /// The number at (table, row, column).
-    pub fn get(&self, table: &str, row: &str, column: &str) -> CliResult<&PaperValue> {
+    pub fn get(&self, table: &str, row: &str, column: &str) -> Result<&PaperValue> {
         self.values
             .iter()
             .find(|v| v.table == table && v.row == row && v.column == column)
             .ok_or_else(|| {
-                CliError::Internal(format!(
+                Error::Internal(format!(
                     "paper.toml: no value for {table} / {row} / {column}"
                 ))
             })

@@ -2,9 +2,9 @@
 //! the long-format rows that it writes to `tables.csv`, and bad options are
 //! input errors that write nothing.
 
-use aqmlab_cli::reproduce::table::read_csv;
-use aqmlab_cli::reproduce::{reproduce, Opts, Paper};
-use aqmlab_cli::CliError;
+use aqmlab_reproduce::table::read_csv;
+use aqmlab_reproduce::Error as CliError;
+use aqmlab_reproduce::{papers, reproduce, Opts};
 
 fn short() -> Opts {
     Opts {
@@ -62,5 +62,5 @@ fn bad_options_are_input_errors_and_write_nothing() {
     };
     assert!(err("rio-ps", &bad_load).contains("(0, 2]"));
     assert!(!out.exists());
-    assert_eq!(Paper::from_name("rio-ps").unwrap().default_seeds(), 2);
+    assert_eq!(papers::find("rio-ps").unwrap().default_seeds, 2);
 }

@@ -2,7 +2,7 @@
 //! paper's tables (or figures) is one row
 //! `table,row,column,unit,paper,aqmlab_mean,aqmlab_sd,n`, written to
 //! `tables.csv` through the `csv` crate and returned by
-//! [`super::reproduce`].
+//! [`crate::reproduce`].
 //!
 //! `paper` is the paper's number in `unit` (empty where the paper gives
 //! none); `aqmlab_mean` is aqmlab's value of the same quantity over `n`
@@ -11,7 +11,7 @@
 //! count over k runs, `aqmlab_mean` is the per-run mean times k and
 //! `aqmlab_sd` the per-run sd times √k (the sd of a k-run sum); `unit` says so.
 
-use crate::{CliError, CliResult};
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -75,16 +75,16 @@ pub const HEADER: [&str; 8] = [
 ];
 
 /// `rows` as CSV text (header first).
-pub fn to_csv(rows: &[TableRow]) -> CliResult<String> {
+pub fn to_csv(rows: &[TableRow]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         w.serialize(r)
-            .map_err(|e| CliError::Internal(format!("tables.csv: {e}")))?;
+            .map_err(|e| Error::Internal(format!("tables.csv: {e}")))?;
     }
     let bytes = w
         .into_inner()
-        .map_err(|e| CliError::Internal(format!("tables.csv: {e}")))?;
-    let mut s = String::from_utf8(bytes).map_err(|e| CliError::Internal(e.to_string()))?;
+        .map_err(|e| Error::Internal(format!("tables.csv: {e}")))?;
+    let mut s = String::from_utf8(bytes).map_err(|e| Error::Internal(e.to_string()))?;
     if rows.is_empty() {
         s = format!("{}\n", HEADER.join(","));
     }
@@ -92,16 +92,16 @@ pub fn to_csv(rows: &[TableRow]) -> CliResult<String> {
 }
 
 /// Read a `tables.csv` back.
-pub fn read_csv(path: &Path) -> CliResult<Vec<TableRow>> {
+pub fn read_csv(path: &Path) -> Result<Vec<TableRow>> {
     let mut r = csv::Reader::from_path(path)
-        .map_err(|e| CliError::Internal(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Error::Internal(format!("{}: {e}", path.display())))?;
     r.deserialize()
-        .collect::<Result<_, _>>()
-        .map_err(|e| CliError::Internal(format!("{}: {e}", path.display())))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::Internal(format!("{}: {e}", path.display())))
 }
 
 /// Write `rows` to `path` as CSV.
-pub fn write_csv(rows: &[TableRow], path: &Path) -> CliResult {
+pub fn write_csv(rows: &[TableRow], path: &Path) -> Result {
     aqmlab::output::write_atomic(path, to_csv(rows)?.as_bytes())?;
     Ok(())
 }

@@ -30,17 +30,17 @@
 //! quick checks and tests or for longer looks at convergence; the report
 //! then says so.
 
-use super::common::{check_conservation, md_rows, text_table};
-use super::matrix::{self, Scenarios};
-use super::paper::Paper;
-use super::stats::Summary;
-use super::table::{write_csv, TableRow};
-use super::template::render;
-use super::verdict::{self, Tol};
-use super::Opts;
+use crate::common::{check_conservation, md_rows, text_table};
+use crate::matrix::{self, Scenarios};
+use crate::paper::Paper;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
 use crate::progress::par_map;
-use crate::{CliError, CliResult};
+use crate::stats::Summary;
+use crate::table::{write_csv, TableRow};
+use crate::template::render;
+use crate::verdict::{self, Tol};
+use crate::Opts;
+use crate::{Error, Result};
 use aqmlab::fluid::markmax as fluid;
 use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario, Simulation, Snapshot};
@@ -67,9 +67,8 @@ const SCENARIOS: Scenarios = Scenarios {
         ),
     ],
 };
-pub(crate) const MATRIX_FILE: &str = "scenarios/papers/markmax/matrix.toml";
-pub(crate) const MATRIX_TOML: &str =
-    include_str!("../../../../scenarios/papers/markmax/matrix.toml");
+const MATRIX_FILE: &str = "scenarios/papers/markmax/matrix.toml";
+const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/markmax/matrix.toml");
 /// The monitored bottleneck port.
 const BOTTLENECK: &str = "r->d";
 /// Bottleneck rate (paper: μ = 70 Mbit/s).
@@ -152,7 +151,7 @@ impl Matrix {
     /// Parse `text` and check it: both schemes with their files and four
     /// ratios each (the paper's tables), both queues, every reading of
     /// [`Variant`] once, positive numbers.
-    fn parse(text: &str) -> CliResult<Matrix> {
+    fn parse(text: &str) -> Result<Matrix> {
         let m: Matrix = matrix::parse(text, MATRIX_FILE)?;
         let bad = |key: &str, m: String| matrix::bad(MATRIX_FILE, key, m);
         let files: Vec<(usize, &str, usize)> = (m.scheme.iter())
@@ -223,13 +222,13 @@ impl Matrix {
 
 /// The matrix parses and passes [`Matrix::parse`]'s checks (for the test
 /// over every matrix).
-pub(crate) fn check_matrix(text: &str) -> CliResult {
+fn check_matrix(text: &str) -> Result {
     Matrix::parse(text).map(|_| ())
 }
 
 /// Read and check `matrix.toml` (once; [`run`] does it first, so a broken
 /// file is an error there).
-fn load_matrix() -> CliResult<&'static Matrix> {
+fn load_matrix() -> Result<&'static Matrix> {
     if let Some(m) = MATRIX.get() {
         return Ok(m);
     }
@@ -254,12 +253,12 @@ static PAPER: OnceLock<[[PaperRow; 4]; 2]> = OnceLock::new();
 
 /// Read `paper.toml` (once; [`run`] does it first, so a broken file is an
 /// error there).
-fn load_paper() -> CliResult<&'static [[PaperRow; 4]; 2]> {
+fn load_paper() -> Result<&'static [[PaperRow; 4]; 2]> {
     if let Some(p) = PAPER.get() {
         return Ok(p);
     }
     let p = Paper::parse(PAPER_TOML, "scenarios/papers/markmax/paper.toml")?;
-    let three = |table: &str, q: &str, r: f64| -> CliResult<[f64; 3]> {
+    let three = |table: &str, q: &str, r: f64| -> Result<[f64; 3]> {
         let row = format!("{q}, delta_ratio={r}");
         let v = |c: &str| p.get(table, &row, c).map(|x| x.value);
         Ok([v("J")?, v("rho")?, v("T_ms")?])
@@ -386,7 +385,7 @@ struct Config {
 }
 
 /// Run length and warm-up, seconds, and whether `--duration` changed them.
-fn timing(o: &Opts) -> CliResult<(f64, f64, bool)> {
+fn timing(o: &Opts) -> Result<(f64, f64, bool)> {
     let m = matrix();
     let (d, changed) = o.duration_or(m.duration_s, 1.0, "one second at least")?;
     Ok(if changed {
@@ -402,7 +401,7 @@ fn build_config(
     queue: Queue,
     variant: Variant,
     dur: f64,
-) -> CliResult<Config> {
+) -> Result<Config> {
     let n_flows = if scheme == 1 { 2 } else { 3 };
     let (d1, v) = (matrix().delta1_ms, variant.entry());
     let d2 = d1 * ratio;
@@ -489,10 +488,10 @@ fn summarize(
     w: &RunResult,
     warm_ns: u64,
     keep_cwnd: bool,
-) -> CliResult<RunSummary> {
+) -> Result<RunSummary> {
     check_conservation(b)?;
     let a = &snap.result;
-    let miss = || CliError::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
+    let miss = || Error::Internal(format!("{}: no queue `{BOTTLENECK}`", b.scenario));
     let (qa, qb, qw) = (
         a.queue(BOTTLENECK).ok_or_else(miss)?,
         b.queue(BOTTLENECK).ok_or_else(miss)?,
@@ -589,7 +588,20 @@ fn ours(a: &Agg) -> [f64; 3] {
 
 // ---- the command ---------------------------------------------------------
 
-pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+/// This paper in the registry ([`crate::PAPERS`]).
+pub const DRIVER: crate::Driver = crate::Driver {
+    name: "markmax",
+    about: "Osipova, Blanc, Avrachenkov: MarkMax vs DropTail, New Reno flows with different RTTs (schemes 1 and 2)",
+    default_seeds: 5, // the paper reports one number per cell
+    run,
+    matrix_file: MATRIX_FILE,
+    matrix_toml: MATRIX_TOML,
+    check_matrix,
+    fixed_duration: None,
+    load: None,
+};
+
+pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     load_matrix()?;
     load_paper()?;
     let wall = Instant::now();
@@ -609,7 +621,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         }
     }
     std::fs::create_dir_all(out).map_err(|e| {
-        CliError::Input(format!(
+        Error::Input(format!(
             "cannot create output directory {}: {e}",
             out.display()
         ))
@@ -621,7 +633,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
     let warm_ns = (warm * 1e9).round() as u64;
-    let results: Vec<CliResult<RunSummary>> = par_map(
+    let results: Vec<Result<RunSummary>> = par_map(
         &format!("markmax: {} runs", jobs.len()),
         &jobs,
         |&(ci, seed)| {
@@ -633,7 +645,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
             summarize(c, &snap, &whole, &window, warm_ns, plot_cfg(c) && seed == 1)
         },
     );
-    let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
+    let results: Vec<RunSummary> = results.into_iter().collect::<Result<_>>()?;
     let aggs: Vec<Agg> = (0..configs.len())
         .map(|ci| Agg {
             runs: jobs
@@ -690,7 +702,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 }
 
 /// The cwnd figures (scheme 1, δ2/δ1 = 7 and 10, seed 1).
-fn plot_cwnd(cx: &Ctx, out: &Path) -> CliResult {
+fn plot_cwnd(cx: &Ctx, out: &Path) -> Result {
     for ratio in [7.0, 10.0] {
         let panels: Vec<(String, Vec<plot::Series>)> = [Queue::DropTail, Queue::MarkMax]
             .iter()
@@ -899,7 +911,7 @@ fn table_rows(cx: &Ctx) -> Vec<TableRow> {
     rows
 }
 
-fn plot_bars(cx: &Ctx, out: &Path) -> CliResult {
+fn plot_bars(cx: &Ctx, out: &Path) -> Result {
     let series = strings(&[
         "paper DropTail",
         "aqmlab DropTail",
@@ -1011,7 +1023,7 @@ fn signed(v: f64, d: usize) -> String {
 type Vars = Vec<(&'static str, String)>;
 
 /// The report: `templates/markmax.md` filled from the run.
-fn report(cx: &Ctx, stdout_tables: &str) -> CliResult<String> {
+fn report(cx: &Ctx, stdout_tables: &str) -> Result<String> {
     let (fluid, fluid_j) = fluid_table(cx);
     let (sens_summary, sens_detail) = sensitivity_tables(cx);
     let duration_note = if cx.shortened {
@@ -1341,7 +1353,7 @@ impl Ctx<'_> {
 
 /// The discussion (`templates/markmax-discussion.md`), with the measured
 /// numbers filled in.
-fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> CliResult<String> {
+fn discussion(cx: &Ctx, fluid_j: &[(usize, f64, f64, f64)]) -> Result<String> {
     let mut vars: Vars = vec![("summary", discussion_summary(cx))];
     vars.extend(large_ratio_vars(cx, fluid_j));
     vars.extend(droptail_vars(cx));
@@ -1658,7 +1670,7 @@ mod tests {
     #[test]
     fn a_bad_matrix_value_is_named() {
         let err = |text: &str| match check_matrix(text) {
-            Err(CliError::Internal(m)) => m,
+            Err(Error::Internal(m)) => m,
             other => panic!("expected an error, got {other:?}"),
         };
         let e = err(&MATRIX_TOML.replace("warmup_s = 50.0", "warmup_s = 400.0"));

@@ -22,16 +22,16 @@
 //! are scaled by `5/N` to match. Usage itself is never scaled. Per-run means
 //! and standard deviations are written to `report.md` and `tables.csv`.
 
-use super::common::{check_conservation, md_rows, text_table};
-use super::matrix::{self, Scenarios};
-use super::paper::Paper;
-use super::stats::Summary;
-use super::table::{write_csv, TableRow};
-use super::template::{pick, render, render_part};
-use super::verdict::{self, Tol};
+use crate::common::{check_conservation, md_rows, text_table};
+use crate::matrix::{self, Scenarios};
+use crate::paper::Paper;
 use crate::plot::{self, BarPanel, GroupedBars};
 use crate::progress::par_map;
-use crate::{CliError, CliResult};
+use crate::stats::Summary;
+use crate::table::{write_csv, TableRow};
+use crate::template::{pick, render, render_part};
+use crate::verdict::{self, Tol};
+use crate::{Error, Opts, Result};
 use aqmlab::{RunResult, Scenario, Simulation};
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -67,9 +67,8 @@ const SCENARIOS: Scenarios = Scenarios {
     ],
 };
 
-pub(crate) const MATRIX_FILE: &str = "scenarios/papers/red-gateway/matrix.toml";
-pub(crate) const MATRIX_TOML: &str =
-    include_str!("../../../../scenarios/papers/red-gateway/matrix.toml");
+const MATRIX_FILE: &str = "scenarios/papers/red-gateway/matrix.toml";
+const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/red-gateway/matrix.toml");
 
 /// `matrix.toml` as written.
 #[derive(Deserialize)]
@@ -141,11 +140,11 @@ struct Matrix {
 }
 
 impl Matrix {
-    fn load() -> CliResult<Matrix> {
+    fn load() -> Result<Matrix> {
         Matrix::parse(MATRIX_TOML)
     }
 
-    fn parse(text: &str) -> CliResult<Matrix> {
+    fn parse(text: &str) -> Result<Matrix> {
         let f: MatrixFile = matrix::parse(text, MATRIX_FILE)?;
         let bad = |key: &str, m: String| matrix::bad(MATRIX_FILE, key, m);
         let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
@@ -197,7 +196,7 @@ impl Matrix {
         SCENARIOS.get(&f.table4.scenario, "table4.scenario")?;
         let (file, text) = SCENARIOS.get(&f.case[0].scenario, "case[0].scenario")?;
         let min_th = bottleneck_min_th(text).ok_or_else(|| {
-            CliError::Internal(format!(
+            Error::Internal(format!(
                 "{file}: the link `bottleneck` needs a RED queue_ab with min_th"
             ))
         })?;
@@ -235,14 +234,14 @@ impl Matrix {
     /// Every configuration: the cases, Table IV's MaxP values, then the
     /// sensitivity variants of the base case; each checked to run as long
     /// as the paper's runs.
-    fn configs(&self, seeds: u64) -> CliResult<Vec<Config>> {
+    fn configs(&self, seeds: u64) -> Result<Vec<Config>> {
         let n = seeds as f64;
         let mut configs = Vec::new();
         let mut add = |key: String, scenario: &str, what: String, ov: Vec<String>, scale| {
             let (file, _) = SCENARIOS.get(scenario, &what)?;
             let sc = SCENARIOS.load(scenario, &what, &ov)?;
             if (sc.duration.0 as f64 / 1e9 - self.run_s).abs() > 1e-9 {
-                return Err(CliError::Internal(format!(
+                return Err(Error::Internal(format!(
                     "{file}: duration must be {} s as in the paper ({MATRIX_FILE}: `run`)",
                     self.run_s
                 )));
@@ -310,7 +309,7 @@ fn bottleneck_min_th(text: &str) -> Option<f64> {
 
 /// The matrix parses and agrees with the paper's tables (for the test over
 /// every matrix).
-pub(crate) fn check_matrix(text: &str) -> CliResult {
+fn check_matrix(text: &str) -> Result {
     Matrix::parse(text).map(|_| ())
 }
 
@@ -337,7 +336,7 @@ struct Numbers {
 }
 
 impl Numbers {
-    fn load(m: &Matrix) -> CliResult<Numbers> {
+    fn load(m: &Matrix) -> Result<Numbers> {
         let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
         let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
         let cases: Vec<&str> = m.cases().collect();
@@ -408,7 +407,7 @@ struct RunSummary {
     events: u64,
 }
 
-fn summarize(r: &RunResult, bottleneck: &str) -> CliResult<RunSummary> {
+fn summarize(r: &RunResult, bottleneck: &str) -> Result<RunSummary> {
     check_conservation(r)?;
     let mut s = RunSummary {
         senders: Vec::new(),
@@ -455,7 +454,7 @@ fn summarize(r: &RunResult, bottleneck: &str) -> CliResult<RunSummary> {
     s.drop_mismatch = flow_drops as i64 - gw_drops as i64 - s.other_drops as i64;
     let q = r
         .queue(bottleneck)
-        .ok_or_else(|| CliError::Internal(format!("{}: no queue `{bottleneck}`", r.scenario)))?;
+        .ok_or_else(|| Error::Internal(format!("{}: no queue `{bottleneck}`", r.scenario)))?;
     s.early = q.dropped_early as f64;
     s.forced = q.dropped_forced as f64;
     s.overflow = q.dropped_overflow as f64;
@@ -568,13 +567,27 @@ fn fmt_paper(c: &Cell) -> String {
 
 // ---- the command ----------------------------------------------------------
 
-pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
+/// This paper in the registry ([`crate::PAPERS`]).
+pub const DRIVER: crate::Driver = crate::Driver {
+    name: "red-gateway",
+    about: "Fang, Youn, Choo, Yu: New Reno through a RED gateway (PDCS 2001)",
+    default_seeds: 10, // the paper's ten runs per case
+    run,
+    matrix_file: MATRIX_FILE,
+    matrix_toml: MATRIX_TOML,
+    check_matrix,
+    fixed_duration: Some("red-gateway's tables count drops and timeouts over the paper's 30 s runs (already about 10 s in all), so its run length is fixed"),
+    load: None,
+};
+
+pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
+    let seeds = o.seeds;
     let m = Matrix::load()?;
     let nums = Numbers::load(&m)?;
     let wall = Instant::now();
     let configs = m.configs(seeds)?;
     std::fs::create_dir_all(out).map_err(|e| {
-        CliError::Input(format!(
+        Error::Input(format!(
             "cannot create output directory {}: {e}",
             out.display()
         ))
@@ -584,7 +597,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
     let jobs: Vec<(usize, u64)> = (0..configs.len())
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let results: Vec<CliResult<RunSummary>> = par_map(
+    let results: Vec<Result<RunSummary>> = par_map(
         &format!("red-gateway: {} runs", jobs.len()),
         &jobs,
         |&(c, seed)| {
@@ -594,7 +607,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
             )
         },
     );
-    let results: Vec<RunSummary> = results.into_iter().collect::<CliResult<_>>()?;
+    let results: Vec<RunSummary> = results.into_iter().collect::<Result<_>>()?;
     let events: u64 = results.iter().map(|r| r.events).sum();
     let by_config: Vec<Agg> = (0..configs.len())
         .map(|c| Agg {
@@ -981,7 +994,7 @@ fn table_rows(cells: &[Cell], seeds: u64) -> Vec<TableRow> {
         .collect()
 }
 
-fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> CliResult {
+fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
     let senders: Vec<String> = (1..=5).map(|i| format!("C{i}")).collect();
     let ours_label = if seeds == 10 {
         "aqmlab (10 runs)".to_string()
@@ -1103,7 +1116,7 @@ fn report(
     seeds: u64,
     r1: &RunResult,
     same_as_table: bool,
-) -> CliResult<String> {
+) -> Result<String> {
     let sel = |t: &str| -> Vec<&Cell> { cells.iter().filter(|c| c.table == t).collect() };
     let get = |t: &str, case: &str, snd: &str, m: &str| find(cells, t, case, snd, m).clone();
     let scale_note = scale_note(m, seeds)?;
@@ -1148,7 +1161,7 @@ fn report(
 type Vars = Vec<(&'static str, String)>;
 
 /// How our sums relate to the paper's runs, in words.
-fn scale_note(m: &Matrix, seeds: u64) -> CliResult<String> {
+fn scale_note(m: &Matrix, seeds: u64) -> Result<String> {
     let s = ("seeds", seeds.to_string());
     if seeds as f64 == m.f.paper_runs {
         render_part(PARTS, "scale-none", &[s])
@@ -1186,7 +1199,7 @@ fn further_rows(mx: &Matrix, configs: &[Config], aggs: &[Agg]) -> String {
 
 /// The checks: runs, drops outside the gateway, senders' drops against the
 /// gateway's counters.
-fn check_vars(aggs: &[Agg]) -> CliResult<Vars> {
+fn check_vars(aggs: &[Agg]) -> Result<Vars> {
     let runs = || aggs.iter().flat_map(|a| a.runs.iter());
     let other: u64 = runs().map(|r| r.other_drops).sum();
     let mismatch: i64 = runs().map(|r| r.drop_mismatch.abs()).sum();
@@ -1222,7 +1235,7 @@ fn cell_tol(c: &Cell) -> Tol {
 
 /// The summary paragraph: the qualitative findings that hold (`agree`, of
 /// `n` checked) and, per table, how many cells agree under [`cell_tol`].
-fn summary(agree: &[String], n: usize, cells: &[Cell]) -> CliResult<String> {
+fn summary(agree: &[String], n: usize, cells: &[Cell]) -> Result<String> {
     let findings = if agree.is_empty() {
         render_part(PARTS, "findings-none", &[("n", n.to_string())])?
     } else {
@@ -1299,7 +1312,7 @@ fn discussion(
     cells: &[Cell],
     nums: &Numbers,
     get: &dyn Fn(&str, &str, &str, &str) -> Cell,
-) -> CliResult<String> {
+) -> Result<String> {
     let ours = Ours(get);
     let b1 = &aggs[0];
     let q1 = b1.mean_sd(|r| r.mean_q).0;
@@ -1321,7 +1334,7 @@ fn findings(
     nums: &Numbers,
     ours: &Ours,
     (q1, delay1): (f64, f64),
-) -> CliResult<Vec<String>> {
+) -> Result<Vec<String>> {
     let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
     let c5 = |case: &str| ours.segs(case, "C5");
     let d5 = |case: &str| ours.drops(case, "C5");
@@ -1512,7 +1525,7 @@ fn drop_vars(m: &Matrix, b1: &Agg, ours: &Ours) -> Vars {
 }
 
 /// MaxP with ten senders (Table IV).
-fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> CliResult<Vars> {
+fn table4_vars(mx: &Matrix, nums: &Numbers, ours: &Ours) -> Result<Vars> {
     let t4u: Vec<f64> = mx.max_p().iter().map(|&m| ours.t4(m, "usage")).collect();
     let t4_monotone = t4u.windows(2).all(|w| w[0] <= w[1]);
     let rto_ratio: Vec<f64> = mx

@@ -2,7 +2,7 @@
 //! running many simulations in parallel with a progress bar.
 
 use crate::progress::par_map;
-use crate::{CliError, CliResult};
+use crate::{Error, Result};
 use aqmlab::{RunResult, Scenario, Simulation};
 use std::fmt::Write as _;
 
@@ -61,11 +61,11 @@ pub fn run_all(label: &str, jobs: &[(&Scenario, u64)]) -> Vec<RunResult> {
 
 /// Packet conservation (sent = delivered + dropped + in flight) in run `r`,
 /// or an internal error naming the scenario and seed.
-pub fn check_conservation(r: &RunResult) -> CliResult {
+pub fn check_conservation(r: &RunResult) -> Result {
     if r.conservation.holds() {
         Ok(())
     } else {
-        Err(CliError::Internal(format!(
+        Err(Error::Internal(format!(
             "{} seed {}: packet conservation violated: {:?}",
             r.scenario, r.seed, r.conservation
         )))

@@ -21,15 +21,15 @@
 //! the slides' numbers `paper.toml` beside it, the report's prose
 //! `templates/rio-ps*.md`.
 
-use super::common::{check_conservation, md_rows, text_table};
-use super::matrix::{self, Scenarios};
-use super::paper::Paper;
-use super::stats::{mean, Summary};
-use super::table::{write_csv, TableRow};
-use super::template::{part, render, render_part};
-use super::Opts;
+use crate::common::{check_conservation, md_rows, text_table};
+use crate::matrix::{self, Scenarios};
+use crate::paper::Paper;
 use crate::progress::par_map;
-use crate::{CliError, CliResult};
+use crate::stats::{mean, Summary};
+use crate::table::{write_csv, TableRow};
+use crate::template::{part, render, render_part};
+use crate::Opts;
+use crate::{Error, Result};
 use aqmlab::{RunResult, Scenario, Simulation};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -50,9 +50,8 @@ const SCENARIOS: Scenarios = Scenarios {
     ],
 };
 
-pub(crate) const MATRIX_FILE: &str = "scenarios/papers/rio-ps/matrix.toml";
-pub(crate) const MATRIX_TOML: &str =
-    include_str!("../../../../scenarios/papers/rio-ps/matrix.toml");
+const MATRIX_FILE: &str = "scenarios/papers/rio-ps/matrix.toml";
+const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/matrix.toml");
 const PAPER_FILE: &str = "scenarios/papers/rio-ps/paper.toml";
 const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/rio-ps/paper.toml");
 
@@ -151,11 +150,11 @@ struct Matrix {
 }
 
 impl Matrix {
-    fn load() -> CliResult<Matrix> {
+    fn load() -> Result<Matrix> {
         Matrix::parse(MATRIX_TOML)
     }
 
-    fn parse(text: &str) -> CliResult<Matrix> {
+    fn parse(text: &str) -> Result<Matrix> {
         let f: MatrixFile = matrix::parse(text, MATRIX_FILE)?;
         let bad = |key: &str, m: String| matrix::bad(MATRIX_FILE, key, m);
         let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
@@ -257,7 +256,7 @@ impl Matrix {
 
 /// The matrix parses and agrees with the paper and the scenario files (for
 /// the test over every matrix).
-pub(crate) fn check_matrix(text: &str) -> CliResult {
+fn check_matrix(text: &str) -> Result {
     let m = Matrix::parse(text)?;
     Numbers::load(&m).map(|_| ())
 }
@@ -277,7 +276,7 @@ struct Numbers {
 
 impl Numbers {
     /// Read `paper.toml`'s rows for the matrix's rates and experiments.
-    fn load(m: &Matrix) -> CliResult<Numbers> {
+    fn load(m: &Matrix) -> Result<Numbers> {
         let p = Paper::parse(PAPER_TOML, PAPER_FILE)?;
         let v = |t: &str, r: &str, c: &str| p.get(t, r, c).map(|x| x.value);
         let mut n = Numbers {
@@ -353,7 +352,7 @@ fn signal_rate(r: &RunResult, link: &str) -> f64 {
     })
 }
 
-fn measure_gp(m: &Matrix, r: &RunResult) -> CliResult<Gp> {
+fn measure_gp(m: &Matrix, r: &RunResult) -> Result<Gp> {
     check_conservation(r)?;
     let mut v = [0.0; 3];
     for f in &r.flows {
@@ -524,7 +523,20 @@ struct WebSetup {
     shortened: String,
 }
 
-pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+/// This paper in the registry ([`crate::PAPERS`]).
+pub const DRIVER: crate::Driver = crate::Driver {
+    name: "rio-ps",
+    about: "Guo & Matta: RIO-PS vs DropTail and RED, goodput table and web traffic (ICNP 2001)",
+    default_seeds: 2, // 4000 s web runs; the paper reports one run
+    run,
+    matrix_file: MATRIX_FILE,
+    matrix_toml: MATRIX_TOML,
+    check_matrix,
+    fixed_duration: None,
+    load: Some("its web workload"),
+};
+
+pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     let m = Matrix::load()?;
     let n = Numbers::load(&m)?;
     let wall = std::time::Instant::now();
@@ -578,7 +590,7 @@ pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
 
 /// (a) Network goodput: run both link rates × three schemes and write the
 /// table; the number of scenarios.
-fn goodput(w: &mut Out) -> CliResult<usize> {
+fn goodput(w: &mut Out) -> Result<usize> {
     let seeds = w.seeds;
     let mut gp_sc = Vec::new();
     let (m, gspec) = (w.m, &w.m.f.goodput);
@@ -597,7 +609,7 @@ fn goodput(w: &mut Out) -> CliResult<usize> {
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
     let gps = par_runs("rio-ps goodput", &jobs, |sim| measure_gp(m, &sim.run()));
-    let gps: Vec<Gp> = gps.into_iter().collect::<CliResult<_>>()?;
+    let gps: Vec<Gp> = gps.into_iter().collect::<Result<_>>()?;
     let per: Vec<&[Gp]> = gps.chunks(seeds as usize).collect();
     let head: Vec<String> = ["link", "flows"]
         .iter()
@@ -658,13 +670,13 @@ fn goodput(w: &mut Out) -> CliResult<usize> {
 }
 
 /// (b) The web experiment's sessions, windows and run-length note.
-fn web_setup(m: &Matrix, secs: f64, changed: bool, load: f64) -> CliResult<WebSetup> {
+fn web_setup(m: &Matrix, secs: f64, changed: bool, load: f64) -> Result<WebSetup> {
     let warm = secs * m.f.web.warmup_fraction;
     let base = SCENARIOS.load(&m.f.web.scenario, "web.scenario", &[])?;
     let web_spec = match &base.workloads[0] {
         aqmlab::traffic::WorkloadSpec::Web(w) => w.clone(),
         _ => {
-            return Err(CliError::Internal(
+            return Err(Error::Internal(
                 "web.toml: first workload is not web".into(),
             ))
         }
@@ -699,7 +711,7 @@ fn web_setup(m: &Matrix, secs: f64, changed: bool, load: f64) -> CliResult<WebSe
 }
 
 /// Run every web experiment × scheme × seed: (summaries, number of scenarios).
-fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize)> {
+fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> Result<(Vec<Web>, usize)> {
     let (secs, warm, window) = (ws.secs, ws.warm, ws.window);
     let mut web_sc = Vec::new();
     for e in m.exps() {
@@ -738,7 +750,7 @@ fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> CliResult<(Vec<Web>, usize
         },
     );
     if let Some(w) = webs.iter().find(|w| !w.conservation_ok) {
-        return Err(CliError::Internal(format!(
+        return Err(Error::Internal(format!(
             "packet conservation violated in a web run ({} events)",
             w.events
         )));
@@ -772,7 +784,7 @@ type Series = Vec<(String, Points)>;
 
 /// Per experiment: response times relative to RED by size, and the
 /// per-scheme summary. Returns the RIO-PS and DropTail ratio series.
-fn web_tables(per: &[&[Web]], w: &mut Out) -> CliResult<(Series, Series)> {
+fn web_tables(per: &[&[Web]], w: &mut Out) -> Result<(Series, Series)> {
     let mut series = Vec::new();
     let mut series_dt = Vec::new();
     let mut md = String::new();
@@ -1051,9 +1063,9 @@ fn class_table(per: &[&[Web]], w: &mut Out) {
 }
 
 /// Seed 1's drop and mark rates over time: `signal_over_time.csv` and its plot.
-fn signal_over_time(m: &Matrix, per: &[&[Web]], ws: &WebSetup, out: &Path) -> CliResult {
+fn signal_over_time(m: &Matrix, per: &[&[Web]], ws: &WebSetup, out: &Path) -> Result {
     // Through the csv crate, as every CSV aqmlab writes (quoting if needed).
-    let csv_err = |e: csv::Error| CliError::Internal(format!("signal_over_time.csv: {e}"));
+    let csv_err = |e: csv::Error| Error::Internal(format!("signal_over_time.csv: {e}"));
     let mut ot_csv = csv::Writer::from_writer(Vec::new());
     ot_csv
         .write_record([
@@ -1092,7 +1104,7 @@ fn signal_over_time(m: &Matrix, per: &[&[Web]], ws: &WebSetup, out: &Path) -> Cl
     }
     let bytes = ot_csv
         .into_inner()
-        .map_err(|e| CliError::Internal(format!("signal_over_time.csv: {e}")))?;
+        .map_err(|e| Error::Internal(format!("signal_over_time.csv: {e}")))?;
     aqmlab::output::write_atomic(&out.join("signal_over_time.csv"), &bytes)?;
     crate::plot::panel_lines(
         &crate::plot::PanelLines {
@@ -1112,7 +1124,7 @@ fn signal_over_time(m: &Matrix, per: &[&[Web]], ws: &WebSetup, out: &Path) -> Cl
 }
 
 /// The response-time ratio plots (RIO-PS and DropTail against RED).
-fn rt_plots(series: Series, series_dt: Series, secs: f64, seeds: u64, out: &Path) -> CliResult {
+fn rt_plots(series: Series, series_dt: Series, secs: f64, seeds: u64, out: &Path) -> Result {
     for (stem, scheme, ser) in [
         ("rt_relative_to_red", "RIO-PS", series),
         ("rt_relative_to_red_droptail", "DropTail", series_dt),

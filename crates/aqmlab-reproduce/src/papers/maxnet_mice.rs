@@ -20,15 +20,15 @@
 //! link rates. `--duration` (at least 25 s) changes every run's length for
 //! quick checks and tests; the report then says so.
 
-use super::common::{check_conservation, md_rows, run_all, text_table};
-use super::paper::Paper;
-use super::stats::{mean_by as mean, sd_by as sd};
-use super::table::{write_csv, TableRow};
-use super::template::{pick, render, render_part};
-use super::verdict::{self, Tol};
-use super::Opts;
+use crate::common::{check_conservation, md_rows, run_all, text_table};
+use crate::paper::Paper;
 use crate::plot::{self, Lines};
-use crate::{CliError, CliResult};
+use crate::stats::{mean_by as mean, sd_by as sd};
+use crate::table::{write_csv, TableRow};
+use crate::template::{pick, render, render_part};
+use crate::verdict::{self, Tol};
+use crate::Opts;
+use crate::{Error, Result};
 use aqmlab::{RunResult, Scenario};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -63,7 +63,7 @@ const PAPER_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/
 
 /// §4.2's fractions of responses within 135 ms with 200 connections:
 /// (MaxNet, Reno/RED), from `paper.toml`.
-fn paper_fractions() -> CliResult<(f64, f64)> {
+fn paper_fractions() -> Result<(f64, f64)> {
     let p = Paper::parse(PAPER_TOML, "scenarios/papers/maxnet-mice/paper.toml")?;
     let f = |sys: &str| {
         p.get(
@@ -152,14 +152,13 @@ struct Config {
     sc: Scenario,
 }
 
-pub(crate) const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
-pub(crate) const MATRIX_TOML: &str =
-    include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
+const MATRIX_FILE: &str = "scenarios/papers/maxnet-mice/matrix.toml";
+const MATRIX_TOML: &str = include_str!("../../../../scenarios/papers/maxnet-mice/matrix.toml");
 
 /// The matrix parses and every testbed and variant it uses has its
 /// overrides (for the test over every matrix).
-pub(crate) fn check_matrix(text: &str) -> CliResult {
-    let m: Matrix = super::matrix::parse(text, MATRIX_FILE)?;
+fn check_matrix(text: &str) -> Result {
+    let m: Matrix = crate::matrix::parse(text, MATRIX_FILE)?;
     for e in &m.config {
         m.set(e.testbed.key())?;
         m.set(e.variant.key())?;
@@ -186,20 +185,20 @@ struct MatrixEntry {
 }
 
 impl Matrix {
-    fn load() -> CliResult<Matrix> {
-        super::matrix::parse(MATRIX_TOML, MATRIX_FILE)
+    fn load() -> Result<Matrix> {
+        crate::matrix::parse(MATRIX_TOML, MATRIX_FILE)
     }
 
     /// The overrides of testbed or variant `key`.
-    fn set(&self, key: &str) -> CliResult<&[String]> {
+    fn set(&self, key: &str) -> Result<&[String]> {
         self.set
             .get(key)
             .map(|v| v.as_slice())
-            .ok_or_else(|| super::matrix::bad(MATRIX_FILE, "set", format!("no entry {key}")))
+            .ok_or_else(|| crate::matrix::bad(MATRIX_FILE, "set", format!("no entry {key}")))
     }
 
     /// Every entry × both systems, in the matrix's order.
-    fn build(&self, dur: f64) -> CliResult<Vec<Config>> {
+    fn build(&self, dur: f64) -> Result<Vec<Config>> {
         let mut configs = Vec::new();
         for e in &self.config {
             for system in [System::MaxNet, System::RenoRed] {
@@ -226,7 +225,7 @@ impl Matrix {
     }
 }
 
-fn timing(o: &Opts) -> CliResult<(f64, bool)> {
+fn timing(o: &Opts) -> Result<(f64, bool)> {
     o.duration_or(DURATION_S, 25.0, "the HTTP connections open at 20 s")
 }
 
@@ -270,7 +269,7 @@ struct M {
     late_median_ms: f64,
 }
 
-fn measure(c: &Config, r: &RunResult, end: f64) -> CliResult<M> {
+fn measure(c: &Config, r: &RunResult, end: f64) -> Result<M> {
     check_conservation(r)?;
     let mut m = M {
         rts: r
@@ -290,7 +289,7 @@ fn measure(c: &Config, r: &RunResult, end: f64) -> CliResult<M> {
         .throughput
         .iter()
         .find(|t| t.group == "ftp")
-        .ok_or_else(|| CliError::Internal("no elephant throughput series".into()))?;
+        .ok_or_else(|| Error::Internal("no elephant throughput series".into()))?;
     let bins: Vec<(f64, f64)> = ele.bps().map(|(t, b)| (t, b / 1e6)).collect();
     let avg = |t0: f64, t1: f64| {
         let v: Vec<f64> = bins
@@ -310,14 +309,14 @@ fn measure(c: &Config, r: &RunResult, end: f64) -> CliResult<M> {
     let f = r
         .group("ftp")
         .next()
-        .ok_or_else(|| CliError::Internal("no elephant".into()))?;
+        .ok_or_else(|| Error::Internal("no elephant".into()))?;
     m.ele_drops = f.drops;
     m.ele_timeouts = f.timeouts;
     let q = r
         .series
         .iter()
         .find(|s| s.link == LINK)
-        .ok_or_else(|| CliError::Internal(format!("no queue series for {LINK}")))?;
+        .ok_or_else(|| Error::Internal(format!("no queue series for {LINK}")))?;
     let sel = |t0: f64, t1: f64| -> Vec<(f64, f64)> {
         q.samples
             .iter()
@@ -438,12 +437,12 @@ impl Runs {
 }
 
 /// Run the matrix with every seed and measure every run.
-fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> CliResult<Runs> {
+fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> Result<Runs> {
     let seeds = o.seeds;
     let (dur, shortened) = timing(o)?;
     let configs = Matrix::load()?.build(dur)?;
     std::fs::create_dir_all(out).map_err(|e| {
-        CliError::Input(format!(
+        Error::Input(format!(
             "cannot create output directory {}: {e}",
             out.display()
         ))
@@ -463,7 +462,7 @@ fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> CliResult<Runs> {
         .iter()
         .zip(&results)
         .map(|(c, rs)| rs.iter().map(|r| measure(c, r, dur)).collect())
-        .collect::<CliResult<_>>()?;
+        .collect::<Result<_>>()?;
     Ok(Runs {
         configs,
         results,
@@ -476,7 +475,20 @@ fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> CliResult<Runs> {
     })
 }
 
-pub fn run(o: &Opts, out: &Path) -> CliResult<Vec<TableRow>> {
+/// This paper in the registry ([`crate::PAPERS`]).
+pub const DRIVER: crate::Driver = crate::Driver {
+    name: "maxnet-mice",
+    about: "Phan, Tran, Nguyen, Thoai: MaxNet vs TCP Reno/RED on HTTP mice with an FTP elephant (MSOCP 2009)",
+    default_seeds: 10, // testbed runs; seeds move the elephant's phase
+    run,
+    matrix_file: MATRIX_FILE,
+    matrix_toml: MATRIX_TOML,
+    check_matrix,
+    fixed_duration: None,
+    load: None,
+};
+
+pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     let paper = paper_fractions()?;
     let wall = Instant::now();
     let r = run_matrix(o, out, wall)?;
@@ -759,7 +771,7 @@ fn alternatives_table(r: &Runs, t: &mut Tables) {
 }
 
 /// Fig. 5: the CDF of the response times, pooled over seeds.
-fn fig5_plot(r: &Runs, (paper_mx, paper_rr): (f64, f64), out: &Path) -> CliResult<&'static str> {
+fn fig5_plot(r: &Runs, (paper_mx, paper_rr): (f64, f64), out: &Path) -> Result<&'static str> {
     let cdf = |s: System| -> (Vec<(f64, f64)>, f64) {
         let mut v: Vec<f64> = r
             .m(s, Testbed::Slow, 200)
@@ -811,7 +823,7 @@ fn fig5_plot(r: &Runs, (paper_mx, paper_rr): (f64, f64), out: &Path) -> CliResul
 }
 
 /// Figs. 6–7: seed 1's elephant goodput over time.
-fn fig67_plots(r: &Runs, out: &Path) -> CliResult<Vec<&'static str>> {
+fn fig67_plots(r: &Runs, out: &Path) -> Result<Vec<&'static str>> {
     let mut plots = Vec::new();
     for (fig, n, stem) in [
         (6, 50u32, "fig6_elephant_50_http"),
@@ -879,7 +891,7 @@ fn backlog(r: &Runs, s: System, t0: f64, t1: f64, avg: bool) -> Vec<(f64, f64)> 
 }
 
 /// Figs. 8–9: seed 1's Router1 backlog at 100 Mbit/s, and both around the join.
-fn fig89_plots(r: &Runs, out: &Path) -> CliResult<Vec<&'static str>> {
+fn fig89_plots(r: &Runs, out: &Path) -> Result<Vec<&'static str>> {
     let mut plots = Vec::new();
     plot::lines(
         &Lines {
@@ -936,7 +948,7 @@ fn fig89_plots(r: &Runs, out: &Path) -> CliResult<Vec<&'static str>> {
 }
 
 /// The report: `templates/maxnet-mice.md` filled from the run.
-fn report(r: &Runs, paper: (f64, f64), tables: &str, total_wall: f64) -> CliResult<String> {
+fn report(r: &Runs, paper: (f64, f64), tables: &str, total_wall: f64) -> Result<String> {
     let mut vars = setup_vars(r, total_wall)?;
     vars.extend(response_vars(r, paper)?);
     vars.extend(elephant_vars(r));
@@ -948,7 +960,7 @@ fn report(r: &Runs, paper: (f64, f64), tables: &str, total_wall: f64) -> CliResu
 type Vars = Vec<(&'static str, String)>;
 
 /// The run's size and time, the scenario files and the alternatives' fractions.
-fn setup_vars(r: &Runs, total_wall: f64) -> CliResult<Vars> {
+fn setup_vars(r: &Runs, total_wall: f64) -> Result<Vars> {
     let frac = |s: System, v: Variant| pct(mean(r.mv(s, Testbed::Slow, 200, v), |m| m.frac));
     Ok(vec![
         ("configs", r.configs.len().to_string()),
@@ -997,7 +1009,7 @@ fn setup_vars(r: &Runs, total_wall: f64) -> CliResult<Vars> {
 }
 
 /// Fig. 5: the fractions against the paper's, queues and late responses.
-fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> CliResult<Vars> {
+fn response_vars(r: &Runs, (paper_mx, paper_rr): (f64, f64)) -> Result<Vars> {
     let slow = |s: System, f: fn(&M) -> f64| r.mean(s, Testbed::Slow, 200, f);
     let (fr_mx, fr_rr) = (
         slow(System::MaxNet, |m| m.frac),
@@ -1091,7 +1103,7 @@ fn elephant_vars(r: &Runs) -> Vars {
 }
 
 /// Figs. 8–9: Router1's backlog at 100 Mbit/s and its verdicts.
-fn backlog_vars(r: &Runs) -> CliResult<Vars> {
+fn backlog_vars(r: &Runs) -> Result<Vars> {
     let fast = |s: System, f: fn(&M) -> f64| r.mean(s, Testbed::Fast, 200, f);
     let (mx_queue, rr_queue) = fig89_verdicts(
         (
@@ -1158,7 +1170,7 @@ fn finding_word(ok: bool) -> &'static str {
 
 /// The verdicts on Figs. 8–9 from (mean queue after 25 s in packets,
 /// fraction of samples above 5 packets) under MaxNet and Reno/RED.
-fn fig89_verdicts(mx: (f64, f64), rr: (f64, f64)) -> CliResult<(String, String)> {
+fn fig89_verdicts(mx: (f64, f64), rr: (f64, f64)) -> Result<(String, String)> {
     let mx_ok = mx.0 <= EMPTY_MAX_PKTS && mx.1 <= EMPTY_MAX_BUSY;
     let rr_ok = rr.1 >= BACKLOG_MIN_BUSY;
     Ok((

@@ -8,10 +8,10 @@
 //! a section repeated per experiment); [`part`] returns one, without the
 //! line break that ends it.
 
-use crate::{CliError, CliResult};
+use crate::{Error, Result};
 
 /// Fill every `{{name}}` in `template` from `vars`.
-pub fn render(template: &str, vars: &[(&str, String)]) -> CliResult<String> {
+pub fn render(template: &str, vars: &[(&str, String)]) -> Result<String> {
     let mut out = String::with_capacity(template.len() * 2);
     let mut used = vec![false; vars.len()];
     let mut rest = template;
@@ -20,19 +20,19 @@ pub fn render(template: &str, vars: &[(&str, String)]) -> CliResult<String> {
         let after = &rest[i + 2..];
         let j = after
             .find("}}")
-            .ok_or_else(|| CliError::Internal("template: unclosed {{".into()))?;
+            .ok_or_else(|| Error::Internal("template: unclosed {{".into()))?;
         let name = after[..j].trim();
         let k = vars
             .iter()
             .position(|(n, _)| *n == name)
-            .ok_or_else(|| CliError::Internal(format!("template: no value for {{{{{name}}}}}")))?;
+            .ok_or_else(|| Error::Internal(format!("template: no value for {{{{{name}}}}}")))?;
         used[k] = true;
         out.push_str(&vars[k].1);
         rest = &after[j + 2..];
     }
     out.push_str(rest);
     if let Some(k) = used.iter().position(|u| !u) {
-        return Err(CliError::Internal(format!(
+        return Err(Error::Internal(format!(
             "template: value {} has no placeholder",
             vars[k].0
         )));
@@ -42,12 +42,12 @@ pub fn render(template: &str, vars: &[(&str, String)]) -> CliResult<String> {
 
 /// Part `name` of `file`: the text after its `<!-- part: name -->` line up
 /// to the next part's line (or the end), less the one line break before it.
-pub fn part<'a>(file: &'a str, name: &str) -> CliResult<&'a str> {
+pub fn part<'a>(file: &'a str, name: &str) -> Result<&'a str> {
     let open = format!("<!-- part: {name} -->\n");
     let start = file
         .find(&open)
         .map(|i| i + open.len())
-        .ok_or_else(|| CliError::Internal(format!("template: no part `{name}`")))?;
+        .ok_or_else(|| Error::Internal(format!("template: no part `{name}`")))?;
     let rest = &file[start..];
     let end = rest.find("<!-- part: ").unwrap_or(rest.len());
     let text = &rest[..end];
@@ -56,12 +56,12 @@ pub fn part<'a>(file: &'a str, name: &str) -> CliResult<&'a str> {
 
 /// Part `yes` of `file` if `cond`, else part `no` (parts without
 /// placeholders: the word or phrase a measured condition picks).
-pub fn pick(file: &str, cond: bool, yes: &str, no: &str) -> CliResult<String> {
+pub fn pick(file: &str, cond: bool, yes: &str, no: &str) -> Result<String> {
     part(file, if cond { yes } else { no }).map(str::to_string)
 }
 
 /// Part `name` of `file` with its `{{placeholders}}` filled from `vars`.
-pub fn render_part(file: &str, name: &str, vars: &[(&str, String)]) -> CliResult<String> {
+pub fn render_part(file: &str, name: &str, vars: &[(&str, String)]) -> Result<String> {
     render(part(file, name)?, vars)
 }
 
