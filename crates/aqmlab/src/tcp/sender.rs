@@ -59,6 +59,9 @@
 //!   Unpaced before the first RTT sample (Linux leaves the rate unlimited
 //!   while `srtt_us` is 0). Retransmissions on a partial ACK or fast
 //!   retransmit (Reno/NewReno) leave at once; SACK recovery's are paced.
+//! - `fin = true`: the last segment of a sized transfer carries FIN (RFC
+//!   793 §3.5; Linux `tcp_send_fin` and ns-3 `TcpSocketBase` send it with
+//!   the last data), which the receiver acknowledges at once.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
@@ -668,6 +671,9 @@ impl Sender {
         };
         let retx = seq < self.snd_max;
         let mut f = flags::DATA;
+        if seq + 1 == self.total_segs && self.params.fin {
+            f |= flags::FIN;
+        }
         if retx {
             self.retransmits += 1;
             self.rtt_seq = None; // Karn: no sample across a retransmission
