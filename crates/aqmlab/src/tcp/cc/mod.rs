@@ -195,6 +195,25 @@ pub fn reno_increase(s: &mut CcState) {
     }
 }
 
+/// Linux `tcp_reno_cong_avoid(sk, ack, acked)` (also ns-3
+/// `TcpLinuxReno`): growth per segment acknowledged, not per ACK. Slow
+/// start adds `acked` segments up to ssthresh (`tcp_slow_start`), and what
+/// is left grows the window by `1/cwnd` per segment (`tcp_cong_avoid_ai`
+/// with `w = cwnd`, in fractional segments). With an ACK per segment it is
+/// [`reno_increase`]; with delayed ACKs it grows twice as fast.
+pub fn reno_increase_segments(s: &mut CcState, acked: u32) {
+    let mut acked = acked as f64;
+    if s.cwnd < s.ssthresh {
+        let grown = (s.cwnd + acked).min(s.ssthresh.max(s.cwnd));
+        acked -= grown - s.cwnd;
+        s.cwnd = grown;
+        if acked <= 0.0 {
+            return;
+        }
+    }
+    s.cwnd += acked / s.cwnd;
+}
+
 /// The state a reduction should start from. The sender inflates `cwnd` by
 /// one segment per duplicate ACK during fast recovery (RFC 5681 §3.2) and
 /// sends new data on it, so `cwnd` and `in_flight` can reach several times
@@ -278,6 +297,21 @@ mod tests {
             reno_increase(&mut s);
         }
         assert!((s.cwnd - 10.95).abs() < 0.01, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn per_segment_growth_counts_segments_acked() {
+        // slow start: a delayed ACK of 2 segments adds 2, capped at ssthresh
+        let mut s = st(10.0, 11.0);
+        reno_increase_segments(&mut s, 2);
+        // 1 segment to reach ssthresh, the other in congestion avoidance
+        assert!((s.cwnd - (11.0 + 1.0 / 11.0)).abs() < 1e-12, "{}", s.cwnd);
+        // congestion avoidance: one RTT of cwnd/2 delayed ACKs adds ~1
+        let mut s = st(20.0, 5.0);
+        for _ in 0..10 {
+            reno_increase_segments(&mut s, 2);
+        }
+        assert!((s.cwnd - 20.0 - 1.0).abs() < 0.03, "{}", s.cwnd);
     }
 
     #[test]
