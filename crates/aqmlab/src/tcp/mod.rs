@@ -9,6 +9,7 @@
 
 pub mod cc;
 pub mod profile;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod sender;
@@ -219,6 +220,12 @@ pub struct TcpParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack_variant: Option<SackVariant>,
     pub fin: bool,
+    /// The flow's congestion control is rate-based
+    /// (`CongestionControl::rate_based`): the sender keeps delivery-rate
+    /// state and paces at the controller's rate (set by the sender, not a
+    /// scenario key).
+    #[serde(skip)]
+    pub rate_cc: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -259,6 +266,7 @@ impl Default for TcpParams {
             rto_restart: None,
             sack_variant: None,
             fin: false,
+            rate_cc: false,
             explicit: TcpOptions::default(),
         }
     }

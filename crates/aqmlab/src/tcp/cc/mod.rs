@@ -32,6 +32,7 @@
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
+//! | `bbr` | `bbr.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`) |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
@@ -52,11 +53,13 @@ registry::cc_kinds! {
     bic::BicConfig => Bic,
     maxnet::MaxNetSourceConfig => MaxNet,
     dctcp::DctcpConfig => Dctcp,
+    bbr::BbrConfig => Bbr,
 }
 
 use crate::engine::Time;
 use crate::net::ext::Ext;
 use crate::net::packet::Packet;
+pub use crate::tcp::rate::RateSample;
 use serde::Deserialize;
 
 pub use registry::CcAlgorithm;
@@ -159,6 +162,38 @@ pub trait CongestionControl: Send {
     /// run's results are collected.
     fn stats(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+
+    /// The controller is rate-based (Linux `cong_control`): the sender
+    /// keeps per-segment delivery state (`tcp::rate`), hands it a
+    /// [`RateSample`] on every ACK through
+    /// [`CongestionControl::cong_control`], and paces at
+    /// [`CongestionControl::pacing_rate`]. Such a controller owns cwnd:
+    /// what it sets in `cong_control` holds for the sending that follows
+    /// the ACK; recovery still decides what to retransmit. Read once, when
+    /// the sender is built.
+    fn rate_based(&self) -> bool {
+        false
+    }
+
+    /// Every ACK (new or duplicate) of a [`CongestionControl::rate_based`]
+    /// controller, after loss recovery has processed it and before new data
+    /// is sent (Linux `tcp_cong_control` → `cong_control(sk, rs)`): set
+    /// `s.cwnd`. `on_ack` is not called for such a controller.
+    fn cong_control(&mut self, _s: &mut CcState, _rs: &RateSample) {}
+
+    /// Pacing rate in full-sized segments per second, for a
+    /// [`CongestionControl::rate_based`] controller (`sk_pacing_rate`
+    /// over the segment's size; the sender spaces segments by their size
+    /// on the wire).
+    fn pacing_rate(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+
+    /// The controller asks to mark the sender application-limited (BBR's
+    /// ProbeRTT sets `tp->app_limited`); read after `cong_control`.
+    fn wants_app_limited(&mut self) -> bool {
+        false
     }
 
     /// The loss-recovery scheme used with this algorithm when the scenario
