@@ -782,6 +782,10 @@ impl CongestionControl for Bbr {
             ("min_rtt_s", self.min_rtt.map_or(0.0, |m| m as f64 / 1e9)),
             ("rounds", self.rtt_cnt as f64),
             ("probe_rtt_count", self.probe_rtt_count as f64),
+            (
+                "startup_exit_round",
+                self.startup_exit_round.map_or(-1.0, |r| r as f64),
+            ),
         ]
     }
 }
