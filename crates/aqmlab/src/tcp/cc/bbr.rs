@@ -871,4 +871,51 @@ mod tests {
         assert_ne!(b.pacing_gain(), 0.75);
         assert!((b.bw() - 1000.0).abs() < 1e-9);
     }
+
+    /// `bbr_set_cwnd_to_recover_or_restore`: entering recovery sets cwnd
+    /// to in-flight + acked and conserves packets for a round (minus the
+    /// losses); leaving it restores the cwnd saved by `ssthresh`.
+    #[test]
+    fn recovery_conserves_packets_then_restores_the_saved_cwnd() {
+        let mut b = Bbr::new(&BbrConfig::default());
+        let mut s = CcState::with_window(10.0, 1e9, 1000);
+        let rtt: Time = 10_000_000;
+        let mut delivered = 0u64;
+        // `lag`: the acknowledged segment was sent that many deliveries ago
+        let mut step = |b: &mut Bbr, s: &mut CcState, in_flight: u32, rec: bool, losses: u32, lag: u64| {
+            let prior = delivered - lag;
+            delivered += 2;
+            s.now += rtt;
+            s.in_flight = in_flight;
+            let rs = RateSample {
+                delivered: Some(2),
+                interval: Some(rtt),
+                acked_sacked: 2,
+                losses,
+                prior_delivered: prior,
+                prior_in_flight: in_flight,
+                rtt: Some(rtt),
+                total_delivered: delivered,
+                delivered_time: s.now,
+                in_recovery: rec,
+                ..RateSample::default()
+            };
+            b.cong_control(s, &rs);
+            s.cwnd
+        };
+        for _ in 0..20 {
+            step(&mut b, &mut s, 30, false, 0, 0);
+        }
+        let before = s.cwnd;
+        // 2·BDP (2 segments) + 3 TSO goals of 2, even
+        assert_eq!(before, 12.0);
+        b.ssthresh(&s); // recovery begins: bbr_save_cwnd
+        let c = step(&mut b, &mut s, 6, true, 1, 0);
+        assert_eq!(c, 8.0, "in-flight 6 + 2 acked");
+        // sent before recovery began: the round has not ended
+        let c = step(&mut b, &mut s, 5, true, 0, 10);
+        assert_eq!(c, 8.0, "conservation: max(cwnd, 5 + 2)");
+        let c = step(&mut b, &mut s, 5, false, 0, 0);
+        assert!(c >= before, "restored to the saved {before}, got {c}");
+    }
 }
