@@ -310,6 +310,7 @@ const KEYS: &[&str] = &[
     "dupack_threshold",
     "handshake",
     "ecn",
+    "fin",
     "flows",
     "group",
     "src",

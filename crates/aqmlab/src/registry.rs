@@ -660,6 +660,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "",
         "Tail Loss Probe (RFC 8985 §7) after 2 x SRTT without an ACK; needs rack = true"
     ),
+    param!(
+        "fin",
+        "",
+        "true/false",
+        "",
+        "FIN on a sized transfer's last segment, ACKed at once (Linux, ns-3; not ns-2)"
+    ),
 ];
 
 /// One family of the catalogue: its name, where it is written, its kinds.
