@@ -46,7 +46,10 @@ fn single_flow_state_machine_and_steady_state() {
     // and Startup ends after 3 more rounds without 25 % growth (measured:
     // round 11)
     let exit = stats["startup_exit_round"];
-    assert!((8.0..=12.0).contains(&exit), "Startup ended at round {exit}");
+    assert!(
+        (8.0..=12.0).contains(&exit),
+        "Startup ended at round {exit}"
+    );
 
     // ProbeRTT: cwnd 4 for >= 200 ms (and one round), every 10 s
     let tr = &r.cwnd[0].samples;

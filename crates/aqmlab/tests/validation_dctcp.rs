@@ -221,7 +221,13 @@ fn marked_fraction_does_not_depend_on_the_ack_ratio() {
     let del = marked_fraction_1g(true);
     let per = marked_fraction_1g(false);
     println!("marked fraction: delayed ACKs {del:.3} (ns-3 0.263), ACK per segment {per:.3} (ns-3 0.303)");
-    assert!((del / 0.263 - 1.0).abs() < 0.15, "delayed ACKs: {del:.3} vs ns-3 0.263");
-    assert!((per / 0.303 - 1.0).abs() < 0.15, "ACK per segment: {per:.3} vs ns-3 0.303");
+    assert!(
+        (del / 0.263 - 1.0).abs() < 0.15,
+        "delayed ACKs: {del:.3} vs ns-3 0.263"
+    );
+    assert!(
+        (per / 0.303 - 1.0).abs() < 0.15,
+        "ACK per segment: {per:.3} vs ns-3 0.303"
+    );
     assert!(del / per > 0.8, "ratio {:.3} (ns-3 0.87)", del / per);
 }

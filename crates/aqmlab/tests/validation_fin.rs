@@ -53,7 +53,10 @@ fn linux_short_transfers_take_two_rtts_and_never_finish_sooner_when_longer() {
         // one more RTT per slow-start round beyond it (2 ms slack for
         // serialisation)
         if n <= 10 {
-            assert!((t - 0.080).abs() < 0.002, "{n} segments: {t:.4} s, not 80 ms");
+            assert!(
+                (t - 0.080).abs() < 0.002,
+                "{n} segments: {t:.4} s, not 80 ms"
+            );
         }
         assert!(
             t >= prev - 1e-9,
@@ -64,7 +67,10 @@ fn linux_short_transfers_take_two_rtts_and_never_finish_sooner_when_longer() {
     }
     // without FIN the unpaired last segment waits for the 40 ms timer
     let t = completion("linux-6.1", "fin = false", 1000, 3000);
-    assert!((t - 0.120).abs() < 0.002, "3 segments without FIN: {t:.4} s");
+    assert!(
+        (t - 0.120).abs() < 0.002,
+        "3 segments without FIN: {t:.4} s"
+    );
 }
 
 #[test]
@@ -72,7 +78,10 @@ fn ns3_100kb_transfer_matches_ns3() {
     // ns-3 3.44: 203 ms mean for 100 kB; 69 segments the same
     for bytes in [100_000u64, 69 * 1448] {
         let t = completion("ns3-3.44", "", 1448, bytes);
-        assert!((t - 0.203).abs() < 0.004, "{bytes} B: {t:.4} s vs ns-3 0.203 s");
+        assert!(
+            (t - 0.203).abs() < 0.004,
+            "{bytes} B: {t:.4} s vs ns-3 0.203 s"
+        );
     }
     // ns-2's rule (no FIN): one 200 ms delayed-ACK timeout later
     let t = completion("ns3-3.44", "fin = false", 1448, 100_000);

@@ -139,7 +139,10 @@ impl RateEstimator {
         let i = seq.wrapping_sub(self.una) as usize;
         if i < self.seg.len() {
             // a retransmission: restamped, flagged
-            self.seg[i] = Tx { retrans: true, ..tx };
+            self.seg[i] = Tx {
+                retrans: true,
+                ..tx
+            };
         } else {
             while self.seg.len() < i {
                 self.seg.push_back(Tx::default());
@@ -168,7 +171,7 @@ impl RateEstimator {
             self.first_tx = tx.sent;
             b.send_phase = tx.sent - tx.first_tx;
         }
-        if !tx.retrans && b.newest_rtt_sent.map_or(true, |t| tx.sent > t) {
+        if !tx.retrans && b.newest_rtt_sent.is_none_or(|t| tx.sent > t) {
             b.newest_rtt_sent = Some(tx.sent);
         }
         b.last_sent = b.last_sent.max(tx.sent);

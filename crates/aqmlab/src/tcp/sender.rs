@@ -67,9 +67,9 @@
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
 
 use super::cc::{CcState, CongestionControl, Recovery};
+use super::rate::RateEstimator;
 use super::receiver::TS_OPTION_BYTES;
 use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart};
-use super::rate::RateEstimator;
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
