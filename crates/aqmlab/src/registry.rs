@@ -739,15 +739,17 @@ pub fn list_all() -> String {
 fn param_table(rows: &[(Param, String, String)]) -> String {
     let mut out = String::from("| parameter | type | default | unit | allowed | description |\n|---|---|---|---|---|---|\n");
     for (p, ty, d) in rows {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+        let cells = [
             p.name,
             ty,
             d,
             if p.unit.is_empty() { "-" } else { p.unit },
             p.range,
-            p.about
-        ));
+            p.about,
+        ];
+        // A `|` inside a cell (`reno | newreno | sack`) would end it.
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out
 }
