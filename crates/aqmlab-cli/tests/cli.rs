@@ -725,7 +725,10 @@ fn run_checks_the_sweep_table() {
     );
     let (code, err, out) = run_text(d.path(), &text, &[]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("max_pp") && err.contains("unknown key"), "{err}");
+    assert!(
+        err.contains("max_pp") && err.contains("unknown key"),
+        "{err}"
+    );
     assert!(!out.join("summary.json").exists());
     let text = format!("{GOOD}\n[sweep]\nseedz = 2\n");
     let (code, err, _) = run_text(d.path(), &text, &[]);

@@ -797,7 +797,11 @@ pub fn list_markdown() -> String {
          value when absent. `aqmlab list NAME` prints one entry in the terminal.\n",
     );
     for f in families() {
-        out.push_str(&format!("\n## {}\n\nWritten as `{}`.\n", capital(f.name), f.key));
+        out.push_str(&format!(
+            "\n## {}\n\nWritten as `{}`.\n",
+            capital(f.name),
+            f.key
+        ));
         for k in &f.kinds {
             let rows = k.catalogue();
             let table = if rows.is_empty() {
@@ -808,7 +812,9 @@ pub fn list_markdown() -> String {
             out.push_str(&format!(
                 "\n### `{}` ({})\n\n{}\n\n{}",
                 k.kind,
-                f.name.trim_end_matches('s').replace("queue kind", "queue discipline"),
+                f.name
+                    .trim_end_matches('s')
+                    .replace("queue kind", "queue discipline"),
                 k.about,
                 table
             ));

@@ -655,7 +655,7 @@ pub fn run(seeds: u64, out: &Path) -> CliResult<Vec<TableRow>> {
         configs.len(),
         events as f64 / 1e6,
         rayon::current_num_threads(),
-        out.display()
+        super::shown(out)
     );
     Ok(rows)
 }
