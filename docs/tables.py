@@ -74,10 +74,11 @@ def main(argv: list[str]) -> int:
         if "<!-- table:" not in text:
             continue
 
-        def fill(m: re.Match[str]) -> str:
+        def fill(m: re.Match[str], page: Path = page) -> str:
             ident = m.group(1)
             if ident not in GENERATORS:
-                sys.exit(f"{page.relative_to(ROOT)}: unknown table `{ident}`; known: {', '.join(GENERATORS)}")
+                known = ", ".join(GENERATORS)
+                sys.exit(f"{page.relative_to(ROOT)}: unknown table `{ident}`; known: {known}")
             if ident not in cache:
                 cache[ident] = GENERATORS[ident]()
             return f"<!-- table: {ident} -->\n{cache[ident]}<!-- end table -->\n"
@@ -91,12 +92,18 @@ def main(argv: list[str]) -> int:
             else:
                 stale += 1
                 sys.stdout.writelines(
-                    difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(rel), f"{rel} (regenerated)")
+                    difflib.unified_diff(
+                        text.splitlines(True),
+                        new.splitlines(True),
+                        str(rel),
+                        f"{rel} (regenerated)",
+                    )
                 )
     if stale:
-        print(f"docs/tables.py: {stale} page(s) with stale tables; `python3 docs/tables.py --write` updates them")
+        print(f"docs/tables.py: {stale} page(s) with stale tables; `--write` updates them")
         return 1
-    print(f"docs/tables.py: {len(cache)} table(s) regenerated, all equal to the pages" if not write else "docs/tables.py: done")
+    if not write:
+        print(f"docs/tables.py: {len(cache)} table(s) regenerated, all equal to the pages")
     return 0
 
 

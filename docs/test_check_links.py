@@ -1,4 +1,7 @@
-"""Tests of docs/check_links.py on a small book made here (python3 -m unittest docs/test_check_links.py)."""
+"""Tests of docs/check_links.py on small books made here.
+
+Run: python3 -m unittest docs/test_check_links.py
+"""
 
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ class CheckLinks(unittest.TestCase):
     def test_good_links_pass(self) -> None:
         root = self.book(
             {
-                "index.html": '<a href="guide/a.html#sec">a</a> <a href="https://x.org/y">ext</a> <a href="#top">t</a><h1 id="top">T</h1>',
-                "guide/a.html": '<h2 id="sec">S</h2><a href="../index.html">up</a><img src="../img.png">',
+                "index.html": '<a href="guide/a.html#sec">a</a> <a href="https://x.org/y">e</a>'
+                '<a href="#top">t</a><h1 id="top">T</h1>',
+                "guide/a.html": '<h2 id="sec">S</h2><a href="../index.html">up</a>'
+                '<img src="../img.png">',
                 "img.png": "",
             }
         )
@@ -33,7 +38,8 @@ class CheckLinks(unittest.TestCase):
     def test_missing_file_and_anchor_are_reported(self) -> None:
         root = self.book(
             {
-                "index.html": '<a href="missing.html">m</a><a href="b.html#nope">n</a><a href="#here">h</a>',
+                "index.html": '<a href="missing.html">m</a><a href="b.html#nope">n</a>'
+                '<a href="#here">h</a>',
                 "b.html": '<h2 id="yes">Y</h2>',
             }
         )
