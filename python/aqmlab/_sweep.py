@@ -104,9 +104,12 @@ class _Bar:
         self._bar: Any = None
         if enabled and total > 1:
             try:
+                # A notebook widget where Jupyter's widgets are installed (the
+                # [notebook] extra), else text lines (tqdm.auto would warn).
+                import ipywidgets  # noqa: F401
                 from tqdm.auto import tqdm
-            except ImportError:  # pragma: no cover - tqdm is a dependency
-                return
+            except ImportError:
+                from tqdm import tqdm
             self._bar = tqdm(total=total, desc="aqmlab.sweep", unit="run")
 
     def update(self) -> None:
