@@ -58,10 +58,18 @@ enum Cmd {
 struct ListArgs {
     /// A queue kind, congestion control or workload (e.g. `red`), or `tcp`.
     name: Option<String>,
+    /// Print the whole catalogue as the documentation's Markdown page
+    /// (docs/src/reference/catalogue.md).
+    #[arg(long, conflicts_with = "name")]
+    markdown: bool,
 }
 
 /// `aqmlab list [name]`, from the same registry the scenario parser uses.
 fn list(a: ListArgs) -> CliResult {
+    if a.markdown {
+        print!("{}", aqmlab::registry::list_markdown());
+        return Ok(());
+    }
     match a.name {
         None => print!("{}", aqmlab::registry::list_all()),
         Some(n) => match aqmlab::registry::describe(&n) {

@@ -701,3 +701,37 @@ fn parse_errors_name_the_innermost_key() {
         assert!(!out.exists(), "{set}: output written");
     }
 }
+
+/// Without `--out`, `aqmlab run` writes to `out/<file stem>/` under the
+/// working directory and names that folder on stderr.
+#[test]
+fn run_without_out_writes_to_out_stem() {
+    let d = tempfile::tempdir().unwrap();
+    let file = common::write(d.path(), "mine.toml", GOOD);
+    let (code, _, err) = common::output(aqmlab().current_dir(d.path()).arg("run").arg(&file));
+    assert_eq!(code, 0, "{err}");
+    let out = d.path().join("out").join("mine");
+    assert!(out.join("summary.json").exists(), "{err}");
+    assert!(err.contains("writing to out/mine"), "{err}");
+}
+
+/// A typo inside `[sweep]` is refused by `aqmlab run` too (exit 2, naming
+/// the key), although `run` does not run the sweep; nothing is written.
+#[test]
+fn run_checks_the_sweep_table() {
+    let d = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{GOOD}\n[sweep]\nseeds = 2\n[[sweep.vary]]\nkey = \"links.bottleneck.queue_ab.max_pp\"\nvalues = [0.1, 0.2]\n"
+    );
+    let (code, err, out) = run_text(d.path(), &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("max_pp") && err.contains("unknown key"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+    let text = format!("{GOOD}\n[sweep]\nseedz = 2\n");
+    let (code, err, _) = run_text(d.path(), &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("sweep.seedz"), "{err}");
+}

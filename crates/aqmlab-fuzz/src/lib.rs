@@ -524,7 +524,13 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
                 return "no number".into();
             };
             let old = get(doc, &p).cloned().expect("path");
-            let nv = match (rng.gen_range(0..3), old) {
+            let nv = match (rng.gen_range(0..4), old) {
+                // an integer as a size with a unit (`mss = "1000B"`): byte
+                // counts such as tcp.mss take both forms
+                (3, Value::Integer(x)) => Value::String(format!(
+                    "{x}{}",
+                    ["B", "KB", "KiB", "b", ""].choose(rng).expect("nonempty")
+                )),
                 // a nearby value of the same type: most of these stay valid
                 (0, Value::Integer(x)) => Value::Integer(
                     (((x as f64) * rng.gen_range(0.0..4.0)).round() as i64)

@@ -228,7 +228,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         results.len(),
         events as f64 / 1e6,
         wall,
-        out.display()
+        super::shown(out)
     );
     write_csv(&rows, &out.join("tables.csv"))?;
     let figs = plots(&oc, out)?;

@@ -696,7 +696,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         events as f64 / 1e6,
         wall.elapsed().as_secs_f64(),
         rayon::current_num_threads(),
-        out.display()
+        super::shown(out)
     );
     Ok(rows)
 }

@@ -506,10 +506,10 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     let rep = report(&r, paper, &t.md, total_wall)?;
     aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
     println!(
-        "\nWrote {}/report.md, tables.csv and {} plots (PNG + SVG): {}. {} runs in {total_wall:.1} s.",
-        out.display(),
+        "\nreport.md, tables.csv and {} plots (PNG + SVG: {}) in {}. {} runs in {total_wall:.1} s.",
         plots.len(),
         plots.join(", "),
+        super::shown(out),
         r.runs()
     );
     Ok(t.rows)

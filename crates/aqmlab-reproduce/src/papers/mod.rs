@@ -124,8 +124,28 @@ pub fn reproduce(paper: &str, opts: &Opts, out: Option<&Path>) -> Result<Vec<Tab
         Some(dir) => (d.run)(opts, dir),
         None => {
             let tmp = tempfile::tempdir()?;
-            (d.run)(opts, tmp.path())
+            TEMP_OUT.with(|t| t.set(true));
+            let r = (d.run)(opts, tmp.path());
+            TEMP_OUT.with(|t| t.set(false));
+            r
         }
+    }
+}
+
+thread_local! {
+    /// Set while [`reproduce`] writes to a temporary folder that it removes
+    /// afterwards (Python's `reproduce()` without `out=`).
+    static TEMP_OUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The output folder as the closing line names it: its path, or, for a
+/// temporary folder removed at the end, a note that nothing is kept (no
+/// message names a folder that will not exist).
+pub(crate) fn shown(out: &Path) -> String {
+    if TEMP_OUT.with(|t| t.get()) {
+        "a temporary folder that is removed (pass an output folder to keep them)".to_string()
+    } else {
+        out.display().to_string()
     }
 }
 

@@ -668,7 +668,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         configs.len(),
         events as f64 / 1e6,
         rayon::current_num_threads(),
-        out.display()
+        super::shown(out)
     );
     Ok(rows)
 }

@@ -54,9 +54,11 @@ pub struct TcpCtx<'a> {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
-    /// Payload bytes per full segment (MSS).
+    /// Payload bytes per full segment (MSS): bytes, or a size with a unit.
+    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
     pub mss: Option<u32>,
     /// TCP/IP header bytes added to every segment; a pure ACK is this size.
+    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
     pub header_bytes: Option<u32>,
     /// Initial congestion window, segments.
     pub init_cwnd: Option<f64>,
