@@ -84,12 +84,8 @@ def _run_task(task: Task) -> dict[str, Any]:
 
 
 def _jain(xs: Sequence[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²), 1 for an empty set or all zeros (as the library's)."""
-    s = sum(xs)
-    s2 = sum(x * x for x in xs)
-    if not xs or s2 == 0.0:
-        return 1.0
-    return s * s / (len(xs) * s2)
+    """Jain's index (Σx)²/(n·Σx²), 1 for an empty set or all zeros: the native one."""
+    return _native.jain(list(xs))
 
 
 def _ignore_sigint() -> None:

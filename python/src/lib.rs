@@ -695,11 +695,19 @@ fn reproduce(
         .collect())
 }
 
+/// Jain's fairness index of `xs`, the one every report uses
+/// (`aqmlab_reproduce::stats::jain`): 1 for an empty set or all zeros.
+#[pyfunction]
+fn jain(xs: Vec<f64>) -> f64 {
+    aqmlab_reproduce::stats::jain(&xs)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<RunOutput>()?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(jain, m)?)?;
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(stale_runs, m)?)?;
     m.add_function(wrap_pyfunction!(remove_stale_runs, m)?)?;

@@ -189,3 +189,14 @@ def test_dask_cluster_gives_the_local_table(local, base, tmp_path):
         stop(procs)
         for f in logs:
             f.close()
+
+
+def test_jain_is_the_native_one() -> None:
+    """The sweep's Jain index is the Rust one that every report uses."""
+    from aqmlab import _native
+    from aqmlab._sweep import _jain
+
+    for xs in ([5.0, 5.0], [1.0, 2.0], [1.0, 0.0, 0.0, 0.0], [], [0.0, 0.0], [3e6, 1e6, 7e5]):
+        s, s2 = sum(xs), sum(x * x for x in xs)
+        expected = 1.0 if not xs or s2 == 0.0 else s * s / (len(xs) * s2)
+        assert _jain(xs) == _native.jain(list(xs)) == pytest.approx(expected, rel=1e-15)

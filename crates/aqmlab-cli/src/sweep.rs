@@ -27,6 +27,7 @@ use crate::{CliError, CliResult};
 use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::limits::{check_runs, Limits};
 use aqmlab::Scenario;
+use aqmlab_reproduce::stats::{jain, Summary};
 use clap::Args;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -397,36 +398,14 @@ fn num(v: &Value, k: &str) -> f64 {
     v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
-/// The quantile t(0.975, df) of Student's t distribution: the table of any
-/// statistics text for df ≤ 30, the Cornish–Fisher expansion
-/// z + (z³ + z)/(4·df) above (error < 0.002).
-fn t975(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    if df == 0 {
-        f64::NAN
-    } else if df <= 30 {
-        T[df - 1]
-    } else {
-        let z = 1.959964;
-        z + (z * z * z + z) / (4.0 * df as f64)
-    }
-}
-
 /// Mean, sample sd and half-width of the 95 % t interval of `xs` (sd and
-/// interval NaN for one value).
+/// interval NaN for one value), from the statistics every report shares.
 fn spread(xs: &[f64]) -> (f64, f64, f64) {
-    let n = xs.len();
-    let m = xs.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::NAN, f64::NAN);
+    let s = Summary::of(xs.iter().copied());
+    if s.n < 2 {
+        return (s.mean, f64::NAN, f64::NAN);
     }
-    let var = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
-    let sd = var.sqrt();
-    (m, sd, t975(n - 1) * sd / (n as f64).sqrt())
+    (s.mean, s.sd, s.ci95())
 }
 
 /// One row of `sweep.csv`, before the per-group goodput columns.
@@ -480,7 +459,7 @@ fn row(s: &Value, link: &str) -> CliResult<Row> {
         ("max_delay_s", Some(num(q, "max_delay_s"))),
         ("utilization", Some(num(&l, "utilization"))),
         ("goodput_bps", Some(goodput.values().sum())),
-        ("jain_tcp", Some(aqmlab::metrics::jain(&tcp))),
+        ("jain_tcp", Some(jain(&tcp))),
         (
             "cbr_owd_s",
             (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),

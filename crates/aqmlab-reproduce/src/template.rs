@@ -1,4 +1,4 @@
-//! Report prose lives in Markdown templates (`reproduce/templates/*.md`,
+//! Report prose lives in Markdown templates (`papers/templates/*.md`,
 //! compiled in with `include_str!`); `{{name}}` placeholders are filled from
 //! the run. A placeholder without a value, or a value without a placeholder,
 //! is an internal error, so a template and its driver cannot drift apart.
@@ -98,7 +98,7 @@ mod tests {
     fn the_parts_the_drivers_pick_exist() {
         let files: [(&str, &[&str]); 4] = [
             (
-                include_str!("templates/red-gateway-parts.md"),
+                include_str!("papers/templates/red-gateway-parts.md"),
                 &[
                     "scale-none",
                     "scale",
@@ -121,7 +121,7 @@ mod tests {
                 ],
             ),
             (
-                include_str!("templates/rio-ps-parts.md"),
+                include_str!("papers/templates/rio-ps-parts.md"),
                 &[
                     "experiment",
                     "shortened",
@@ -132,11 +132,11 @@ mod tests {
                 ],
             ),
             (
-                include_str!("templates/codel-highspeed-tcp-parts.md"),
+                include_str!("papers/templates/codel-highspeed-tcp-parts.md"),
                 &["duration-note"],
             ),
             (
-                include_str!("templates/maxnet-mice-parts.md"),
+                include_str!("papers/templates/maxnet-mice-parts.md"),
                 &[
                     "duration-note",
                     "late-mostly",

@@ -21,13 +21,13 @@
 use crate::common::{check_conservation, md_rows, run_all, text_table};
 use crate::matrix;
 use crate::paper::Paper;
+use crate::stats::jain;
 use crate::stats::{mean_by, sd_by};
 use crate::table::{write_csv, TableRow};
 use crate::template::{render, render_part};
 use crate::verdict::{self, Tol};
 use crate::Opts;
 use crate::{Error, Result};
-use aqmlab::metrics::jain;
 use aqmlab::{RunResult, Scenario};
 use serde::Deserialize;
 use std::fmt::Write as _;

@@ -1177,7 +1177,7 @@ fn further_rows(mx: &Matrix, configs: &[Config], aggs: &[Agg]) -> String {
     let mut s = String::new();
     for (c, a) in configs.iter().zip(aggs).take(mx.sens0()) {
         let m = |f: &dyn Fn(&RunSummary) -> f64| a.mean_sd(f).0;
-        let fair = m(&|r: &RunSummary| aqmlab::metrics::jain(&r.segs));
+        let fair = m(&|r: &RunSummary| crate::stats::jain(&r.segs));
         let _ = writeln!(
             s,
             "| {} | {:.3} | {:.3} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.2} | {:.2} | {:.3} |",

@@ -366,16 +366,6 @@ fn measure_gp(m: &Matrix, r: &RunResult) -> Result<Gp> {
     })
 }
 
-fn jain_rt(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let q: f64 = x.iter().map(|v| v * v).sum();
-    if q == 0.0 {
-        1.0
-    } else {
-        s * s / (x.len() as f64 * q)
-    }
-}
-
 /// Bottleneck counts per class: [[arrivals, drops, marks]; (In, Out)].
 fn class_counts(r: &RunResult, link: &str) -> [[u64; 3]; 2] {
     let mut c = [[0; 3]; 2];
@@ -450,7 +440,7 @@ fn measure_web(
     for ((long, _), v) in batches {
         if v.iter().all(|x| x.is_some()) {
             let x: Vec<f64> = v.into_iter().flatten().collect();
-            let f = jain_rt(&x);
+            let f = crate::stats::jain(&x);
             if long {
                 w.fair_long.push(f);
                 w.rt_long.extend(x);
