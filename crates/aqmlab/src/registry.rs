@@ -497,12 +497,18 @@ pub fn serialize_tagged<S: serde::Serializer, C: Serialize>(
 /// `tcp` tables), for `aqmlab list tcp`. Defaults are read from
 /// `TcpParams::default()`.
 pub const TCP_PARAMS: &[Param] = &[
-    param!("mss", "bytes", "≥ 1", "0", "payload bytes per full segment"),
+    param!(
+        "mss",
+        "bytes",
+        "1..=65495; an integer or a size (\"1000B\")",
+        "0",
+        "payload bytes per full segment"
+    ),
     param!(
         "header_bytes",
         "bytes",
-        "≥ 0",
-        "-1",
+        "20..=120; an integer or a size (\"40B\")",
+        "0",
         "TCP/IP header bytes per segment; a pure ACK's size"
     ),
     param!(
