@@ -133,8 +133,11 @@ pub struct Summary<'a> {
     pub parallel: Option<&'a ParallelReport>,
 }
 
+/// Reads one figure of a flow (`None`: the flow has none).
+type Figure = fn(&FlowResult) -> Option<f64>;
+
 /// The per-flow figures summarised in `flow_figures`.
-const FLOW_FIGURES: [(&str, fn(&FlowResult) -> Option<f64>); 9] = [
+const FLOW_FIGURES: [(&str, Figure); 9] = [
     ("goodput_bps", |f| Some(f.goodput_bps)),
     ("bytes_acked", |f| Some(f.bytes_acked as f64)),
     ("retransmits", |f| Some(f.retransmits as f64)),
