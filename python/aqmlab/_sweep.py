@@ -11,6 +11,8 @@ what is shipped: the same sweep gives the same table wherever it runs (only
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import math
@@ -47,6 +49,26 @@ def _cell(v: Any, label: str) -> Any:
     return label
 
 
+def _value(x: str) -> int | float | str | None:
+    """A CSV cell as Rust wrote it: empty is None, then int, float, text."""
+    if x == "":
+        return None
+    try:
+        return int(x)
+    except ValueError:
+        pass
+    try:
+        return float(x)
+    except ValueError:
+        return x
+
+
+def _rows(data: bytes, text: set[str]) -> list[dict[str, Any]]:
+    """A table's rows as dicts: the columns in ``text`` as strings, the others parsed."""
+    reader = csv.DictReader(io.StringIO(data.decode()))
+    return [{k: v if k in text else _value(v) for k, v in r.items()} for r in reader]
+
+
 def _run_task(task: Task) -> dict[str, Any]:
     """Run one sweep point (in a worker) and reduce it to what a row needs.
 
@@ -59,11 +81,19 @@ def _run_task(task: Task) -> dict[str, Any]:
         out = _native.NativeScenario.from_toml(text, name).run(seed)
         s = json.loads(out.summary_json())
         monitored = out.monitored_links()
+        files = out.files()
+        flows_csv, links_csv = files["flows.csv"], files["links.csv"]
         ran = True
     else:
         summary, monitored, ran = _native.run_job(text, name, seed, folder, label, prov)
         s = json.loads(summary)
-    flows = s["flows"]
+        with open(os.path.join(folder, "flows.csv"), "rb") as fh:
+            flows_csv = fh.read()
+        with open(os.path.join(folder, "links.csv"), "rb") as fh:
+            links_csv = fh.read()
+    # Per-flow and per-link records live in the tables, not in summary.json.
+    flows = _rows(flows_csv, {"label", "group", "src", "dst", "cc"})
+    links = _rows(links_csv, {"label", "link", "from", "to", "kind"})
     groups: dict[str, float] = {}
     for f in flows:
         groups[f["group"]] = groups.get(f["group"], 0.0) + f["goodput_bps"]
@@ -72,8 +102,9 @@ def _run_task(task: Task) -> dict[str, Any]:
     return {
         "ran": ran,
         "monitored": monitored,
-        "queues": [{k: v for k, v in q.items() if k != "classes"} for q in s["queues"]],
-        "links": s["links"],
+        # links.csv holds each link's and its queue's counters in one row.
+        "queues": links,
+        "links": links,
         "goodput_bps": sum(f["goodput_bps"] for f in flows),
         "groups": groups,
         "jain_tcp": _jain(tcp),

@@ -531,7 +531,8 @@ impl RunOutput {
 
     /// `summary.json` as text.
     fn summary_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        serde_json::to_string(&output::summary::Summary::of(&self.r))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// Every file `aqmlab run` writes, as {file name: bytes}, written by

@@ -348,6 +348,10 @@ fn run_one(p: &aqmlab::scenario::SweepPoint, j: &Job, dir: &Path) -> CliResult {
 /// What the tables use of one run, read back from its files.
 struct RunData {
     summary: Value,
+    /// `links.csv`'s rows (a link direction and its queue's counters).
+    links: Vec<Value>,
+    /// `flows.csv`'s rows.
+    flows: Vec<Value>,
     /// (time_s, delay_s, len_pkts) of the reported queue.
     series: Vec<(f64, f64, f64)>,
 }
@@ -391,7 +395,52 @@ fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)>
             series.push((f(c_time), f(c_delay), f(c_len)));
         }
     }
-    Ok((RunData { summary, series }, monitored))
+    let links = table_rows(
+        &dir.join("links.csv"),
+        &["label", "link", "from", "to", "kind"],
+    )?;
+    let flows = table_rows(
+        &dir.join("flows.csv"),
+        &["label", "group", "src", "dst", "cc"],
+    )?;
+    Ok((
+        RunData {
+            summary,
+            links,
+            flows,
+            series,
+        },
+        monitored,
+    ))
+}
+
+/// The rows of a run's table as JSON objects: the columns in `text` as
+/// strings, the others as integers or numbers (empty: null).
+fn table_rows(p: &Path, text: &[&str]) -> CliResult<Vec<Value>> {
+    let bad = |e: csv::Error| CliError::Internal(format!("{}: {e}", p.display()));
+    let mut rd = csv::Reader::from_path(p).map_err(bad)?;
+    let head = rd.headers().map_err(bad)?.clone();
+    let mut rows = Vec::new();
+    for rec in rd.records() {
+        let rec = rec.map_err(bad)?;
+        let mut o = serde_json::Map::new();
+        for (h, x) in head.iter().zip(rec.iter()) {
+            let v = if text.contains(&h) {
+                Value::from(x)
+            } else if x.is_empty() {
+                Value::Null
+            } else if let Ok(u) = x.parse::<u64>() {
+                Value::from(u)
+            } else {
+                x.parse::<f64>()
+                    .map(Value::from)
+                    .unwrap_or_else(|_| Value::from(x))
+            };
+            o.insert(h.to_string(), v);
+        }
+        rows.push(Value::Object(o));
+    }
+    Ok(rows)
 }
 
 fn num(v: &Value, k: &str) -> f64 {
@@ -416,24 +465,18 @@ struct Row {
     goodput: BTreeMap<String, f64>,
 }
 
-fn row(s: &Value, link: &str) -> CliResult<Row> {
-    let q = s["queues"]
-        .as_array()
-        .and_then(|v| v.iter().find(|q| q["link"] == link))
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "sweep.link: no link `{link}`; links are named `a->b`"
-            ))
-        })?;
-    let l = s["links"]
-        .as_array()
-        .and_then(|v| v.iter().find(|q| q["link"] == link))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let flows = s["flows"].as_array().cloned().unwrap_or_default();
+fn row(d: &RunData, link: &str) -> CliResult<Row> {
+    // links.csv holds the link's and its queue's counters in one row.
+    let q = d.links.iter().find(|q| q["link"] == link).ok_or_else(|| {
+        CliError::Input(format!(
+            "sweep.link: no link `{link}`; links are named `a->b`"
+        ))
+    })?;
+    let l = q;
+    let flows = &d.flows;
     let mut goodput = BTreeMap::new();
     let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
-    for f in &flows {
+    for f in flows {
         let g = f["group"].as_str().unwrap_or_default().to_string();
         *goodput.entry(g).or_insert(0.0) += num(f, "goodput_bps");
         if f["cc"] == "cbr" {
@@ -457,14 +500,14 @@ fn row(s: &Value, link: &str) -> CliResult<Row> {
         ("mean_delay_s", Some(num(q, "mean_delay_s"))),
         ("p99_delay_s", Some(num(q, "p99_delay_s"))),
         ("max_delay_s", Some(num(q, "max_delay_s"))),
-        ("utilization", Some(num(&l, "utilization"))),
+        ("utilization", Some(num(l, "utilization"))),
         ("goodput_bps", Some(goodput.values().sum())),
         ("jain_tcp", Some(jain(&tcp))),
         (
             "cbr_owd_s",
             (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
         ),
-        ("events", Some(num(s, "events"))),
+        ("events", Some(num(&d.summary, "events"))),
     ];
     Ok(Row {
         values,
@@ -559,7 +602,7 @@ fn tables(
     let mut rows = Vec::new();
     for j in jobs {
         let (d, _) = read_run(&a.out.join(&j.rel), Some(&link))?;
-        rows.push(row(&d.summary, &link)?);
+        rows.push(row(&d, &link)?);
         data.push(d);
     }
     let fin = Finished {
@@ -592,8 +635,8 @@ fn tables(
 /// queue of the run in `dir` (the first run).
 fn busiest_monitored(dir: &Path) -> CliResult<String> {
     let (d, monitored) = read_run(dir, None)?;
-    let qs = d.summary["queues"].as_array().cloned().unwrap_or_default();
-    qs.iter()
+    d.links
+        .iter()
         .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
         .max_by_key(|q| q["enqueued"].as_u64().unwrap_or(0))
         .and_then(|q| q["link"].as_str().map(str::to_string))

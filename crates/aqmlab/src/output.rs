@@ -19,6 +19,7 @@
 //! dropped by the queue ÷ packets that arrived at it (`arrivals`).
 
 pub mod pcap;
+pub mod summary;
 
 use crate::metrics::RunResult;
 use serde::Serialize;
@@ -38,6 +39,8 @@ pub const RUN_FILES: &[&str] = &[
     "cwnd.csv",
     "throughput.csv",
     "requests.csv",
+    "classes.csv",
+    "cc_stats.csv",
     "scenario.toml",
     "provenance.json",
 ];
@@ -450,7 +453,7 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
         // Buffered: serde_json writes token by token, which unbuffered
         // costs a system call each (seconds for a run with 10⁵ flows).
         let mut f = st.create("summary.json")?;
-        serde_json::to_writer_pretty(&mut f, r)
+        serde_json::to_writer_pretty(&mut f, &summary::Summary::of(r))
             .map_err(std::io::Error::other)
             .and_then(|_| writeln!(f))
             .and_then(|_| f.flush())
@@ -459,6 +462,12 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     write_flows(r, &id, &st.path("flows.csv")).map_err(named("flows.csv"))?;
     write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
     write_links(r, &id, &st.path("links.csv")).map_err(named("links.csv"))?;
+    if r.queues.iter().any(|q| !q.classes.is_empty()) {
+        write_classes(r, &id, &st.path("classes.csv")).map_err(named("classes.csv"))?;
+    }
+    if !r.cc_stats.is_empty() {
+        write_cc_stats(r, &id, &st.path("cc_stats.csv")).map_err(named("cc_stats.csv"))?;
+    }
     if !r.cwnd.is_empty() {
         write_cwnd(r, &id, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
     }
@@ -709,6 +718,50 @@ struct LinkRow<'a> {
 /// nothing arrived).
 pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
     (arrivals > 0).then(|| count as f64 / arrivals as f64)
+}
+
+/// `classes.csv`: `label,seed` and one row per (link direction, traffic
+/// class) of the queues that count per class.
+pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&[
+        "link",
+        "class",
+        "arrivals",
+        "dropped",
+        "marked",
+        "drop_rate",
+        "mark_rate",
+    ])?;
+    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for q in &r.queues {
+        for c in &q.classes {
+            w.record([
+                q.link.clone(),
+                c.class.clone(),
+                c.arrivals.to_string(),
+                c.dropped.to_string(),
+                c.marked.to_string(),
+                opt(per_arrival(c.dropped, c.arrivals)),
+                opt(per_arrival(c.marked, c.arrivals)),
+            ])?;
+        }
+    }
+    w.flush()
+}
+
+/// `cc_stats.csv`: `label,seed` and one row per (flow, statistic) of the
+/// congestion controls that report statistics, in long form (the names
+/// differ between controls).
+pub fn write_cc_stats(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&["flow", "stat", "value"])?;
+    for f in &r.cc_stats {
+        for (k, v) in &f.stats {
+            w.record([f.flow.to_string(), k.clone(), v.to_string()])?;
+        }
+    }
+    w.flush()
 }
 
 /// `links.csv`: `label,seed` and one row per link direction.
