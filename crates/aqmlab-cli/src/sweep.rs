@@ -452,11 +452,16 @@ fn row(s: &Value, link: &str) -> CliResult<Row> {
         .cloned()
         .unwrap_or(Value::Null);
     let flows = s["flows"].as_array().cloned().unwrap_or_default();
+    // A group's and all flows' goodput: the bytes they delivered over the
+    // one measured interval (a sum of per-flow rates, each over the flow's
+    // own life, is not a rate the link carried).
+    let interval = num(s, "sim_seconds") - s["warmup_s"].as_f64().unwrap_or(0.0);
+    let per_s = |bytes: f64| if interval > 0.0 { bytes * 8.0 / interval } else { 0.0 };
     let mut goodput = BTreeMap::new();
     let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
     for f in &flows {
         let g = f["group"].as_str().unwrap_or_default().to_string();
-        *goodput.entry(g).or_insert(0.0) += num(f, "goodput_bps");
+        *goodput.entry(g).or_insert(0.0) += per_s(num(f, "bytes_acked"));
         if f["cc"] == "cbr" {
             if let Some(o) = f["mean_owd_s"].as_f64() {
                 cbr.push(o);

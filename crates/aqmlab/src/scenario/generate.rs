@@ -429,6 +429,11 @@ impl FatTreeSpec {
 /// groups into one entry per host. Returns (key path, message).
 pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
     if let Some(t) = sc.topology.take() {
+        sc.generated_by = Some(match t {
+            TopologySpec::Dumbbell(_) | TopologySpec::Star(_) => "topology.hosts",
+            TopologySpec::ParkingLot(_) => "topology.hops",
+            TopologySpec::FatTree(_) => "topology.k",
+        });
         t.validate()
             .map_err(|(k, m)| (format!("topology.{k}"), m))?;
         let (hosts, routers, links, ecmp) = t.expand();

@@ -83,6 +83,10 @@ pub struct Scenario {
     /// Parameter sweep run by `aqmlab sweep` (ignored by `aqmlab run`).
     #[serde(default)]
     pub sweep: Option<SweepSpec>,
+    /// The key that sizes the `[topology]` generator the nodes came from
+    /// (`topology.hops`), for messages about what grows with it.
+    #[serde(skip)]
+    pub generated_by: Option<&'static str>,
 }
 
 /// A parameter sweep: the cartesian product of the `vary` axes, each
@@ -466,44 +470,49 @@ pub const MAX_FILE_BYTES: u64 = 4 << 20;
 /// Read a scenario file: a regular file (not a FIFO, device or directory,
 /// which could block or never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
 pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
-    use std::io::Read;
-    let file = path.display().to_string();
-    let io = |msg: String| ScenarioError::Io {
-        file: file.clone(),
+    read_text(path, "a scenario file (TOML)").map_err(|msg| ScenarioError::Io {
+        file: path.display().to_string(),
         msg,
-    };
+    })
+}
+
+/// Read any file a scenario names (a scenario, a CDF of sizes) as a
+/// scenario file is read: a regular file (a FIFO would block, a device
+/// such as `/dev/zero` never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
+/// The error is the cause, without the path; `what` names what the file
+/// should have been ("a scenario file (TOML)").
+pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
+    use std::io::Read;
     // metadata first: opening a FIFO for reading blocks until a writer comes
-    let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
-        return Err(io(format!(
-            "not a regular file ({}); give a scenario file (TOML)",
+        return Err(format!(
+            "not a regular file ({}); give {what}",
             if meta.is_dir() {
                 "a directory"
             } else {
                 "a FIFO, socket or device"
             }
-        )));
+        ));
     }
+    let too_big = |n: String| {
+        format!("the file has {n} bytes; a file a scenario reads may have at most {MAX_FILE_BYTES} bytes")
+    };
     if meta.len() > MAX_FILE_BYTES {
-        return Err(io(format!(
-            "the file has {} bytes; a scenario file may have at most {MAX_FILE_BYTES} bytes",
-            meta.len()
-        )));
+        return Err(too_big(meta.len().to_string()));
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| io(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io(format!(
-            "the file has more than {MAX_FILE_BYTES} bytes, the most a scenario file may have"
-        )));
+        return Err(too_big(format!("more than {MAX_FILE_BYTES}")));
     }
     String::from_utf8(bytes).map_err(|e| {
-        io(format!(
+        format!(
             "not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
-        ))
+        )
     })
 }
 
