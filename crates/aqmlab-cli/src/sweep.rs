@@ -456,7 +456,13 @@ fn row(s: &Value, link: &str) -> CliResult<Row> {
     // one measured interval (a sum of per-flow rates, each over the flow's
     // own life, is not a rate the link carried).
     let interval = num(s, "sim_seconds") - s["warmup_s"].as_f64().unwrap_or(0.0);
-    let per_s = |bytes: f64| if interval > 0.0 { bytes * 8.0 / interval } else { 0.0 };
+    let per_s = |bytes: f64| {
+        if interval > 0.0 {
+            bytes * 8.0 / interval
+        } else {
+            0.0
+        }
+    };
     let mut goodput = BTreeMap::new();
     let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
     for f in &flows {

@@ -150,3 +150,89 @@ fn a_long_parking_lot_is_refused_before_its_routes_are_built() {
     sc.check_limits(&Limits::DEFAULT).unwrap();
     assert_eq!(sc.routing_cells(), 11 * 11);
 }
+
+fn topo(body: &str) -> String {
+    let t = format!(
+        "name = \"t\"\nduration = \"1s\"\n[topology]\n{body}\n[[flows]]\ngroup = \"x\"\nsrc = \"src0\"\ndst = \"dst0\"\n"
+    );
+    Scenario::from_toml(&t, "t.toml").unwrap_err().to_string()
+}
+
+/// Inside a generated topology the message named only `topology`
+/// (`` `topology`: invalid rate `-1Mbps` ``, `` `topology.limit`: required ``
+/// without the queue).
+#[test]
+fn messages_inside_a_topology_name_the_key() {
+    let ok = "kind = \"dumbbell\"\nhosts = 1\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"";
+    let e = topo(&ok.replace("\"10Mbps\"", "\"-1Mbps\""));
+    assert!(e.contains("`topology.bottleneck_rate`"), "{e}");
+    let e = topo(&format!(
+        "{ok}\nqueue = {{ kind = \"red\", min_th = 5, max_th = 15 }}"
+    ));
+    assert!(e.contains("`topology.queue.limit`: required"), "{e}");
+    let e = topo(&format!("{ok}\naccess_rat = \"1Mbps\""));
+    assert!(e.contains("`topology.access_rat`"), "{e}");
+    assert!(e.contains("did you mean `access_rate`?"), "{e}");
+    let e = topo(&ok.replace("dumbbell", "dumbell"));
+    assert!(e.contains("`topology.kind`"), "{e}");
+    let e = topo("hosts = 3");
+    assert!(e.contains("`topology.kind`: required"), "{e}");
+}
+
+/// An unknown key gets the close one suggested (issue 34: `max_pp`).
+#[test]
+fn a_typo_gets_the_close_key_suggested() {
+    let e = dumbbell(
+        "1s",
+        "queue = { kind = \"red\", limit = 100, min_th = 5, max_th = 15, max_pp = 0.1 }\n[[flows]]\ngroup = \"x\"\nsrc = \"a\"\ndst = \"c\"\n",
+    )
+    .unwrap_err();
+    assert!(e.contains("`links[2].queue.max_pp`"), "{e}");
+    assert!(e.contains("did you mean `max_p`?"), "{e}");
+    let e = dumbbell(
+        "1s",
+        "[[flows]]\ngroup = \"x\"\nsrc = \"a\"\ndst = \"c\"\nstrat = \"1s\"\n",
+    )
+    .unwrap_err();
+    assert!(e.contains("did you mean `start`?"), "{e}");
+    // nothing close: no guess
+    let e = dumbbell(
+        "1s",
+        "[[flows]]\ngroup = \"x\"\nsrc = \"a\"\ndst = \"c\"\nbanana = 1\n",
+    )
+    .unwrap_err();
+    assert!(!e.contains("did you mean"), "{e}");
+}
+
+/// A 100 kB scenario name was written on every CSV row (a 2-second run
+/// made 40 MB of output); names are bounded.
+#[test]
+fn long_names_are_refused() {
+    let t = DUMBBELL
+        .replace("{dur}", "1s")
+        .replace(
+            "{extra}",
+            "[[flows]]\ngroup = \"x\"\nsrc = \"a\"\ndst = \"c\"\n",
+        )
+        .replace(
+            "name = \"d\"",
+            &format!("name = \"{}\"", "n".repeat(100_000)),
+        );
+    let e = Scenario::from_toml(&t, "d.toml").unwrap_err().to_string();
+    assert!(e.contains("`name`"), "{e}");
+    assert!(e.contains("at most 200"), "{e}");
+    assert!(
+        e.len() < 300,
+        "the message does not echo the name: {} bytes",
+        e.len()
+    );
+    let e = dumbbell(
+        "1s",
+        &format!(
+            "[[flows]]\ngroup = \"{}\"\nsrc = \"a\"\ndst = \"c\"\n",
+            "g".repeat(201)
+        ),
+    )
+    .unwrap_err();
+    assert!(e.contains("`flows[0].group`"), "{e}");
+}

@@ -282,7 +282,10 @@ size = "60KB"
     let whole = Simulation::new(&Scenario::from_toml(&text(""), "s.toml").unwrap(), 1).run();
     let done = whole.flows[0].completion_s.expect("the transfer completes");
     for before in [0.000_5, 0.000_95, 0.005, 0.02] {
-        let w = format!("[output]\nwarmup = \"{}ns\"\n", ((done - before) * 1e9) as u64);
+        let w = format!(
+            "[output]\nwarmup = \"{}ns\"\n",
+            ((done - before) * 1e9) as u64
+        );
         let r = Simulation::new(&Scenario::from_toml(&text(&w), "s.toml").unwrap(), 1).run();
         let f = &r.flows[0];
         assert!(f.goodput_bps <= 10e6, "{before}: {f:?}");

@@ -1,6 +1,8 @@
 //! Results of a run: per-flow, per-queue and per-link records, fairness, the
 //! queue time series, and the packet-conservation ledger.
 
+pub mod invariants;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -310,7 +312,11 @@ pub struct ThroughputSeries {
     pub group: String,
     /// Bin width, seconds.
     pub bin_s: f64,
-    /// Payload bytes delivered in order to the receiver in each bin.
+    /// Payload bytes that reached the receiver for the first time in each
+    /// bin: a segment is counted once, in the bin it arrived in, whether
+    /// it arrived in order or past a hole (so a hole being filled adds no
+    /// burst), and a duplicate not at all. A bin therefore carries at most
+    /// the receiver's incoming link rate × bin plus one packet.
     pub bytes: Vec<u64>,
 }
 

@@ -191,7 +191,9 @@ impl Scenario {
         }
         let rows = (self.nodes.routers.iter())
             .chain(&self.nodes.hosts)
-            .filter(|n| router.contains(n.as_str()) || out.get(n.as_str()).copied().unwrap_or(0) > 1)
+            .filter(|n| {
+                router.contains(n.as_str()) || out.get(n.as_str()).copied().unwrap_or(0) > 1
+            })
             .count() as u64;
         let mut attach: HashSet<&str> = HashSet::new();
         let mut own = 0u64;

@@ -463,6 +463,9 @@ impl Default for OutputSpec {
     }
 }
 
+/// Longest name (scenario, node, link, flow group, workload), characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
 /// Largest scenario file read, bytes (the repository's largest is under
 /// 10 KB).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -604,6 +607,7 @@ impl Scenario {
 
     /// Check cross-references and ranges. Returns (key path, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        self.validate_names()?;
         let names = self.validate_nodes()?;
         self.validate_output()?;
         self.validate_links(&names)?;
@@ -623,6 +627,44 @@ impl Scenario {
         crate::output::pcap::validate(self)?;
         paths::check(self)?;
         crate::sim::partition::check_overrides(self)?;
+        Ok(())
+    }
+
+    /// Names written into the outputs (on every CSV row, in file names)
+    /// are at most [`MAX_NAME_CHARS`] characters: a 100 kB scenario name
+    /// turned a 2-second run into 40 MB of CSV.
+    fn validate_names(&self) -> Result<(), (String, String)> {
+        let mut all: Vec<(String, &str)> = vec![("name".into(), self.name.as_str())];
+        for (k, v) in [
+            ("hosts", &self.nodes.hosts),
+            ("routers", &self.nodes.routers),
+        ] {
+            all.extend(
+                v.iter()
+                    .enumerate()
+                    .map(|(i, n)| (format!("nodes.{k}[{i}]"), n.as_str())),
+            );
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if let Some(n) = &l.name {
+                all.push((format!("links[{i}].name"), n.as_str()));
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            all.push((format!("flows[{i}].group"), f.group.as_str()));
+        }
+        for (i, w) in self.workloads.iter().enumerate() {
+            all.push((format!("workloads[{i}].name"), w.name()));
+        }
+        for (k, n) in all {
+            let c = n.chars().count();
+            if c > MAX_NAME_CHARS {
+                return Err((
+                    k,
+                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
+                ));
+            }
+        }
         Ok(())
     }
 

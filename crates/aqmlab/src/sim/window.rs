@@ -259,10 +259,11 @@ fn queue_window(
     };
     q.mean_len_pkts = avg(q.mean_len_pkts, a.mean_len_pkts);
     q.mean_len_bytes = avg(q.mean_len_bytes, a.mean_len_bytes);
+    // (a difference of two floating-point sums: a residue below 0 is 0)
     q.mean_delay_s = if q.dequeued == 0 {
         0.0
     } else {
-        sojourn / q.dequeued as f64
+        (sojourn / q.dequeued as f64).max(0.0)
     };
     let mut h = hist.histogram();
     let ok = h.subtract(hist0.histogram()).is_ok();
