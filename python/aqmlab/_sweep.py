@@ -94,9 +94,13 @@ def _run_task(task: Task) -> dict[str, Any]:
     # Per-flow and per-link records live in the tables, not in summary.json.
     flows = _rows(flows_csv, {"label", "group", "src", "dst", "cc"})
     links = _rows(links_csv, {"label", "link", "from", "to", "kind"})
+    # goodput of a group and of all flows: bytes delivered over the one
+    # measured interval, as ``aqmlab sweep`` computes it
+    interval = s["sim_seconds"] - (s.get("warmup_s") or 0.0)
+    scale = 8.0 / interval if interval > 0 else 0.0
     groups: dict[str, float] = {}
     for f in flows:
-        groups[f["group"]] = groups.get(f["group"], 0.0) + f["goodput_bps"]
+        groups[f["group"]] = groups.get(f["group"], 0.0) + f["bytes_acked"] * scale
     tcp = [f["goodput_bps"] for f in flows if f["cc"] != "cbr"]
     cbr = [f["mean_owd_s"] for f in flows if f["cc"] == "cbr" and f["mean_owd_s"] is not None]
     return {
@@ -105,7 +109,7 @@ def _run_task(task: Task) -> dict[str, Any]:
         # links.csv holds each link's and its queue's counters in one row.
         "queues": links,
         "links": links,
-        "goodput_bps": sum(f["goodput_bps"] for f in flows),
+        "goodput_bps": sum(f["bytes_acked"] for f in flows) * scale,
         "groups": groups,
         "jain_tcp": _jain(tcp),
         "cbr_owd_s": sum(cbr) / len(cbr) if cbr else math.nan,

@@ -71,9 +71,45 @@ fn conversion_error(py: Python<'_>, file: &str, (path, msg): (String, String)) -
     )
 }
 
+/// Deepest nesting of dicts and lists converted (a scenario needs about 6;
+/// the recursion below must stay far from the thread's stack).
+const MAX_DEPTH: usize = 64;
+
 /// A Python value as a TOML value. On failure: (key path, what is wrong).
+/// A dict or list that contains itself, or nesting deeper than
+/// [`MAX_DEPTH`], is an error (it was a segmentation fault: the recursion
+/// overflowed the stack), found before anything deeper is visited.
 fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, String)> {
+    to_toml_in(v, at, &mut Vec::new())
+}
+
+/// [`to_toml`] with the containers (by identity) from the root to `v`.
+fn to_toml_in(
+    v: &Bound<'_, PyAny>,
+    at: &str,
+    open: &mut Vec<usize>,
+) -> Result<toml::Value, (String, String)> {
     let fail = |m: String| (at.to_string(), m);
+    let container = v.is_instance_of::<PyDict>()
+        || v.is_instance_of::<PyList>()
+        || v.is_instance_of::<PyTuple>();
+    if container {
+        let id = v.as_ptr() as usize;
+        if open.contains(&id) {
+            return Err(fail(
+                "this dict or list contains itself (a cycle); a scenario is a tree".into(),
+            ));
+        }
+        if open.len() >= MAX_DEPTH {
+            return Err(fail(format!(
+                "nested deeper than {MAX_DEPTH} levels of dicts and lists; a scenario needs far fewer"
+            )));
+        }
+        open.push(id);
+        let r = container_to_toml(v, at, open);
+        open.pop();
+        return r;
+    }
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(
             v.is_truthy().map_err(|e| fail(e.to_string()))?,
@@ -92,30 +128,6 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, Strin
     if v.is_instance_of::<PyString>() {
         let s: String = v.extract().map_err(|e: PyErr| fail(e.to_string()))?;
         return Ok(toml::Value::String(s));
-    }
-    if let Ok(d) = v.cast::<PyDict>() {
-        let mut t = toml::Table::new();
-        for (k, x) in d.iter() {
-            let key: String = k
-                .extract()
-                .map_err(|_| fail(format!("table keys must be strings, got {k}")))?;
-            let sub = if at.is_empty() {
-                key.clone()
-            } else {
-                format!("{at}.{key}")
-            };
-            t.insert(key, to_toml(&x, &sub)?);
-        }
-        return Ok(toml::Value::Table(t));
-    }
-    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        let mut a = Vec::new();
-        let it = v.try_iter().map_err(|e| fail(e.to_string()))?;
-        for (i, x) in it.enumerate() {
-            let x = x.map_err(|e| fail(e.to_string()))?;
-            a.push(to_toml(&x, &format!("{at}[{i}]"))?);
-        }
-        return Ok(toml::Value::Array(a));
     }
     if v.is_none() {
         return Err(fail(
@@ -137,6 +149,40 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, Strin
     Err(fail(format!(
         "a {ty} has no TOML equivalent (allowed: bool, int, float, str, list, tuple, dict)"
     )))
+}
+
+/// A dict (→ table), list or tuple (→ array) as TOML; `open` holds it.
+fn container_to_toml(
+    v: &Bound<'_, PyAny>,
+    at: &str,
+    open: &mut Vec<usize>,
+) -> Result<toml::Value, (String, String)> {
+    let fail = |m: String| (at.to_string(), m);
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let key: String = k
+                .extract()
+                .map_err(|_| fail(format!("table keys must be strings, got {k}")))?;
+            let sub = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            t.insert(key, to_toml_in(&x, &sub, open)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut a = Vec::new();
+        let it = v.try_iter().map_err(|e| fail(e.to_string()))?;
+        for (i, x) in it.enumerate() {
+            let x = x.map_err(|e| fail(e.to_string()))?;
+            a.push(to_toml_in(&x, &format!("{at}[{i}]"), open)?);
+        }
+        return Ok(toml::Value::Array(a));
+    }
+    Err(fail("not a dict, list or tuple".into()))
 }
 
 /// A TOML value as a Python value (through JSON: tables → dict, arrays →
@@ -249,15 +295,9 @@ impl NativeScenario {
     #[staticmethod]
     fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            scenario_error(
-                py,
-                &ScenarioError::Io {
-                    file: file.clone(),
-                    msg: e.to_string(),
-                },
-            )
-        })?;
+        // the CLI's reader: a regular file of at most 4 MiB (a FIFO or
+        // /dev/zero is refused at once, not read without end)
+        let text = aqmlab::scenario::read_file(&path).map_err(|e| scenario_error(py, &e))?;
         let mut me = Self::parse(py, &text, file)?;
         me.from_path = true;
         Ok(me)

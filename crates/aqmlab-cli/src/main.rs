@@ -3,6 +3,13 @@
 //! Exit codes: 0 success, 2 bad input (with a message naming the file, key
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
+// print macros that ignore a closed stream (see `aqmlab_reproduce::quiet_write`);
+// before the modules, so that they shadow the standard ones there too
+#[allow(unused_macros)]
+macro_rules! print { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, write, $($t)*) } }
+macro_rules! println { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, writeln, $($t)*) } }
+macro_rules! eprintln { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stderr, writeln, $($t)*) } }
+
 mod bench;
 mod bench_parallel;
 mod interrupt;

@@ -24,8 +24,9 @@ pub struct RunArgs {
     /// Output directory (created if missing); default `out/<file stem>/`.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Seed (overrides the scenario's `seed`).
-    #[arg(long)]
+    /// Seed (overrides the scenario's `seed`): 0 to 2^63 − 1, the range of
+    /// the `seed` key (a TOML integer).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
     pub seed: Option<u64>,
     /// Simulated duration, e.g. "10s" (overrides the scenario's `duration`).
     #[arg(long)]

@@ -474,11 +474,22 @@ fn row(d: &RunData, link: &str) -> CliResult<Row> {
     })?;
     let l = q;
     let flows = &d.flows;
+    // A group's and all flows' goodput: the bytes they delivered over the
+    // one measured interval (a sum of per-flow rates, each over the flow's
+    // own life, is not a rate the link carried).
+    let interval = num(&d.summary, "sim_seconds") - d.summary["warmup_s"].as_f64().unwrap_or(0.0);
+    let per_s = |bytes: f64| {
+        if interval > 0.0 {
+            bytes * 8.0 / interval
+        } else {
+            0.0
+        }
+    };
     let mut goodput = BTreeMap::new();
     let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
     for f in flows {
         let g = f["group"].as_str().unwrap_or_default().to_string();
-        *goodput.entry(g).or_insert(0.0) += num(f, "goodput_bps");
+        *goodput.entry(g).or_insert(0.0) += per_s(num(f, "bytes_acked"));
         if f["cc"] == "cbr" {
             if let Some(o) = f["mean_owd_s"].as_f64() {
                 cbr.push(o);

@@ -10,6 +10,28 @@
 //! [`common`]), the drivers (`papers/<paper>.rs`) and, last, the registry
 //! that names them ([`papers`]).
 
+/// `print!`, `println!`, `eprint!` and `eprintln!` that ignore a closed or
+/// full stream, declared before the modules so that theirs shadow the
+/// standard ones (`macro_rules!` scope is textual): a reader gone
+/// (`aqmlab run … 2>&1 | head -1`) must not turn a run that wrote its
+/// results into a panic and exit code 101. `quiet_write!` is the one
+/// implementation; the binary's crate root declares the same four.
+#[macro_export]
+macro_rules! quiet_write {
+    ($stream:ident, $mac:ident, $($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = $mac!(std::io::$stream().lock(), $($t)*);
+    }};
+}
+#[allow(unused_macros)]
+macro_rules! print { ($($t:tt)*) => { $crate::quiet_write!(stdout, write, $($t)*) } }
+#[allow(unused_macros)]
+macro_rules! println { ($($t:tt)*) => { $crate::quiet_write!(stdout, writeln, $($t)*) } }
+#[allow(unused_macros)]
+macro_rules! eprint { ($($t:tt)*) => { $crate::quiet_write!(stderr, write, $($t)*) } }
+#[allow(unused_macros)]
+macro_rules! eprintln { ($($t:tt)*) => { $crate::quiet_write!(stderr, writeln, $($t)*) } }
+
 pub mod alloc;
 pub mod common;
 pub mod error;

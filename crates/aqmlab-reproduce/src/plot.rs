@@ -11,6 +11,7 @@
 //! - [`grouped_bars`]: grouped bar charts (e.g. paper vs aqmlab per sender),
 //!   in one or more panels sharing the y scale.
 
+use aqmlab::output::TempFile;
 use aqmlab::RunResult;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
@@ -69,15 +70,11 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
         std::io::Error::other(format!("drawing {}.{what}: {e}", stem.display()))
     };
     // Drawn under a temporary name and renamed into place, so that a plot
-    // file that exists is complete.
-    let tmp = |ext: &str| {
-        let p = with_ext(stem, ext);
-        let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-        p.with_file_name(format!(".tmp-{}", name.unwrap_or_default()))
-    };
-    let png = tmp("png");
+    // file that exists is complete; a failed drawing (a full disk) or an
+    // interrupt leaves no temporary file (`output::TempFile`).
+    let png = TempFile::beside(&with_ext(stem, "png"))?;
     {
-        let root = BitMapBackend::new(&png, fig.size()).into_drawing_area();
+        let root = BitMapBackend::new(png.path(), fig.size()).into_drawing_area();
         let r: DrawResult = (|| {
             root.fill(&WHITE)?;
             fig.draw(&root)?;
@@ -86,9 +83,9 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
         })();
         r.map_err(|e| err("png", e))?;
     }
-    let svg = tmp("svg");
+    let svg = TempFile::beside(&with_ext(stem, "svg"))?;
     {
-        let root = SVGBackend::new(&svg, fig.size()).into_drawing_area();
+        let root = SVGBackend::new(svg.path(), fig.size()).into_drawing_area();
         let r: DrawResult = (|| {
             root.fill(&WHITE)?;
             fig.draw(&root)?;
@@ -97,11 +94,8 @@ fn render(fig: &impl Figure, stem: &Path) -> std::io::Result<()> {
         })();
         r.map_err(|e| err("svg", e))?;
     }
-    for (t, ext) in [(png, "png"), (svg, "svg")] {
-        let dst = with_ext(stem, ext);
-        std::fs::rename(&t, &dst)
-            .map_err(|e| std::io::Error::other(format!("{}: {e}", dst.display())))?;
-    }
+    png.persist(&with_ext(stem, "png"))?;
+    svg.persist(&with_ext(stem, "svg"))?;
     Ok(())
 }
 

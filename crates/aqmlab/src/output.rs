@@ -68,17 +68,58 @@ pub fn path_err(path: &Path, e: impl std::fmt::Display) -> std::io::Error {
 
 /// Write one file whole or not at all: the bytes go to `.tmp-<name>` beside
 /// it, which is then renamed into place, so a file that exists is complete.
-/// Errors name the path.
+/// Errors name the path and the cause (a full disk: "No space left on
+/// device"); the temporary file is removed on failure and by
+/// [`abort_cleanup`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| path_err(path, "not a file name"))?;
-    let tmp = path.with_file_name(format!(".tmp-{}", name.to_string_lossy()));
-    fs::write(&tmp, bytes).map_err(|e| path_err(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        path_err(path, e)
-    })
+    let tmp = TempFile::beside(path)?;
+    fs::write(tmp.path(), bytes).map_err(|e| path_err(path, e))?;
+    tmp.persist(path)
+}
+
+/// A temporary file `.tmp-<name>` beside the file it will become, outside
+/// a [`Staging`]: registered for [`abort_cleanup`] (an interrupt), and
+/// removed when dropped unless [`TempFile::persist`] renamed it into place
+/// (an error on the way).
+pub struct TempFile {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl TempFile {
+    /// The temporary name for `path`, registered.
+    pub fn beside(path: &Path) -> std::io::Result<TempFile> {
+        let name = path
+            .file_name()
+            .ok_or_else(|| path_err(path, "not a file name"))?;
+        let tmp = path.with_file_name(format!("{TMP_PREFIX}{}", name.to_string_lossy()));
+        lock(&LIVE).insert(tmp.clone());
+        Ok(TempFile {
+            path: tmp,
+            kept: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Rename it to `to`; the error names `to` and the cause.
+    pub fn persist(mut self, to: &Path) -> std::io::Result<()> {
+        fs::rename(&self.path, to).map_err(|e| path_err(to, e))?;
+        self.kept = true;
+        lock(&LIVE).remove(&self.path);
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+            lock(&LIVE).remove(&self.path);
+        }
+    }
 }
 
 /// Stop all output for good: wait for a commit in progress to end, keep any

@@ -310,10 +310,63 @@ pub fn tidy(path: &str, msg: &str) -> (String, String) {
             } else {
                 join(path, key)
             };
-            return (path, cut(&format!("unknown key; {allowed}")));
+            let names: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+            let hint = suggest(key, &names)
+                .map(|k| format!(" did you mean `{k}`?"))
+                .unwrap_or_default();
+            return (path, cut(&format!("unknown key;{hint} {allowed}")));
         }
     }
     (path.to_string(), cut(&plain_types(&msg)))
+}
+
+/// The name among `names` closest to a mistyped `key`, when it is close:
+/// an edit distance (insertions, deletions, substitutions, adjacent
+/// transpositions) of at most 1 for keys up to 4 characters, 2 up to 8,
+/// 3 beyond, and the nearest (first in `names` on a tie).
+pub fn suggest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
+    let k: Vec<char> = key.to_lowercase().chars().collect();
+    let most = match k.len() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    names
+        .iter()
+        .map(|n| {
+            (
+                edit_distance(&k, &n.to_lowercase().chars().collect::<Vec<_>>()),
+                *n,
+            )
+        })
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
+}
+
+/// Optimal-string-alignment distance (Damerau–Levenshtein without
+/// repeated edits of a substring), O(|a|·|b|).
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX; // never close
+    }
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * w + j] = if i == 0 || j == 0 {
+                i + j
+            } else {
+                let sub = d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]) as usize;
+                let mut v = sub.min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[(i - 2) * w + j - 2] + 1);
+                }
+                v
+            };
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 /// Replace serde's Rust type names with words.
