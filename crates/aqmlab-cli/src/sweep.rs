@@ -472,7 +472,6 @@ fn row(d: &RunData, link: &str) -> CliResult<Row> {
             "sweep.link: no link `{link}`; links are named `a->b`"
         ))
     })?;
-    let l = q;
     let flows = &d.flows;
     // A group's and all flows' goodput: the bytes they delivered over the
     // one measured interval (a sum of per-flow rates, each over the flow's
@@ -511,7 +510,7 @@ fn row(d: &RunData, link: &str) -> CliResult<Row> {
         ("mean_delay_s", Some(num(q, "mean_delay_s"))),
         ("p99_delay_s", Some(num(q, "p99_delay_s"))),
         ("max_delay_s", Some(num(q, "max_delay_s"))),
-        ("utilization", Some(num(l, "utilization"))),
+        ("utilization", Some(num(q, "utilization"))),
         ("goodput_bps", Some(goodput.values().sum())),
         ("jain_tcp", Some(jain(&tcp))),
         (
