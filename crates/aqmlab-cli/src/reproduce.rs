@@ -86,5 +86,32 @@ pub fn main(a: ReproduceArgs) -> CliResult {
     let out = a
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(paper.name));
+    install_interrupt(&out);
     reproduce(paper.name, &o, Some(&out)).map(|_| ())
+}
+
+/// SIGINT/SIGTERM: say how many runs are complete and kept (they are kept
+/// as they finish, see `aqmlab_reproduce::resume`) and that the same
+/// command resumes, then exit 130, as `aqmlab sweep` does.
+fn install_interrupt(out: &std::path::Path) {
+    let out = out.display().to_string();
+    // An error here (a handler set already) leaves the default behaviour,
+    // which still leaves only complete kept runs behind.
+    let _ = ctrlc::set_handler(move || {
+        let (done, phase) = aqmlab_reproduce::resume::progress();
+        // "7 of 45 runs complete (red-gateway: 45 runs)", and the total
+        // where earlier steps of the paper completed runs too.
+        let what = match phase {
+            Some((label, k, n)) if k == done => format!("{k} of {n} runs complete ({label})"),
+            Some((label, k, n)) => {
+                format!("{k} of {n} runs complete ({label}), {done} in all")
+            }
+            None => format!("{done} runs complete"),
+        };
+        eprintln!(
+            "\ninterrupted: {what}, kept in {out}/.resume; run the same command again to \
+             resume (complete runs are read back, not run again)"
+        );
+        std::process::exit(130);
+    });
 }

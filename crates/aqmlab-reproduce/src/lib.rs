@@ -5,7 +5,7 @@
 //! both binaries install ([`alloc`]).
 //!
 //! Layers inside the crate, each using only those above it in this list:
-//! [`error`], [`stats`], [`progress`], [`plot`], the helpers a driver uses
+//! [`error`], [`stats`], [`progress`], [`resume`], [`plot`], the helpers a driver uses
 //! ([`opts`], [`matrix`], [`paper`], [`table`], [`template`], [`verdict`],
 //! [`common`]), the drivers (`papers/<paper>.rs`) and, last, the registry
 //! that names them ([`papers`]).
@@ -41,6 +41,7 @@ pub mod paper;
 pub mod papers;
 pub mod plot;
 pub mod progress;
+pub mod resume;
 pub mod stats;
 pub mod table;
 pub mod template;

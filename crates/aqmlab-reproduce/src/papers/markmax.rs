@@ -34,7 +34,7 @@ use crate::common::{check_conservation, md_rows, text_table};
 use crate::matrix::{self, Scenarios};
 use crate::paper::Paper;
 use crate::plot::{self, BarPanel, GroupedBars, PanelLines};
-use crate::progress::par_map;
+use crate::resume::par_map_resumable;
 use crate::stats::jain;
 use crate::stats::Summary;
 use crate::table::{write_csv, TableRow};
@@ -447,7 +447,8 @@ fn build_config(
 // ---- one run -------------------------------------------------------------
 
 /// What one run contributes (window = [warm-up, end]).
-#[derive(Clone, Debug, Default)]
+/// Kept on disk while the reproduction runs (`crate::resume`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, Default)]
 struct RunSummary {
     /// Goodput of each flow over the window, bit/s.
     goodput: Vec<f64>,
@@ -633,7 +634,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
     let warm_ns = (warm * 1e9).round() as u64;
-    let results: Vec<Result<RunSummary>> = par_map(
+    let results: Vec<Result<RunSummary>> = par_map_resumable(
         &format!("markmax: {} runs", jobs.len()),
         &jobs,
         |&(ci, seed)| {

@@ -121,7 +121,11 @@ pub fn reproduce(paper: &str, opts: &Opts, out: Option<&Path>) -> Result<Vec<Tab
     let d = find(paper)?;
     d.check(opts)?;
     match out {
-        Some(dir) => (d.run)(opts, dir),
+        // Runs are kept as they finish, so an interrupted reproduction
+        // resumes (crate::resume).
+        Some(dir) => {
+            crate::resume::with(crate::resume::dir(dir, d.name, opts), || (d.run)(opts, dir))
+        }
         None => {
             let tmp = tempfile::tempdir()?;
             TEMP_OUT.with(|t| t.set(true));

@@ -26,7 +26,7 @@ use crate::common::{check_conservation, md_rows, text_table};
 use crate::matrix::{self, Scenarios};
 use crate::paper::Paper;
 use crate::plot::{self, BarPanel, GroupedBars};
-use crate::progress::par_map;
+use crate::resume::par_map_resumable;
 use crate::stats::Summary;
 use crate::table::{write_csv, TableRow};
 use crate::template::{pick, render, render_part};
@@ -385,7 +385,8 @@ struct Config {
 }
 
 /// What one run contributes to the tables.
-#[derive(Clone, Debug)]
+/// Kept on disk while the reproduction runs (`crate::resume`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct RunSummary {
     /// Flow groups (senders), in scenario order.
     senders: Vec<String>,
@@ -597,7 +598,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     let jobs: Vec<(usize, u64)> = (0..configs.len())
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let results: Vec<Result<RunSummary>> = par_map(
+    let results: Vec<Result<RunSummary>> = par_map_resumable(
         &format!("red-gateway: {} runs", jobs.len()),
         &jobs,
         |&(c, seed)| {

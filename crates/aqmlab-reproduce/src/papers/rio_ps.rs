@@ -24,7 +24,7 @@
 use crate::common::{check_conservation, md_rows, text_table};
 use crate::matrix::{self, Scenarios};
 use crate::paper::Paper;
-use crate::progress::par_map;
+use crate::resume::par_map_resumable;
 use crate::stats::{mean, Summary};
 use crate::table::{write_csv, TableRow};
 use crate::template::{part, render, render_part};
@@ -315,14 +315,15 @@ impl Numbers {
 }
 
 /// Per-run summary of the goodput experiment: (all, short, long) B/s.
-#[derive(Clone, Copy, Default)]
+/// Kept on disk while the reproduction runs (`crate::resume`), as is [`Web`].
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Gp {
     v: [f64; 3],
     signal_rate: f64,
 }
 
 /// Per-run summary of the web experiment.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Web {
     /// bucket (log2 of packets) → (sum of response times, count)
     buckets: BTreeMap<u32, (f64, u64)>,
@@ -473,13 +474,14 @@ fn measure_web(
 
 /// Run every job on rayon's pool with one progress bar; `f` turns a
 /// finished simulation into its (small) summary so that runs' results do
-/// not pile up in memory.
-fn par_runs<T: Send>(
+/// not pile up in memory, and so that an interrupted reproduction keeps
+/// them (`crate::resume`).
+fn par_runs<T: Send + serde::Serialize + serde::de::DeserializeOwned>(
     label: &str,
     jobs: &[(&Scenario, u64)],
-    f: impl Fn(&mut Simulation) -> T + Sync,
-) -> Vec<T> {
-    par_map(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
+    f: impl Fn(&mut Simulation) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    par_map_resumable(label, jobs, |(sc, seed)| f(&mut Simulation::new(sc, *seed)))
 }
 
 /// What the report collects while it runs: `tables.csv` rows, the text
@@ -736,9 +738,10 @@ fn web_runs(m: &Matrix, ws: &WebSetup, seeds: u64) -> Result<(Vec<Web>, usize)> 
             r.requests = Vec::new();
             let win = sim.measured_since(&snap);
             drop(snap);
-            measure_web(m, sim, (&win, &r), warm, window)
+            Ok(measure_web(m, sim, (&win, &r), warm, window))
         },
     );
+    let webs: Vec<Web> = webs.into_iter().collect::<Result<_>>()?;
     if let Some(w) = webs.iter().find(|w| !w.conservation_ok) {
         return Err(Error::Internal(format!(
             "packet conservation violated in a web run ({} events)",
