@@ -86,9 +86,79 @@ pub fn finding(k: usize, n: usize) -> &'static str {
     }
 }
 
+/// The verdict block a reproduction prints after its tables, so that its
+/// screen says what holds and why the rest differs without `report.md`:
+/// per table, how many cells agree under the stated tolerance and, only
+/// where some differ, one line of why with the report's section; then the
+/// paper's qualitative findings, each with its computed verdict.
+pub struct Screen {
+    lines: Vec<String>,
+}
+
+impl Default for Screen {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Screen {
+    pub fn new() -> Self {
+        Screen { lines: Vec::new() }
+    }
+
+    /// Table `name`: `k` of its `n` cells agree under `tol` (in words);
+    /// `why` (ending with the report section it summarises) is shown only
+    /// when some cell differs.
+    pub fn table(&mut self, name: &str, k: usize, n: usize, tol: &str, why: &str) {
+        let mut l = format!("{name}: {} cells agree ({tol})", count(k, n));
+        if k < n {
+            l.push_str(". Why: ");
+            l.push_str(why);
+        }
+        self.lines.push(l);
+    }
+
+    /// A finding the paper states, checked on `n` cases of which `k` show
+    /// it ([`finding`]); `detail` gives the numbers.
+    pub fn finding(&mut self, what: &str, k: usize, n: usize, detail: &str) {
+        self.lines
+            .push(format!("Finding \"{what}\": {} ({detail})", finding(k, n)));
+    }
+
+    /// The block: a heading line and one indented line per entry.
+    pub fn render(&self) -> String {
+        let mut s = String::from(
+            "\nWhat holds, computed from these runs (the reasons in full: report.md, \
+             \"Where aqmlab differs from the paper, and why\"):\n",
+        );
+        for l in &self.lines {
+            s.push_str("  ");
+            s.push_str(l);
+            s.push('\n');
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn screen_gives_why_only_where_cells_differ() {
+        let mut s = Screen::new();
+        s.table("Table 1", 6, 6, "±0.1", "never shown");
+        s.table("Table 2", 2, 6, "±0.1", "longer runs (report.md, \"X\")");
+        s.finding("A beats B", 3, 3, "3 cases");
+        let r = s.render();
+        assert!(r.contains("  Table 1: all 6 cells agree (±0.1)\n"), "{r}");
+        assert!(!r.contains("never shown"), "{r}");
+        assert!(
+            r.contains("  Table 2: 2 of 6 cells agree (±0.1). Why: longer runs"),
+            "{r}"
+        );
+        assert!(r.contains("Finding \"A beats B\": holds (3 cases)"), "{r}");
+    }
 
     #[test]
     fn absolute_tolerance_flips_at_the_bound() {

@@ -18,9 +18,10 @@
 //! `pollere-256`; RED's parameters are not given, so it gets ns-2.35's
 //! defaults (explained in `matrix.toml`).
 
-use crate::common::{check_conservation, md_rows, run_all, text_table};
+use crate::common::{check_conservation, md_rows, text_table};
 use crate::matrix;
 use crate::paper::Paper;
+use crate::resume::par_map_resumable;
 use crate::stats::jain;
 use crate::stats::{mean_by, sd_by};
 use crate::table::{write_csv, TableRow};
@@ -28,7 +29,7 @@ use crate::template::{render, render_part};
 use crate::verdict::{self, Tol};
 use crate::Opts;
 use crate::{Error, Result};
-use aqmlab::{RunResult, Scenario};
+use aqmlab::{RunResult, Scenario, Simulation};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -105,7 +106,7 @@ impl Matrix {
 }
 
 /// What we measure in one run.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct M {
     thr_mbps: f64,
     jain: f64,
@@ -165,7 +166,51 @@ struct Outcome<'a> {
     /// Per configuration (AQM × CC, then AQM × mixed) the runs' measurements.
     per_config: Vec<&'a [M]>,
     /// Per configuration the first seed's run.
-    firsts: Vec<&'a RunResult>,
+    firsts: Vec<&'a First>,
+}
+
+/// What the plots and the report read from a configuration's first seed:
+/// the bottleneck's queue length over time (s, packets) and each flow's
+/// congestion control and goodput (bit/s).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct First {
+    queue: Vec<(f64, f64)>,
+    flows: Vec<(String, f64)>,
+}
+
+/// One run as kept (`crate::resume`): its measurements, its event count
+/// and, for seed 1, what the plots and report read.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    m: M,
+    events: u64,
+    first: Option<First>,
+}
+
+fn keep(r: &RunResult) -> Result<Kept> {
+    let first = (r.seed == 1).then(|| First {
+        queue: r
+            .series
+            .iter()
+            .find(|s| s.link == LINK)
+            .map(|s| {
+                s.samples
+                    .iter()
+                    .map(|x| (x.time_s, x.len_pkts as f64))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        flows: r
+            .flows
+            .iter()
+            .map(|f| (f.cc.clone(), f.goodput_bps))
+            .collect(),
+    });
+    Ok(Kept {
+        m: measure(r)?,
+        events: r.events,
+        first,
+    })
 }
 
 /// This paper in the registry ([`crate::PAPERS`]).
@@ -208,31 +253,40 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
     let wall = std::time::Instant::now();
-    let results = run_all(&format!("codel-highspeed-tcp: {} runs", jobs.len()), &jobs);
+    let results: Vec<Kept> = par_map_resumable(
+        &format!("codel-highspeed-tcp: {} runs", jobs.len()),
+        &jobs,
+        |(sc, seed)| keep(&Simulation::new(sc, *seed).run()),
+    )
+    .into_iter()
+    .collect::<Result<_>>()?;
     let wall = wall.elapsed().as_secs_f64();
     let events: u64 = results.iter().map(|r| r.events).sum();
-    let ms: Vec<M> = results.iter().map(measure).collect::<Result<_>>()?;
+    let n_runs = results.len();
+    let (ms, firsts): (Vec<M>, Vec<Option<First>>) =
+        results.into_iter().map(|k| (k.m, k.first)).unzip();
+    let firsts: Vec<First> = firsts.into_iter().flatten().collect();
     let oc = Outcome {
         matrix: &matrix,
         paper: &paper,
         paper_s,
         seeds,
         per_config: ms.chunks(seeds as usize).collect(),
-        firsts: results.chunks(seeds as usize).map(|c| &c[0]).collect(),
+        firsts: firsts.iter().collect(),
     };
     std::fs::create_dir_all(out)?;
     let (rows, txt, md) = tables(&oc, if changed { Some(dur) } else { None })?;
     print!("{txt}");
     println!(
         "{} runs ({:.1} M events) in {:.1} s wall; report, tables.csv and plots in {}",
-        results.len(),
+        n_runs,
         events as f64 / 1e6,
         wall,
         super::shown(out)
     );
     write_csv(&rows, &out.join("tables.csv"))?;
     let figs = plots(&oc, out)?;
-    let rep = report(&oc, &md, &figs, dur, changed, results.len(), wall)?;
+    let rep = report(&oc, &md, &figs, dur, changed, n_runs, wall)?;
     aqmlab::output::write_atomic(&out.join("report.md"), rep.as_bytes())?;
     Ok(rows)
 }
@@ -339,21 +393,7 @@ fn plots(oc: &Outcome, out: &Path) -> Result<Vec<String>> {
             .aqm
             .iter()
             .enumerate()
-            .map(|(ai, a)| {
-                let r = oc.firsts[ai * 3 + ci];
-                let pts = r
-                    .series
-                    .iter()
-                    .find(|s| s.link == LINK)
-                    .map(|s| {
-                        s.samples
-                            .iter()
-                            .map(|x| (x.time_s, x.len_pkts as f64))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (a.name.clone(), pts)
-            })
+            .map(|(ai, a)| (a.name.clone(), oc.firsts[ai * 3 + ci].queue.clone()))
             .collect();
         let stem = format!("queue_{}", c.name.to_lowercase());
         crate::plot::lines(
@@ -406,7 +446,7 @@ fn report(
         let per: Vec<String> = oc.firsts[9 + ai]
             .flows
             .iter()
-            .map(|f| format!("{} {:.1}", f.cc, f.goodput_bps / 1e6))
+            .map(|(cc, gp)| format!("{cc} {:.1}", gp / 1e6))
             .collect();
         let _ = writeln!(mixed, "- {}: {} Mbit/s (seed 1)", a.name, per.join(", "));
     }

@@ -628,6 +628,10 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
         "{}",
         print_sensitivity(&m, &configs, &by_config, seeds, &nums)
     );
+    print!(
+        "{}",
+        screen(&m, &cells, by_config[0].mean_sd(|r| r.mean_q).0)
+    );
 
     // One B1 run (seed 1) again with 1 ms queue sampling for the plots.
     // Sampling only reads the queues, so the run is the same as the table's.
@@ -1327,6 +1331,160 @@ fn discussion(
     render(DISCUSSION, &vars)
 }
 
+/// The paper's qualitative findings as measured (see [`findings`]).
+struct Checks {
+    /// Usage within 5 % across B1–B3.
+    u_flat: bool,
+    /// C5's segments fall B1 → B2 → B3, and its drops rise.
+    c5_falls: bool,
+    d5_rises: bool,
+    /// Table IV's smallest MaxP and its usage (ten senders).
+    last_p: f64,
+    u4: f64,
+}
+
+fn checks(m: &Matrix, ours: &Ours) -> Checks {
+    let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
+    let c5 = |case: &str| ours.segs(case, "C5");
+    let d5 = |case: &str| ours.drops(case, "C5");
+    let last_p = *m.max_p().last().unwrap_or(&0.0);
+    Checks {
+        u_flat: max_of(&[u1, u2, u3]) / min_of(&[u1, u2, u3]).max(1e-9) < 1.05,
+        c5_falls: c5("B1") > c5("B2") && c5("B2") > c5("B3"),
+        d5_rises: d5("B1") < d5("B2") && d5("B2") < d5("B3"),
+        last_p,
+        u4: ours.t4(last_p, "usage"),
+    }
+}
+
+/// What the screen says after the tables ([`verdict::Screen`]): per table
+/// the cells that agree under [`cell_tol`] and, where some differ, why in
+/// one line; then the four findings [`findings`] checks. `q1` is B1's mean
+/// queue, packets.
+fn screen(m: &Matrix, cells: &[Cell], q1: f64) -> String {
+    let get = |t: &str, case: &str, snd: &str, mt: &str| find(cells, t, case, snd, mt).clone();
+    let ours = Ours(&get);
+    let mut sc = verdict::Screen::new();
+    let tol = |t: &str| {
+        if t == "III" || t == "IV" {
+            format!(
+                "usage {}, counts {}",
+                Tol::Abs(0.05).describe(""),
+                Tol::Rel(0.2).describe("")
+            )
+        } else {
+            Tol::Rel(0.2).describe("")
+        }
+    };
+    // aqmlab over the paper, the median over a table's cells of a metric
+    let ratio = |t: &str, metric: &str| {
+        let mut r: Vec<f64> = cells
+            .iter()
+            .filter(|c| c.table == t && c.metric == metric && c.paper > 0.0)
+            .map(|c| c.ours / c.paper)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        r.get(r.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let whys = [
+        (
+            "I",
+            format!(
+                "aqmlab counts {}/{}/{} timeouts in B1/B2/B3 where the paper has {}/{}/{}: buffer-overflow \
+                 bursts drop fast retransmissions, which New Reno repairs only by a timeout \
+                 (report.md, \"Timeouts (Table I)\")",
+                fmt(ours.rto("B1"), 0),
+                fmt(ours.rto("B2"), 0),
+                fmt(ours.rto("B3"), 0),
+                fmt(get("I", "B1", "Total", "rto").paper, 0),
+                fmt(get("I", "B2", "Total", "rto").paper, 0),
+                fmt(get("I", "B3", "Total", "rto").paper, 0),
+            ),
+        ),
+        (
+            "II",
+            format!(
+                "aqmlab's drops are a median {:.0}× the printed numbers, which the paper's text \
+                 calls thousands; neither reading fits its zero timeouts (report.md, \"Drops \
+                 (Table II)\")",
+                ratio("II", "drops")
+            ),
+        ),
+        (
+            "III",
+            format!(
+                "aqmlab's senders keep the link busier (B1 usage {:.3}, paper {:.2}) and share it \
+                 by round-trip time, not unevenly between identical senders as in the paper \
+                 (report.md, \"Usage (Table III)\" and \"Split between the senders\")",
+                ours.usage("B1"),
+                get("III", "B1", "all", "usage").paper
+            ),
+        ),
+        (
+            "IV",
+            format!(
+                "usage and goodput are higher as in Table III, drops a median {:.0}× and \
+                 timeouts {:.0}× the paper's for the reasons of Tables I–II (report.md, \"MaxP \
+                 with ten senders (Table IV)\")",
+                ratio("IV", "drops"),
+                ratio("IV", "rto")
+            ),
+        ),
+    ];
+    for (t, why) in &whys {
+        let of: Vec<&Cell> = cells.iter().filter(|c| c.table == *t).collect();
+        let ok = of
+            .iter()
+            .filter(|c| cell_tol(c).within(c.ours, c.paper))
+            .count();
+        sc.table(&format!("Table {t}"), ok, of.len(), &tol(t), why);
+    }
+    let c = checks(m, &ours);
+    let f3 = |x: f64| format!("{x:.3}");
+    let yes = |b: bool| usize::from(b);
+    sc.finding(
+        "faster input links do not raise usage",
+        yes(c.u_flat),
+        1,
+        &format!(
+            "B1 → B2 → B3: {} → {} → {}",
+            f3(ours.usage("B1")),
+            f3(ours.usage("B2")),
+            f3(ours.usage("B3"))
+        ),
+    );
+    sc.finding(
+        "the long-RTT sender C5 receives less as the input links get faster",
+        yes(c.c5_falls),
+        1,
+        &format!(
+            "{:.1}k → {:.1}k → {:.1}k; its drops {}",
+            ours.segs("B1", "C5"),
+            ours.segs("B2", "C5"),
+            ours.segs("B3", "C5"),
+            if c.d5_rises { "rise" } else { "do not rise" }
+        ),
+    );
+    sc.finding(
+        "ten senders use the bottleneck better than five",
+        yes(c.u4 > ours.usage("B1")),
+        1,
+        &format!(
+            "MaxP {}: {} against B1's {}",
+            c.last_p,
+            f3(c.u4),
+            f3(ours.usage("B1"))
+        ),
+    );
+    sc.finding(
+        "RED keeps the queue short",
+        yes(q1 < m.min_th),
+        1,
+        &format!("B1 mean {q1:.2} packets, min_th {}", m.min_th),
+    );
+    sc.render()
+}
+
 /// The paper's qualitative findings that hold in aqmlab, in words with the
 /// numbers behind them (four are checked); `q1` and `delay1` are B1's mean
 /// queue (packets) and queueing delay (ms).
@@ -1339,11 +1497,14 @@ fn findings(
     let (u1, u2, u3) = (ours.usage("B1"), ours.usage("B2"), ours.usage("B3"));
     let c5 = |case: &str| ours.segs(case, "C5");
     let d5 = |case: &str| ours.drops(case, "C5");
-    let u_flat = max_of(&[u1, u2, u3]) / min_of(&[u1, u2, u3]).max(1e-9) < 1.05;
-    let c5_falls = c5("B1") > c5("B2") && c5("B2") > c5("B3");
-    let d5_rises = d5("B1") < d5("B2") && d5("B2") < d5("B3");
-    let last_p = *m.max_p().last().unwrap_or(&0.0);
-    let u4 = ours.t4(last_p, "usage");
+    let Checks {
+        u_flat,
+        c5_falls,
+        d5_rises,
+        last_p,
+        u4,
+        ..
+    } = checks(m, ours);
     let f3 = |x: f64| format!("{x:.3}");
     // the paper's row of a per-case table, as printed
     let p = |t: &[f64; 3], dec: usize| t.map(|x| format!("{x:.dec$}"));
