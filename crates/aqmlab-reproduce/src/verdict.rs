@@ -125,6 +125,11 @@ impl Screen {
             .push(format!("Finding \"{what}\": {} ({detail})", finding(k, n)));
     }
 
+    /// A line without a verdict (what is shown without a tolerance, and why).
+    pub fn note(&mut self, text: &str) {
+        self.lines.push(text.to_string());
+    }
+
     /// The block: a heading line and one indented line per entry.
     pub fn render(&self) -> String {
         let mut s = String::from(

@@ -277,6 +277,7 @@ pub fn run(o: &Opts, out: &Path) -> Result<Vec<TableRow>> {
     std::fs::create_dir_all(out)?;
     let (rows, txt, md) = tables(&oc, if changed { Some(dur) } else { None })?;
     print!("{txt}");
+    print!("{}", screen(&oc)?);
     println!(
         "{} runs ({:.1} M events) in {:.1} s wall; report, tables.csv and plots in {}",
         n_runs,
@@ -516,6 +517,64 @@ fn report(
         ("sfq_thr", three(&|c| thr(2, c), 0)),
     ];
     render(REPORT, &vars)
+}
+
+/// What the screen says after the tables ([`verdict::Screen`]): Table 3's
+/// CoDel and sfqCoDel losses under [`LOSS_TOL`], why where they differ,
+/// what has no tolerance, and whether CoDel and sfqCoDel queue less than
+/// RED with every CC.
+fn screen(oc: &Outcome) -> Result<String> {
+    let pc = &oc.per_config;
+    let loss = |a: usize, c: usize| mean_by(pc[a * 3 + c], |m| m.loss_pct);
+    let q = |a: usize, c: usize| mean_by(pc[a * 3 + c], |m| m.queue_delay_s * 1e3);
+    let mut sc = verdict::Screen::new();
+    let (mut ok, mut lo, mut hi) = (0, f64::MAX, 0.0f64);
+    for a in 1..3 {
+        for (c, cc) in oc.matrix.cc.iter().enumerate() {
+            let p = oc
+                .paper
+                .get("Table 3", &oc.matrix.aqm[a].name, &cc.name)?
+                .value;
+            ok += usize::from(LOSS_TOL.within(loss(a, c), p));
+            lo = lo.min(loss(a, c));
+            hi = hi.max(loss(a, c));
+        }
+    }
+    sc.table(
+        "Table 3, CoDel and sfqCoDel loss",
+        ok,
+        6,
+        &LOSS_TOL.describe("percentage points"),
+        &format!(
+            "aqmlab's losses are {lo:.4}–{hi:.4} % against the paper's 0–0.0034 % \
+             (report.md, \"CoDel and sfqCoDel\")"
+        ),
+    );
+    sc.note(
+        "Tables 1, 2, 4, 5 and RED's loss: shown side by side without a tolerance (the paper \
+         gives one run and not its RED parameters; report.md, \"RED\" and \"One run\")",
+    );
+    let lower = (0..3)
+        .filter(|&c| q(1, c) < q(0, c) && q(2, c) < q(0, c))
+        .count();
+    let ms = |a: usize| {
+        (0..3)
+            .map(|c| format!("{:.1}", q(a, c)))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    sc.finding(
+        "CoDel and sfqCoDel queue less than RED",
+        lower,
+        3,
+        &format!(
+            "mean queueing delay per CC, ms: RED {}, CoDel {}, sfqCoDel {}",
+            ms(0),
+            ms(1),
+            ms(2)
+        ),
+    );
+    Ok(sc.render())
 }
 
 /// Table 3's loss under CoDel and sfqCoDel against the paper's, cell by cell,
