@@ -514,6 +514,20 @@ pub struct BarPanel {
     pub categories: Vec<String>,
     /// `values[series][category]`.
     pub values: Vec<Vec<f64>>,
+    /// Error bars, ± this around each value, in the shape of `values`;
+    /// empty (or a series empty, or a value not finite or ≤ 0) for none.
+    pub errors: Vec<Vec<f64>>,
+}
+
+impl BarPanel {
+    /// The error bar's half-width of bar (series, category), if any.
+    fn err(&self, si: usize, ci: usize) -> Option<f64> {
+        self.errors
+            .get(si)
+            .and_then(|e| e.get(ci))
+            .copied()
+            .filter(|e| e.is_finite() && *e > 0.0)
+    }
 }
 
 /// A grouped bar chart: one bar per series in each category, one or more
@@ -597,11 +611,17 @@ impl Figure for GroupedBars {
             .collect();
         let (legend_row, body) = body.split_vertically(30);
         header_legend(&legend_row, &legend)?;
+        // the tallest bar or error bar
         let ymax = self
             .panels
             .iter()
-            .flat_map(|p| p.values.iter().flatten())
-            .copied()
+            .flat_map(|p| {
+                p.values.iter().enumerate().flat_map(move |(si, vals)| {
+                    vals.iter()
+                        .enumerate()
+                        .map(move |(ci, v)| v + p.err(si, ci).unwrap_or(0.0))
+                })
+            })
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max)
             .max(1e-9)
@@ -647,10 +667,25 @@ impl Figure for GroupedBars {
                     let x0 = x_of(ci);
                     Rectangle::new([(x0, 0.0), (x0 + bar_w * 0.92, v)], color.filled())
                 }))?;
+                // error bars: a whisker with caps a third of the bar wide
+                let whisker = RGBColor(40, 40, 40).stroke_width(2);
+                for (ci, &v) in vals.iter().enumerate() {
+                    if let Some(e) = p.err(si, ci) {
+                        let xc = x_of(ci) + bar_w * 0.46;
+                        let cap = bar_w * 0.15;
+                        let (lo, hi) = ((v - e).max(0.0), v + e);
+                        chart.draw_series([
+                            PathElement::new(vec![(xc, lo), (xc, hi)], whisker),
+                            PathElement::new(vec![(xc - cap, hi), (xc + cap, hi)], whisker),
+                            PathElement::new(vec![(xc - cap, lo), (xc + cap, lo)], whisker),
+                        ])?;
+                    }
+                }
                 let d = self.decimals;
                 chart.draw_series(vals.iter().enumerate().map(|(ci, &v)| {
                     let xc = x_of(ci) + bar_w * 0.46;
-                    EmptyElement::at((xc, v))
+                    // the label sits above the error bar where there is one
+                    EmptyElement::at((xc, v + p.err(si, ci).unwrap_or(0.0)))
                         + Text::new(
                             format!("{v:.d$}"),
                             (0, -4),

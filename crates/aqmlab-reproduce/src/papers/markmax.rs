@@ -946,6 +946,7 @@ fn plot_bars(cx: &Ctx, out: &Path) -> Result {
                     title: format!("scheme {scheme} ({} flows)", scheme + 1),
                     categories: rows.iter().map(|r| format!("{:.0}", r.ratio)).collect(),
                     values,
+                    errors: vec![],
                 }
             })
             .collect();

@@ -1006,6 +1006,14 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
     } else {
         format!("aqmlab ({seeds} runs × 10/{seeds})")
     };
+    // error bars: ±1 sd, tables.csv's `aqmlab_sd` (over the seeds; of a
+    // sum of k runs, the per-run sd × √k)
+    let sd = |c: &Cell| c.per_run_sd * c.runs_summed.sqrt();
+    let bars_note = if seeds > 1 {
+        format!("; error bars ±1 sd over the {seeds} runs (tables.csv aqmlab_sd)")
+    } else {
+        String::new()
+    };
     let panels = |table: &str, metric: &str| -> Vec<BarPanel> {
         m.cases()
             .map(|case| {
@@ -1020,6 +1028,7 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
                         cs.iter().map(|c| c.paper).collect(),
                         cs.iter().map(|c| c.ours).collect(),
                     ],
+                    errors: vec![vec![], cs.iter().map(|c| sd(c)).collect()],
                 }
             })
             .collect()
@@ -1027,9 +1036,10 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
     plot::grouped_bars(
         &GroupedBars {
             title: "Segments received per sender (Table III)".into(),
-            subtitle: "sum over 10 runs of 30 s, thousands of 512-byte segments; \
-                       B1, B2, B3: input links at 1×, 2×, 4× bandwidth, bottleneck 51.7 Mbit/s"
-                .into(),
+            subtitle: format!(
+                "sum over 10 runs of 30 s, thousands of 512-byte segments; \
+                 B1, B2, B3: input links at 1×, 2×, 4× bandwidth, bottleneck 51.7 Mbit/s{bars_note}"
+            ),
             x_label: "sender".into(),
             y_label: "segments received (thousands)".into(),
             series: vec!["paper".into(), ours_label.clone()],
@@ -1041,8 +1051,9 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
     plot::grouped_bars(
         &GroupedBars {
             title: "Retransmission timeouts per sender (Table I)".into(),
-            subtitle: "sum over 10 runs of 30 s; min RTO 200 ms, initial RTO 3 s (our choices)"
-                .into(),
+            subtitle: format!(
+                "sum over 10 runs of 30 s; min RTO 200 ms, initial RTO 3 s (our choices){bars_note}"
+            ),
             x_label: "sender".into(),
             y_label: "retransmission timeouts".into(),
             series: vec!["paper".into(), ours_label],
@@ -1059,8 +1070,9 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
     plot::grouped_bars(
         &GroupedBars {
             title: "Bottleneck usage by MaxP, ten senders (Table IV)".into(),
-            subtitle: "usage = segments received / (time × 11298.1 packets/s at 51.7 Mbit/s)"
-                .into(),
+            subtitle: format!(
+                "usage = segments received / (time × 11298.1 packets/s at 51.7 Mbit/s){bars_note}"
+            ),
             x_label: "MaxP (RED maximum drop probability)".into(),
             y_label: "usage".into(),
             series: vec!["paper".into(), format!("aqmlab (mean of {seeds} runs)")],
@@ -1071,6 +1083,7 @@ fn plot_bars(m: &Matrix, cells: &[Cell], seeds: u64, out: &Path) -> Result {
                     t4.iter().map(|c| c.paper).collect(),
                     t4.iter().map(|c| c.ours).collect(),
                 ],
+                errors: vec![vec![], t4.iter().map(|c| sd(c)).collect()],
             }],
             decimals: 2,
         },
