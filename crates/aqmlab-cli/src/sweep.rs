@@ -828,14 +828,14 @@ fn sweep_plots(st: &mut Staging, fin: &Finished, stats: &[Vec<(f64, f64, f64)>])
             })
             .collect()
     };
-    let sub =
-        format!("line: mean over {seeds} seed(s); band: lowest to highest seed at each sample");
+    let sub = format!(
+        "line: mean over {seeds} seed(s); band: lowest to highest seed; y scale per panel, to \
+         its 99th percentile"
+    );
     crate::plot::band_lines(
         &crate::plot::BandLines {
             title: format!("Queueing delay at {link} — {name}"),
-            subtitle: format!(
-                "sojourn time of the last packet dequeued at each sample (0 when empty); {sub}"
-            ),
+            subtitle: format!("sojourn of the last packet dequeued (0 when empty); {sub}"),
             x_desc: "time (s)".into(),
             y_desc: "queueing delay (ms)".into(),
             series: band(&|x| x.1 * 1e3),

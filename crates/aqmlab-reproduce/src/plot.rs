@@ -956,7 +956,11 @@ pub struct Band {
 }
 
 /// Line charts of means with a shaded band, one panel per series, sharing
-/// the axes.
+/// the x axis. Each panel has its own y scale, from 0 to a little above the
+/// 99th percentile of its band's top ([`panel_ymax`]): one series' start-up
+/// transient (hundreds of ms) would otherwise flatten every other panel, and
+/// within a panel it would flatten the steady state. Values above are drawn
+/// at the panel's top edge.
 pub struct BandLines {
     pub title: String,
     pub subtitle: String,
@@ -977,15 +981,14 @@ impl Figure for BandLines {
         let (header, body) = root.split_vertically(HEADER_H);
         draw_titles(&header, &self.title, &self.subtitle)?;
         let pts = self.series.iter().flat_map(|b| b.points.iter());
-        let (x0, x1, y1) = pts.fold((f64::MAX, f64::MIN, 0.0f64), |(a, b, c), p| {
-            (a.min(p.0), b.max(p.0), c.max(p.3))
-        });
+        let (x0, x1) = pts.fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
         let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
-        let ymax = (y1 * 1.1).max(1e-9);
         let areas = body.split_evenly((self.series.len().max(1), 1));
         for (k, (area, b)) in areas.iter().zip(&self.series).enumerate() {
             let last = k + 1 == areas.len();
             let color = LINE_COLORS[k % LINE_COLORS.len()];
+            let ymax = panel_ymax(b);
+            let clip = |y: f64| y.min(ymax);
             let mut chart = ChartBuilder::on(area)
                 .caption(b.name.clone(), (FAMILY, 16).into_font().color(&BLACK))
                 .margin(6)
@@ -1004,8 +1007,8 @@ impl Figure for BandLines {
                 .axis_desc_style((FAMILY, 15))
                 .light_line_style(RGBColor(235, 235, 235))
                 .draw()?;
-            let mut poly: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, p.3)).collect();
-            poly.extend(b.points.iter().rev().map(|p| (p.0, p.2)));
+            let mut poly: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, clip(p.3))).collect();
+            poly.extend(b.points.iter().rev().map(|p| (p.0, clip(p.2))));
             if !poly.is_empty() {
                 chart.draw_series(std::iter::once(Polygon::new(
                     poly,
@@ -1013,12 +1016,29 @@ impl Figure for BandLines {
                 )))?;
             }
             chart.draw_series(LineSeries::new(
-                b.points.iter().map(|p| (p.0, p.1)),
+                b.points.iter().map(|p| (p.0, clip(p.1))),
                 color.stroke_width(1),
             ))?;
         }
         Ok(())
     }
+}
+
+/// A [`BandLines`] panel's y range: 1.15 × the 99th percentile of the
+/// band's top (nearest rank), at least 1e-9.
+pub fn panel_ymax(b: &Band) -> f64 {
+    let mut hi: Vec<f64> = b
+        .points
+        .iter()
+        .map(|p| p.3)
+        .filter(|v| v.is_finite())
+        .collect();
+    if hi.is_empty() {
+        return 1.0;
+    }
+    hi.sort_by(f64::total_cmp);
+    let k = ((0.99 * hi.len() as f64).ceil() as usize).clamp(1, hi.len()) - 1;
+    (hi[k] * 1.15).max(1e-9)
 }
 
 /// Draw a [`BandLines`] chart to `<stem>.png` and `<stem>.svg`.
@@ -1178,6 +1198,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_panel_scale_ignores_the_top_percent() {
+        // 1000 samples at 10 ms and 5 start-up samples at 700 ms: the
+        // 99th percentile is 10, so the panel reaches 11.5, not 805.
+        let mut points: Vec<(f64, f64, f64, f64)> =
+            (0..1000).map(|i| (i as f64, 10.0, 0.0, 10.0)).collect();
+        points.extend((0..5).map(|i| (i as f64, 700.0, 0.0, 700.0)));
+        let b = Band {
+            name: "x".into(),
+            points,
+        };
+        assert!((panel_ymax(&b) - 11.5).abs() < 1e-9);
+        let empty = Band {
+            name: "x".into(),
+            points: vec![],
+        };
+        assert_eq!(panel_ymax(&empty), 1.0);
+    }
+
+    #[test]
     fn a_long_legend_wraps_below_the_title_and_grows_the_header() {
         let few: Vec<String> = (0..2).map(|i| format!("flow {i} (bulk)")).collect();
         assert!(legend_rows(&few, 1200).is_empty());
@@ -1214,10 +1253,36 @@ mod tests {
                 title: "p".into(),
                 categories: vec!["c1".into(), "c2".into()],
                 values: vec![vec![1.0, 2.0], vec![3.0, 0.5]],
+                errors: vec![],
             }],
             decimals: 1,
         };
+        // the same with an error bar on one bar: three lines in the
+        // whiskers' colour (whisker and two caps), none without
+        let mut with_err = GroupedBars {
+            panels: vec![],
+            title: fig.title.clone(),
+            subtitle: fig.subtitle.clone(),
+            x_label: fig.x_label.clone(),
+            y_label: fig.y_label.clone(),
+            series: fig.series.clone(),
+            decimals: 1,
+        };
+        with_err.panels.push(BarPanel {
+            title: "p".into(),
+            categories: vec!["c1".into(), "c2".into()],
+            values: vec![vec![1.0, 2.0], vec![3.0, 0.5]],
+            errors: vec![vec![], vec![0.4, f64::NAN]],
+        });
+        grouped_bars(&with_err, &dir.path().join("bars_err")).unwrap();
+        let lines_in = |f: &str| {
+            std::fs::read_to_string(dir.path().join(f))
+                .unwrap()
+                .matches("#282828")
+                .count()
+        };
         grouped_bars(&fig, &stem).unwrap();
+        assert_eq!((lines_in("bars_err.svg"), lines_in("bars.svg")), (3, 0));
         let png = std::fs::read(dir.path().join("bars.png")).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         let svg = std::fs::read_to_string(dir.path().join("bars.svg")).unwrap();
