@@ -20,16 +20,17 @@
 //! link rates. `--duration` (at least 25 s) changes every run's length for
 //! quick checks and tests; the report then says so.
 
-use crate::common::{check_conservation, md_rows, run_all, text_table};
+use crate::common::{check_conservation, md_rows, text_table};
 use crate::paper::Paper;
 use crate::plot::{self, Lines};
+use crate::resume::par_map_resumable;
 use crate::stats::{mean_by as mean, sd_by as sd};
 use crate::table::{write_csv, TableRow};
 use crate::template::{pick, render, render_part};
 use crate::verdict::{self, Tol};
 use crate::Opts;
 use crate::{Error, Result};
-use aqmlab::{RunResult, Scenario};
+use aqmlab::{RunResult, Scenario, Simulation};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -230,7 +231,7 @@ fn timing(o: &Opts) -> Result<(f64, bool)> {
 }
 
 /// What one run gives.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct M {
     /// Response times (s); connections without a response are +∞.
     rts: Vec<f64>,
@@ -390,8 +391,8 @@ fn pct(x: f64) -> String {
 /// Every configuration's runs and their measurements.
 struct Runs {
     configs: Vec<Config>,
-    /// Per configuration, one result per seed.
-    results: Vec<Vec<RunResult>>,
+    /// Per configuration, what the plots read from seed 1.
+    firsts: Vec<First>,
     ms: Vec<Vec<M>>,
     seeds: u64,
     dur: f64,
@@ -416,9 +417,9 @@ impl Runs {
     fn mv(&self, s: System, t: Testbed, n: u32, v: Variant) -> &[M] {
         &self.ms[self.index(s, t, n, v)]
     }
-    /// Seed 1's run of the main setup.
-    fn first(&self, s: System, t: Testbed, n: u32) -> &RunResult {
-        &self.results[self.index(s, t, n, Variant::Main)][0]
+    /// What the plots read from seed 1's run of the main setup.
+    fn first(&self, s: System, t: Testbed, n: u32) -> &First {
+        &self.firsts[self.index(s, t, n, Variant::Main)]
     }
     /// Mean of `f` over the main setup's seeds.
     fn mean(&self, s: System, t: Testbed, n: u32, f: impl Fn(&M) -> f64) -> f64 {
@@ -436,6 +437,56 @@ impl Runs {
     }
 }
 
+/// What the plots read from a configuration's seed 1: the elephant's
+/// goodput in bins over the run (bin centre s, Mbit/s) and Router1's queue
+/// samples (time s, packets, RED's average or 0).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct First {
+    ele: Vec<(f64, f64)>,
+    queue: Vec<(f64, f64, f64)>,
+}
+
+/// One run as kept (`crate::resume`): its measurements, its event count
+/// and, for seed 1, what the plots read.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    m: M,
+    events: u64,
+    first: Option<First>,
+}
+
+fn keep(c: &Config, r: &RunResult, dur: f64) -> Result<Kept> {
+    let first = (r.seed == 1).then(|| First {
+        ele: r
+            .throughput
+            .iter()
+            .find(|t| t.group == "ftp")
+            .map(|t| {
+                t.bps()
+                    .filter(|(x, _)| *x + t.bin_s <= dur + 1e-9)
+                    .map(|(x, b)| (x + t.bin_s / 2.0, b / 1e6))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        queue: r
+            .series
+            .iter()
+            .find(|x| x.link == LINK)
+            .map(|x| {
+                x.samples
+                    .iter()
+                    .map(|q| (q.time_s, q.len_pkts as f64, q.avg_pkts.unwrap_or(0.0)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    });
+    Ok(Kept {
+        m: measure(c, r, dur)?,
+        events: r.events,
+        first,
+    })
+}
+
 /// Run the matrix with every seed and measure every run.
 fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> Result<Runs> {
     let seeds = o.seeds;
@@ -447,25 +498,36 @@ fn run_matrix(o: &Opts, out: &Path, wall: Instant) -> Result<Runs> {
             out.display()
         ))
     })?;
-    let jobs: Vec<(&Scenario, u64)> = configs
+    let jobs: Vec<(&Config, u64)> = configs
         .iter()
-        .flat_map(|c| (1..=seeds).map(move |s| (&c.sc, s)))
+        .flat_map(|c| (1..=seeds).map(move |s| (c, s)))
         .collect();
-    let results = run_all(&format!("maxnet-mice: {} runs", jobs.len()), &jobs);
+    let results: Vec<Kept> = par_map_resumable(
+        &format!("maxnet-mice: {} runs", jobs.len()),
+        &jobs,
+        |(c, seed)| keep(c, &Simulation::new(&c.sc, *seed).run(), dur),
+    )
+    .into_iter()
+    .collect::<Result<_>>()?;
     let sim_wall = wall.elapsed().as_secs_f64();
     let events: u64 = results.iter().map(|r| r.events).sum();
     let mut it = results.into_iter();
-    let results: Vec<Vec<RunResult>> = (0..configs.len())
-        .map(|_| it.by_ref().take(seeds as usize).collect())
+    let mut firsts = Vec::new();
+    let ms: Vec<Vec<M>> = (0..configs.len())
+        .map(|_| {
+            let mut runs = it.by_ref().take(seeds as usize);
+            let mut ms = Vec::new();
+            if let Some(k) = runs.next() {
+                firsts.push(k.first.unwrap_or_default());
+                ms.push(k.m);
+            }
+            ms.extend(runs.map(|k| k.m));
+            ms
+        })
         .collect();
-    let ms: Vec<Vec<M>> = configs
-        .iter()
-        .zip(&results)
-        .map(|(c, rs)| rs.iter().map(|r| measure(c, r, dur)).collect())
-        .collect::<Result<_>>()?;
     Ok(Runs {
         configs,
-        results,
+        firsts,
         ms,
         seeds,
         dur,
@@ -830,19 +892,7 @@ fn fig67_plots(r: &Runs, out: &Path) -> Result<Vec<&'static str>> {
         (6, 50u32, "fig6_elephant_50_http"),
         (7, 200, "fig7_elephant_200_http"),
     ] {
-        let series = |s: System| -> Vec<(f64, f64)> {
-            r.first(s, Testbed::Slow, n)
-                .throughput
-                .iter()
-                .find(|t| t.group == "ftp")
-                .map(|t| {
-                    t.bps()
-                        .filter(|(x, _)| *x + t.bin_s <= r.dur + 1e-9)
-                        .map(|(x, b)| (x + t.bin_s / 2.0, b / 1e6))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let series = |s: System| -> Vec<(f64, f64)> { r.first(s, Testbed::Slow, n).ele.clone() };
         plot::lines(
             &Lines {
                 title: format!(
@@ -871,24 +921,11 @@ fn fig67_plots(r: &Runs, out: &Path) -> Result<Vec<&'static str>> {
 /// Seed 1's Router1 backlog (or RED's average) at 100 Mbit/s over [t0, t1].
 fn backlog(r: &Runs, s: System, t0: f64, t1: f64, avg: bool) -> Vec<(f64, f64)> {
     r.first(s, Testbed::Fast, 200)
-        .series
+        .queue
         .iter()
-        .find(|x| x.link == LINK)
-        .map(|x| {
-            x.samples
-                .iter()
-                .filter(|q| q.time_s >= t0 && q.time_s <= t1)
-                .map(|q| {
-                    let v = if avg {
-                        q.avg_pkts.unwrap_or(0.0)
-                    } else {
-                        q.len_pkts as f64
-                    };
-                    (q.time_s, v)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+        .filter(|q| q.0 >= t0 && q.0 <= t1)
+        .map(|&(t, len, a)| (t, if avg { a } else { len }))
+        .collect()
 }
 
 /// Figs. 8–9: seed 1's Router1 backlog at 100 Mbit/s, and both around the join.
