@@ -55,7 +55,9 @@ def test_flent_opens_the_cli_file_and_python_writes_the_same(
 
 
 def test_to_flent_needs_throughput_bins(repo: Path, tmp_path: Path) -> None:
-    res = aqmlab.run(aqmlab.Scenario.from_file(repo / "scenarios/bbr/coexistence.toml").set("duration", "1s"))
+    res = aqmlab.run(
+        aqmlab.Scenario.from_file(repo / "scenarios/bbr/coexistence.toml").set("duration", "1s")
+    )
     with pytest.raises(ValueError, match="output.throughput_bin"):
         res.to_flent(tmp_path / "x.flent.gz")
     assert not list(tmp_path.iterdir())
