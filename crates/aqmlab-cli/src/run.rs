@@ -144,7 +144,8 @@ pub fn main(a: RunArgs) -> CliResult {
         parse_duration(d).map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
         overrides.push(format!("duration=\"{d}\""));
     }
-    let sc = Scenario::from_file_with(&a.file, &overrides)?;
+    let max_file = crate::max_file_bytes(a.allow_large);
+    let sc = Scenario::from_file_limit(&a.file, &overrides, max_file)?;
     if !a.allow_large {
         crate::check_limits(&sc, &a.file.display().to_string())?;
     }
@@ -156,7 +157,7 @@ pub fn main(a: RunArgs) -> CliResult {
     }
     let seed = a.seed.unwrap_or(sc.seed);
     let file = a.file.display().to_string();
-    let text = aqmlab::scenario::read_file(&a.file)?;
+    let text = aqmlab::scenario::read_file_limit(&a.file, max_file)?;
     if sc.sweep.is_some() {
         // Not run here, but a bad axis key or value is the same error as
         // under `aqmlab sweep`.
