@@ -179,5 +179,16 @@ class Result:
         """
         self._native.write(os.fspath(out))
 
+    def to_flent(self, path: PathLike) -> None:
+        """Write the run as a flent data file (``aqmlab run --flent``'s
+        ``run.flent.gz``), which ``flent -i PATH -p upload`` plots. Needs
+        ``output.throughput_bin`` in the scenario (``ValueError`` otherwise).
+        """
+        data = self._native.flent()
+        tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+
     def __repr__(self) -> str:
         return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, events={self.events})"

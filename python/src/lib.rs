@@ -18,7 +18,7 @@
 use aqmlab::output::{self, Provenance};
 use aqmlab::scenario::set_path;
 use aqmlab::{RunResult, Scenario, ScenarioError, Simulation};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
@@ -604,6 +604,19 @@ impl RunOutput {
     fn write(&self, py: Python<'_>, dir: std::path::PathBuf) -> PyResult<()> {
         py.detach(|| self.write_all(&dir))
             .map_err(|e| PyRuntimeError::new_err(format!("{}: {e}", dir.display())))
+    }
+
+    /// The run as a flent data file (gzipped JSON, `aqmlab run --flent`'s
+    /// `run.flent.gz`); `ValueError` when the run has no per-flow
+    /// throughput series.
+    fn flent<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        match output::flent::encode(&self.r) {
+            Some(b) => Ok(PyBytes::new(
+                py,
+                &b.map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+            )),
+            None => Err(PyValueError::new_err(output::flent::NEEDS_THROUGHPUT)),
+        }
     }
 }
 

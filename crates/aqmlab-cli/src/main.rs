@@ -28,6 +28,16 @@ use clap::{Parser, Subcommand};
 static ALLOC: aqmlab_reproduce::alloc::HugePages = aqmlab_reproduce::alloc::HugePages;
 use std::process::ExitCode;
 
+/// Largest scenario file `run` and `sweep` read: 4 MiB, or 1 GiB with
+/// `--allow-large` (a generated scenario may list 10⁵ hosts and links).
+pub fn max_file_bytes(allow_large: bool) -> u64 {
+    if allow_large {
+        aqmlab::scenario::MAX_LARGE_FILE_BYTES
+    } else {
+        aqmlab::scenario::MAX_FILE_BYTES
+    }
+}
+
 /// Refuse a scenario above the default resource limits (`--allow-large`
 /// skips this).
 pub fn check_limits(sc: &aqmlab::Scenario, file: &str) -> CliResult {

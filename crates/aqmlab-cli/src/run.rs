@@ -40,6 +40,12 @@ pub struct RunArgs {
     /// (cwnd.png/.svg) and throughput (throughput.png/.svg).
     #[arg(long)]
     pub plot: bool,
+    /// Also write the run as a flent data file (`run.flent.gz`: per-flow
+    /// throughput, queue delay and length, cwnd and RTT of traced flows),
+    /// which `flent -i run.flent.gz -p upload` plots. Needs
+    /// `output.throughput_bin`.
+    #[arg(long)]
+    pub flent: bool,
     /// Run scenarios above the default resource limits (samples, bins,
     /// flows, nodes: see the README's "Errors and limits").
     #[arg(long)]
@@ -138,13 +144,20 @@ pub fn main(a: RunArgs) -> CliResult {
         parse_duration(d).map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
         overrides.push(format!("duration=\"{d}\""));
     }
-    let sc = Scenario::from_file_with(&a.file, &overrides)?;
+    let max_file = crate::max_file_bytes(a.allow_large);
+    let sc = Scenario::from_file_limit(&a.file, &overrides, max_file)?;
     if !a.allow_large {
         crate::check_limits(&sc, &a.file.display().to_string())?;
     }
+    if a.flent && sc.output.throughput_bin.is_none() {
+        return Err(CliError::Input(format!(
+            "--flent: {}",
+            output::flent::NEEDS_THROUGHPUT
+        )));
+    }
     let seed = a.seed.unwrap_or(sc.seed);
     let file = a.file.display().to_string();
-    let text = aqmlab::scenario::read_file(&a.file)?;
+    let text = aqmlab::scenario::read_file_limit(&a.file, max_file)?;
     if sc.sweep.is_some() {
         // Not run here, but a bad axis key or value is the same error as
         // under `aqmlab sweep`.
@@ -180,6 +193,16 @@ pub fn main(a: RunArgs) -> CliResult {
     let traces = cap.finish().map_err(out_err)?;
     output::stage_provenance(&mut st, &toml, &prov).map_err(out_err)?;
     output::stage_run(&r, &mut st).map_err(out_err)?;
+    if a.flent {
+        // Checked above: a run with a throughput bin has series (possibly
+        // all-zero ones), unless it has no `[[flows]]`.
+        match output::flent::encode(&r) {
+            Some(bytes) => st
+                .write("run.flent.gz", &bytes.map_err(out_err)?)
+                .map_err(out_err)?,
+            None => eprintln!("--flent: no run.flent.gz: the run has no per-flow throughput series (no [[flows]])"),
+        }
+    }
     if a.plot {
         let e = |e: std::io::Error| out_err(e);
         crate::plot::queue_series(&r, &st.plot_stem("queues")).map_err(e)?;

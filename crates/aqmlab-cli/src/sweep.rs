@@ -108,7 +108,7 @@ const TABLES: &[&str] = &[
 
 pub fn main(a: SweepArgs) -> CliResult {
     let file = a.file.display().to_string();
-    let text = aqmlab::scenario::read_file(&a.file)?;
+    let text = aqmlab::scenario::read_file_limit(&a.file, crate::max_file_bytes(a.allow_large))?;
     let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
     let spec = points[0].scenario.sweep.clone().expect("sweep present");
     let seeds = a.seeds.unwrap_or(spec.seeds);

@@ -18,6 +18,7 @@
 //! Drop rate, everywhere (`links.csv`, `queues.csv`, sweep tables): packets
 //! dropped by the queue ÷ packets that arrived at it (`arrivals`).
 
+pub mod flent;
 pub mod pcap;
 pub mod summary;
 
@@ -43,6 +44,7 @@ pub const RUN_FILES: &[&str] = &[
     "cc_stats.csv",
     "scenario.toml",
     "provenance.json",
+    "run.flent.gz",
 ];
 
 /// Plot stems the CLI draws into a run folder (`<stem>.png`, `<stem>.svg`).

@@ -466,14 +466,24 @@ impl Default for OutputSpec {
 /// Longest name (scenario, node, link, flow group, workload), characters.
 pub const MAX_NAME_CHARS: usize = 200;
 
-/// Largest scenario file read, bytes (the repository's largest is under
-/// 10 KB).
+/// Largest file a scenario reads by default, bytes (the repository's
+/// largest is under 10 KB).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Largest file read under `--allow-large` (`aqmlab run/sweep`), bytes: a
+/// generated scenario listing 10⁵ hosts, links and flows is about 21 MB;
+/// parsing takes about 20 bytes of memory per byte of TOML.
+pub const MAX_LARGE_FILE_BYTES: u64 = 1 << 30;
 
 /// Read a scenario file: a regular file (not a FIFO, device or directory,
 /// which could block or never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
 pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
-    read_text(path, "a scenario file (TOML)").map_err(|msg| ScenarioError::Io {
+    read_file_limit(path, MAX_FILE_BYTES)
+}
+
+/// [`read_file`] with a size bound of `max_bytes`.
+pub fn read_file_limit(path: &Path, max_bytes: u64) -> Result<String, ScenarioError> {
+    read_text_limit(path, "a scenario file (TOML)", max_bytes).map_err(|msg| ScenarioError::Io {
         file: path.display().to_string(),
         msg,
     })
@@ -485,6 +495,11 @@ pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
 /// The error is the cause, without the path; `what` names what the file
 /// should have been ("a scenario file (TOML)").
 pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
+    read_text_limit(path, what, MAX_FILE_BYTES)
+}
+
+/// [`read_text`] with a size bound of `max_bytes`.
+pub fn read_text_limit(path: &Path, what: &str, max_bytes: u64) -> Result<String, String> {
     use std::io::Read;
     // metadata first: opening a FIFO for reading blocks until a writer comes
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
@@ -499,17 +514,22 @@ pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
         ));
     }
     let too_big = |n: String| {
-        format!("the file has {n} bytes; a file a scenario reads may have at most {MAX_FILE_BYTES} bytes")
+        let lift = if max_bytes < MAX_LARGE_FILE_BYTES {
+            format!(" (`--allow-large`: {MAX_LARGE_FILE_BYTES})")
+        } else {
+            String::new()
+        };
+        format!("the file has {n} bytes; a file a scenario reads may have at most {max_bytes} bytes{lift}")
     };
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > max_bytes {
         return Err(too_big(meta.len().to_string()));
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
     std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_big(format!("more than {MAX_FILE_BYTES}")));
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(format!("more than {max_bytes}")));
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -531,8 +551,18 @@ impl Scenario {
         path: impl AsRef<Path>,
         overrides: &[String],
     ) -> Result<Scenario, ScenarioError> {
+        Self::from_file_limit(path, overrides, MAX_FILE_BYTES)
+    }
+
+    /// [`Scenario::from_file_with`] reading a file of at most `max_bytes`
+    /// ([`MAX_LARGE_FILE_BYTES`] under `--allow-large`).
+    pub fn from_file_limit(
+        path: impl AsRef<Path>,
+        overrides: &[String],
+        max_bytes: u64,
+    ) -> Result<Scenario, ScenarioError> {
         let file = path.as_ref().display().to_string();
-        let text = read_file(path.as_ref())?;
+        let text = read_file_limit(path.as_ref(), max_bytes)?;
         Self::from_toml_with(&text, &file, overrides)
     }
 
@@ -583,8 +613,11 @@ impl Scenario {
     /// names its random stream and its results). Checked before `prefix*`
     /// host patterns expand one entry into several of the same group.
     pub fn check_unique_groups(&self) -> Result<(), (String, String)> {
+        // A map, not a scan of the earlier entries: generated scenarios
+        // list 10⁵ groups.
+        let mut first: std::collections::HashMap<&str, usize> = Default::default();
         for (i, f) in self.flows.iter().enumerate() {
-            if let Some(j) = self.flows[..i].iter().position(|g| g.group == f.group) {
+            if let Some(&j) = first.get(f.group.as_str()) {
                 return Err((
                     format!("flows[{i}].group"),
                     format!(
@@ -593,6 +626,7 @@ impl Scenario {
                     ),
                 ));
             }
+            first.insert(&f.group, i);
         }
         Ok(())
     }
