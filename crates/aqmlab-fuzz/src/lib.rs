@@ -497,6 +497,10 @@ const KEYS: &[&str] = &[
     "beta",
     "gentle",
     "mean_pktsize",
+    // [tcp] keys the registry's TCP_PARAMS does not list (yet)
+    "syn_rto",
+    "sack_variant",
+    "rto_restart",
 ];
 
 /// Kind names: every registered queue kind, congestion control and
@@ -1043,6 +1047,94 @@ mod tests {
             };
             assert_eq!(run_case(&case), Outcome::Ran, "{}", s.name);
         }
+    }
+
+    /// Every key the scenario reference documents is one the mutations
+    /// write: a registered kind's keys come from the registry itself, the
+    /// others from `KEYS`, `TABLE_KEYS` and `TOPOLOGY_KEYS`.
+    #[test]
+    fn every_documented_scenario_key_is_in_the_mutation_set() {
+        let doc = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/src/reference/scenario.md"),
+        )
+        .expect("scenario reference");
+        let mut known: std::collections::HashSet<&str> = KEYS.iter().copied().collect();
+        for (_, ks) in TABLE_KEYS.iter().chain(TOPOLOGY_KEYS) {
+            known.extend(ks.iter().copied());
+        }
+        for p in aqmlab::registry::TCP_PARAMS {
+            known.insert(p.name);
+        }
+        for f in aqmlab::registry::families() {
+            for k in f.kinds {
+                known.extend(k.params.iter().map(|p| p.name));
+            }
+        }
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for line in doc.lines().filter(|l| l.starts_with("| `")) {
+            // first column: `a.b`, `a.b`, `c` or `[[table]]`
+            let first = line.split('|').nth(1).unwrap_or("");
+            for k in first.split('`').skip(1).step_by(2) {
+                let k = k.trim_matches(|c| c == '[' || c == ']');
+                let last = k.rsplit('.').next().unwrap_or(k);
+                seen += 1;
+                let a_kind = TOPOLOGY_KEYS.iter().any(|(kind, _)| *kind == last)
+                    || aqmlab::registry::families()
+                        .iter()
+                        .any(|f| f.kinds.iter().any(|x| x.kind == last));
+                if !known.contains(last) && !a_kind {
+                    missing.push(k.to_string());
+                }
+            }
+        }
+        assert!(seen > 60, "read only {seen} keys from the reference");
+        assert!(missing.is_empty(), "keys no mutation writes: {missing:?}");
+    }
+
+    /// A batch exercises every feature mutation, and some cases of each
+    /// seed that starts from a generated topology still run.
+    #[test]
+    fn a_batch_covers_every_feature() {
+        let c = corpus_here();
+        let mut hits = std::collections::BTreeMap::<&str, (u32, u32)>::new();
+        let features = [
+            ("topology", "topology"),
+            ("workloads", "workloads["),
+            ("warm-up", "output.warmup"),
+            ("pcap", "output.pcap"),
+            ("lp", "lp."),
+            ("sweep", "sweep."),
+            ("cc key", ".cc."),
+            ("tcp key", "tcp."),
+            ("long name", " × "),
+            ("--set", "--set "),
+        ];
+        for i in 0..3000 {
+            let case = make_case(&c, 11, i);
+            let ran = !case.sweep && case.threads == 1 && run_case(&case) == Outcome::Ran;
+            for (f, needle) in features {
+                if case.mutations.iter().any(|m| m.contains(needle)) {
+                    let e = hits.entry(f).or_default();
+                    e.0 += 1;
+                    e.1 += u32::from(ran);
+                }
+            }
+        }
+        for (f, _) in features {
+            let (n, ran) = hits.get(f).copied().unwrap_or_default();
+            assert!(n >= 20, "{f}: {n} cases of 3000");
+            // each feature's mutations leave some scenarios valid (not
+            // only rejections), except names past the limit and lp names
+            assert!(ran >= 1, "{f}: none of {n} cases ran");
+        }
+        let threads = (0..3000)
+            .filter(|&i| make_case(&c, 11, i).threads > 1)
+            .count();
+        assert!(
+            (150..=450).contains(&threads),
+            "{threads} thread-count cases"
+        );
     }
 
     #[test]
