@@ -110,10 +110,7 @@ fn a_failed_write_names_the_file_and_the_cause_and_leaves_no_temporary() {
     );
     let left = hidden_temporaries(d.path());
     assert!(left.is_empty(), "temporary files left: {left:?}");
-    assert!(
-        !out.join("flows.csv").exists(),
-        "a partial run folder was committed"
-    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
 }
 
 #[test]
@@ -197,7 +194,7 @@ fn a_seed_out_of_range_names_the_option_and_the_range() {
             .arg(&f)
             .arg("--out")
             .arg(d.path().join("out"))
-            .args(["--seed", seed])
+            .arg(format!("--seed={seed}"))
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
@@ -205,4 +202,24 @@ fn a_seed_out_of_range_names_the_option_and_the_range() {
         assert!(err.contains("--seed"), "{seed}: {err}");
         assert!(!d.path().join("out").exists(), "{seed}: output written");
     }
+}
+
+#[test]
+fn a_closed_stdout_is_still_success() {
+    // `aqmlab list | head -1`: the reader is gone, nothing is lost that
+    // was asked for
+    let mut child = Command::new(bin())
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
