@@ -761,10 +761,18 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
                 } else {
                     format!("{old}_")
                 };
-                d = format!("rename {}.{old} -> {renamed}", path_str(&p));
+                d = if p.is_empty() {
+                    format!("rename {old} -> {renamed}")
+                } else {
+                    format!("rename {}.{old} -> {renamed}", path_str(&p))
+                };
                 t.insert(renamed, v);
             } else {
-                d = format!("{}.{k} = {val}", path_str(&p));
+                d = if p.is_empty() {
+                    format!("{k} = {val}")
+                } else {
+                    format!("{}.{k} = {val}", path_str(&p))
+                };
                 t.insert(k, val);
             }
             d

@@ -977,6 +977,12 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
 /// Set the value at `path` (the path syntax of [`apply_override`]).
 pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
     let segs: Vec<&str> = path.trim().split('.').collect();
+    if segs.iter().any(|s| s.is_empty()) {
+        // `.99`, `a..b` or `` would set a key named "" (found by aqmlab-fuzz)
+        return Err(format!(
+            "the key path `{path}` has an empty part; write key.path, e.g. links.bottleneck.rate"
+        ));
+    }
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
