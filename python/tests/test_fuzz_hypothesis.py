@@ -126,7 +126,9 @@ scalars = st.one_of(
     st.sampled_from([0, -1, 2**63, 2**64, 2**64 + 1, -(2**63) - 1, 10**30]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=40),
-    st.sampled_from(["1e30s", "-1ms", "18446744073709551615ns", "5 parsecs", "10Mbps", "/dev/zero"]),
+    st.sampled_from(
+        ["1e30s", "-1ms", "18446744073709551615ns", "5 parsecs", "10Mbps", "/dev/zero"]
+    ),
     st.binary(max_size=20),
     st.sampled_from(
         [
