@@ -846,7 +846,7 @@ pub fn long_name(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
         .choose(rng)
         .expect("nonempty");
     let c = *['x', 'é', '日', '-'].choose(rng).expect("nonempty");
-    let name: String = std::iter::repeat(c).take(n).collect();
+    let name: String = std::iter::repeat_n(c, n).collect();
     let cands: Vec<Vec<Seg>> = paths(doc)
         .into_iter()
         .filter(|p| {
