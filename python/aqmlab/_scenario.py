@@ -47,6 +47,11 @@ class Scenario:
 
         Values are the TOML file's: ``"10Mbps"``, ``"5ms"``, ``{"kind": "red", ...}``.
         """
+        if not isinstance(d, Mapping):
+            from ._errors import ScenarioError
+
+            reason = f"a scenario is a dict of keys, not a {type(d).__name__}"
+            raise ScenarioError(f"{name}: {reason}", None, name, reason)
         return cls(_native.NativeScenario.from_dict(dict(d), name))
 
     # -- changing -----------------------------------------------------------

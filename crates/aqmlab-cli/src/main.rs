@@ -4,10 +4,12 @@
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
 // print macros that ignore a closed stream (see `aqmlab_reproduce::quiet_write`);
-// before the modules, so that they shadow the standard ones there too
+// before the modules, so that they shadow the standard ones there too. A
+// write to stdout that fails otherwise (a full disk: `aqmlab list > f`) is
+// kept and turns success into exit 1 ([`stdout_failed`]).
 #[allow(unused_macros)]
-macro_rules! print { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, write, $($t)*) } }
-macro_rules! println { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, writeln, $($t)*) } }
+macro_rules! print { ($($t:tt)*) => { $crate::stdout_result({ use std::io::Write as _; write!(std::io::stdout().lock(), $($t)*) }) } }
+macro_rules! println { ($($t:tt)*) => { $crate::stdout_result({ use std::io::Write as _; writeln!(std::io::stdout().lock(), $($t)*) }) } }
 macro_rules! eprintln { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stderr, writeln, $($t)*) } }
 
 mod bench;
@@ -102,6 +104,27 @@ fn list(a: ListArgs) -> CliResult {
     Ok(())
 }
 
+/// The first failed write to stdout that was not a closed reader.
+static STDOUT_ERROR: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Keep a stdout write's error unless the reader is gone (EPIPE: `| head`).
+pub fn stdout_result(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            if let Ok(mut g) = STDOUT_ERROR.lock() {
+                g.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+}
+
+/// The error of a lost write to stdout, after a final flush.
+fn stdout_failed() -> Option<String> {
+    use std::io::Write as _;
+    stdout_result(std::io::stdout().flush());
+    STDOUT_ERROR.lock().ok().and_then(|g| g.clone())
+}
+
 fn main() -> ExitCode {
     if std::env::args_os().len() <= 1 {
         eprintln!("error: no command; usage: aqmlab <run|sweep|reproduce|bench|list> [ARGS] (aqmlab --help for more)");
@@ -125,6 +148,10 @@ fn main() -> ExitCode {
         Cmd::Reproduce(a) => reproduce::main(a),
         Cmd::Bench(a) => bench::main(a),
         Cmd::List(a) => list(a),
+    };
+    let r = match (r, stdout_failed()) {
+        (Ok(()), Some(e)) => Err(CliError::Internal(format!("writing to stdout: {e}"))),
+        (r, _) => r,
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -33,6 +33,9 @@ use rand_pcg::Pcg64Mcg;
 use std::path::Path;
 use toml::Value;
 
+mod features;
+pub use features::{TABLE_KEYS, TOPOLOGY_KEYS};
+
 /// Simulated time each accepted case runs, ns (10 ms).
 pub const SIM_WINDOW_NS: u64 = 10_000_000;
 
@@ -56,6 +59,30 @@ const BUILTIN: &[(&str, &str)] = &[
     (
         "builtin/mixed-queues.toml",
         include_str!("../seeds/mixed-queues.toml"),
+    ),
+    (
+        "builtin/gen-dumbbell.toml",
+        include_str!("../seeds/gen-dumbbell.toml"),
+    ),
+    (
+        "builtin/gen-parking-lot.toml",
+        include_str!("../seeds/gen-parking-lot.toml"),
+    ),
+    (
+        "builtin/gen-fat-tree.toml",
+        include_str!("../seeds/gen-fat-tree.toml"),
+    ),
+    (
+        "builtin/star-stacks.toml",
+        include_str!("../seeds/star-stacks.toml"),
+    ),
+    (
+        "builtin/queues-edge.toml",
+        include_str!("../seeds/queues-edge.toml"),
+    ),
+    (
+        "builtin/names-limit.toml",
+        include_str!("../seeds/names-limit.toml"),
     ),
 ];
 
@@ -110,6 +137,9 @@ pub struct Case {
     pub overrides: Vec<String>,
     /// Expand the `[sweep]` instead of running one scenario.
     pub sweep: bool,
+    /// Run an accepted case again on this many threads (its `[lp]` or the
+    /// partitioner's processes) and require the same results; 1: once.
+    pub threads: usize,
     pub text: String,
 }
 
@@ -199,12 +229,18 @@ pub fn make_case(corpus: &[Seed], seed: u64, index: u64) -> Case {
     for _ in 0..n {
         muts.push(mutate(&mut doc, corpus, &mut rng));
     }
-    if rng.gen_bool(0.05) {
+    if rng.gen_bool(0.1) {
         let o = random_override(&doc, &mut rng);
         muts.push(format!("--set {o}"));
         overrides.push(o);
     }
-    let sweep = doc.get("sweep").is_some() && rng.gen_bool(0.3);
+    let sweep = doc.get("sweep").is_some()
+        && (rng.gen_bool(0.3) || muts.iter().any(|m| m.starts_with("sweep")));
+    let threads = if rng.gen_bool(0.1) {
+        rng.gen_range(2..=3)
+    } else {
+        1
+    };
     let mut text = toml::to_string(&doc).unwrap_or_else(|_| s.text.clone());
     if raw_last {
         let k = rng.gen_range(1..=3);
@@ -218,6 +254,7 @@ pub fn make_case(corpus: &[Seed], seed: u64, index: u64) -> Case {
         mutations: muts,
         overrides,
         sweep,
+        threads,
         text,
     }
 }
@@ -228,10 +265,10 @@ pub fn run_case(c: &Case) -> Outcome {
     if c.sweep {
         return match Scenario::sweep_from_toml(&c.text, "fuzz.toml", &c.overrides) {
             Ok(points) => {
-                // each point is a full scenario: check the first one's limits
+                // each point is a full scenario: check one point's limits
                 // and run it, like `aqmlab sweep` does for every point
-                match points.first() {
-                    Some(p) => run_scenario(&p.scenario),
+                match points.get(c.index as usize % points.len().max(1)) {
+                    Some(p) => run_scenario(&p.scenario, c.threads),
                     None => Outcome::Rejected("no sweep points".into()),
                 }
             }
@@ -239,7 +276,7 @@ pub fn run_case(c: &Case) -> Outcome {
         };
     }
     match Scenario::from_toml_with(&c.text, "fuzz.toml", &c.overrides) {
-        Ok(sc) => run_scenario(&sc),
+        Ok(sc) => run_scenario(&sc, c.threads),
         Err(e) => rejected(e.to_string()),
     }
 }
@@ -249,17 +286,46 @@ fn rejected(m: String) -> Outcome {
     Outcome::Rejected(m)
 }
 
-fn run_scenario(sc: &Scenario) -> Outcome {
+fn run_scenario(sc: &Scenario, threads: usize) -> Outcome {
     if let Err((k, m)) = sc.check_limits(&Limits::DEFAULT) {
         return rejected(format!("fuzz.toml: `{k}`: {m}"));
     }
     let mut sim = Simulation::new(sc, sc.seed);
     sim.set_duration(sc.duration.0.min(SIM_WINDOW_NS));
     let r = sim.run();
-    match aqmlab::metrics::invariants::check(sc, sc.seed, &r) {
-        Ok(()) => Outcome::Ran,
-        Err(m) => Outcome::Violated(m),
+    if let Err(m) = aqmlab::metrics::invariants::check(sc, sc.seed, &r) {
+        return Outcome::Violated(m);
     }
+    if threads > 1 {
+        // determinism: the same results whatever the thread count
+        let mut par = Simulation::with_threads(sc, sc.seed, threads);
+        par.set_duration(sc.duration.0.min(SIM_WINDOW_NS));
+        let p = par.run();
+        let (a, b) = (comparable(&r), comparable(&p));
+        if a != b {
+            let at = a
+                .bytes()
+                .zip(b.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            let from = at.saturating_sub(60);
+            return Outcome::Violated(format!(
+                "threads {threads}: results differ from one thread's at byte {at}: {:?} vs {:?}",
+                a.get(from..(at + 60).min(a.len())).unwrap_or(""),
+                b.get(from..(at + 60).min(b.len())).unwrap_or("")
+            ));
+        }
+    }
+    Outcome::Ran
+}
+
+/// Everything a run computes, without what may differ between equal runs
+/// (wall time, the parallel run's own report).
+fn comparable(r: &aqmlab::RunResult) -> String {
+    let mut r = r.clone();
+    r.wall_seconds = 0.0;
+    r.parallel = None;
+    format!("{r:?}")
 }
 
 // ---- structured mutations ------------------------------------------------
@@ -431,6 +497,10 @@ const KEYS: &[&str] = &[
     "beta",
     "gentle",
     "mean_pktsize",
+    // [tcp] keys the registry's TCP_PARAMS does not list (yet)
+    "syn_rto",
+    "sack_variant",
+    "rto_restart",
 ];
 
 /// Kind names: every registered queue kind, congestion control and
@@ -580,7 +650,7 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
         let c: Vec<&Vec<Seg>> = all.iter().filter(|p| get(doc, p).is_some_and(f)).collect();
         c.choose(rng).map(|p| (*p).clone())
     };
-    match rng.gen_range(0..14) {
+    match rng.gen_range(0..22) {
         // a number leaf to an edge value of the same or the other number type
         0 | 1 => {
             let Some(p) = pick(rng, &|v| v.is_integer() || v.is_float(), doc) else {
@@ -691,10 +761,18 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
                 } else {
                     format!("{old}_")
                 };
-                d = format!("rename {}.{old} -> {renamed}", path_str(&p));
+                d = if p.is_empty() {
+                    format!("rename {old} -> {renamed}")
+                } else {
+                    format!("rename {}.{old} -> {renamed}", path_str(&p))
+                };
                 t.insert(renamed, v);
             } else {
-                d = format!("{}.{k} = {val}", path_str(&p));
+                d = if p.is_empty() {
+                    format!("{k} = {val}")
+                } else {
+                    format!("{}.{k} = {val}", path_str(&p))
+                };
                 t.insert(k, val);
             }
             d
@@ -838,6 +916,14 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
             }
             format!("output.{k} = {v:?}")
         }
+        // one feature each (features.rs)
+        14 | 15 => features::known_key(doc, rng),
+        16 => features::topology(doc, rng),
+        17 => features::workload(doc, rng),
+        18 => features::output(doc, rng),
+        19 => features::lp(doc, rng),
+        20 => features::sweep(doc, rng),
+        21 => features::long_name(doc, rng),
         // graft a table from another scenario of the corpus
         _ => {
             let other = corpus.choose(rng).expect("nonempty");
@@ -868,14 +954,8 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
 fn random_override(doc: &Value, rng: &mut Pcg64Mcg) -> String {
     let all = paths(doc);
     let p = all.choose(rng).cloned().unwrap_or_default();
-    let key = p
-        .iter()
-        .map(|s| match s {
-            Seg::Key(k) => k.clone(),
-            Seg::Idx(i) => i.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(".");
+    // arrays of named tables by name (`links.bottleneck.rate`) or index
+    let key = features::dotted(doc, &p, rng.gen_bool(0.5));
     let key = match rng.gen_range(0..5) {
         0 => format!("{key}.nope"),
         1 => format!("{key}.99"),
@@ -970,10 +1050,99 @@ mod tests {
                 mutations: vec![],
                 overrides: vec![],
                 sweep: false,
+                threads: 1,
                 text: s.text.clone(),
             };
             assert_eq!(run_case(&case), Outcome::Ran, "{}", s.name);
         }
+    }
+
+    /// Every key the scenario reference documents is one the mutations
+    /// write: a registered kind's keys come from the registry itself, the
+    /// others from `KEYS`, `TABLE_KEYS` and `TOPOLOGY_KEYS`.
+    #[test]
+    fn every_documented_scenario_key_is_in_the_mutation_set() {
+        let doc = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/src/reference/scenario.md"),
+        )
+        .expect("scenario reference");
+        let mut known: std::collections::HashSet<&str> = KEYS.iter().copied().collect();
+        for (_, ks) in TABLE_KEYS.iter().chain(TOPOLOGY_KEYS) {
+            known.extend(ks.iter().copied());
+        }
+        for p in aqmlab::registry::TCP_PARAMS {
+            known.insert(p.name);
+        }
+        for f in aqmlab::registry::families() {
+            for k in f.kinds {
+                known.extend(k.params.iter().map(|p| p.name));
+            }
+        }
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for line in doc.lines().filter(|l| l.starts_with("| `")) {
+            // first column: `a.b`, `a.b`, `c` or `[[table]]`
+            let first = line.split('|').nth(1).unwrap_or("");
+            for k in first.split('`').skip(1).step_by(2) {
+                let k = k.trim_matches(|c| c == '[' || c == ']');
+                let last = k.rsplit('.').next().unwrap_or(k);
+                seen += 1;
+                let a_kind = TOPOLOGY_KEYS.iter().any(|(kind, _)| *kind == last)
+                    || aqmlab::registry::families()
+                        .iter()
+                        .any(|f| f.kinds.iter().any(|x| x.kind == last));
+                if !known.contains(last) && !a_kind {
+                    missing.push(k.to_string());
+                }
+            }
+        }
+        assert!(seen > 60, "read only {seen} keys from the reference");
+        assert!(missing.is_empty(), "keys no mutation writes: {missing:?}");
+    }
+
+    /// A batch exercises every feature mutation, and some cases of each
+    /// seed that starts from a generated topology still run.
+    #[test]
+    fn a_batch_covers_every_feature() {
+        let c = corpus_here();
+        let mut hits = std::collections::BTreeMap::<&str, (u32, u32)>::new();
+        let features = [
+            ("topology", "topology"),
+            ("workloads", "workloads["),
+            ("warm-up", "output.warmup"),
+            ("pcap", "output.pcap"),
+            ("lp", "lp."),
+            ("sweep", "sweep."),
+            ("cc key", ".cc."),
+            ("tcp key", "tcp."),
+            ("long name", " × "),
+            ("--set", "--set "),
+        ];
+        for i in 0..3000 {
+            let case = make_case(&c, 11, i);
+            let ran = !case.sweep && case.threads == 1 && run_case(&case) == Outcome::Ran;
+            for (f, needle) in features {
+                if case.mutations.iter().any(|m| m.contains(needle)) {
+                    let e = hits.entry(f).or_default();
+                    e.0 += 1;
+                    e.1 += u32::from(ran);
+                }
+            }
+        }
+        for (f, _) in features {
+            let (n, ran) = hits.get(f).copied().unwrap_or_default();
+            assert!(n >= 20, "{f}: {n} cases of 3000");
+            // each feature's mutations leave some scenarios valid (not
+            // only rejections), except names past the limit and lp names
+            assert!(ran >= 1, "{f}: none of {n} cases ran");
+        }
+        let threads = (0..3000)
+            .filter(|&i| make_case(&c, 11, i).threads > 1)
+            .count();
+        assert!(
+            (150..=450).contains(&threads),
+            "{threads} thread-count cases"
+        );
     }
 
     #[test]

@@ -199,13 +199,21 @@ impl TopologySpec {
     pub fn validate(&self) -> Result<(), (String, String)> {
         // bounded before anything is expanded: a generated node list is
         // built in full at load time, before the resource limits are known
-        let positive = |k: &str, v: u32| {
+        // `per`: hosts the generator makes per unit of the key (a
+        // dumbbell's `hosts` is per side, a parking lot's hops each add a
+        // cross source and sink), so that no kind makes more than
+        // MAX_GENERATED_HOSTS hosts (a parking lot of 150 000 hops held
+        // 687 MB at load, before the node limit refused it)
+        let positive = |k: &str, v: u32, per: u32| {
+            let max = MAX_GENERATED_HOSTS / per;
             if v == 0 {
                 Err((k.to_string(), "must be at least 1".to_string()))
-            } else if v > MAX_GENERATED_HOSTS {
+            } else if v > max {
                 Err((
                     k.to_string(),
-                    format!("at most {MAX_GENERATED_HOSTS} in a generated topology, got {v}"),
+                    format!(
+                        "at most {max} in a generated topology (at most {MAX_GENERATED_HOSTS} hosts), got {v}"
+                    ),
                 ))
             } else {
                 Ok(())
@@ -213,15 +221,15 @@ impl TopologySpec {
         };
         let queues: Vec<(&str, &Option<QueueSpec>)> = match self {
             TopologySpec::Dumbbell(d) => {
-                positive("hosts", d.hosts)?;
+                positive("hosts", d.hosts, 2)?;
                 vec![("access_queue", &d.access_queue), ("queue", &d.queue)]
             }
             TopologySpec::Star(s) => {
-                positive("hosts", s.hosts)?;
+                positive("hosts", s.hosts, 1)?;
                 vec![("access_queue", &s.access_queue), ("queue", &s.queue)]
             }
             TopologySpec::ParkingLot(p) => {
-                positive("hops", p.hops)?;
+                positive("hops", p.hops, 2)?;
                 vec![("access_queue", &p.access_queue), ("queue", &p.queue)]
             }
             TopologySpec::FatTree(f) => {

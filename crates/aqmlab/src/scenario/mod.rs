@@ -223,9 +223,9 @@ impl Scenario {
             msg: e.to_string().trim_end().to_string(),
         })?;
         for o in overrides {
-            apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
+            apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, set_key(o), m))?;
         }
-        let mut points = Vec::new();
+        let mut points: Vec<SweepPoint> = Vec::new();
         // each combination is a whole scenario in memory: bound them before
         // expanding (a hard limit; sweep runs are bounded again with seeds)
         let n: usize = sw
@@ -261,6 +261,22 @@ impl Scenario {
             let text = toml::to_string(&d)
                 .map_err(|e| ScenarioError::invalid(file, "sweep", e.to_string()))?;
             let sc = Scenario::from_toml(&text, &format!("{file} [sweep point {label}]"))?;
+            // every point is held at once: bound the nodes and links of all
+            // of them from the first (a generated topology at its bound
+            // times many values was tens of GB before any limit was read)
+            if points.is_empty() && n > 1 {
+                let each = sc.nodes.hosts.len() + sc.nodes.routers.len() + sc.links.len();
+                let all = each.saturating_mul(n);
+                if all > MAX_SWEEP_ELEMENTS {
+                    return Err(ScenarioError::invalid(
+                        file,
+                        "sweep.vary",
+                        format!(
+                            "{n} combinations of a scenario with {each} nodes and links would hold {all} in memory at once, above {MAX_SWEEP_ELEMENTS}; use fewer values or a smaller topology"
+                        ),
+                    ));
+                }
+            }
             points.push(SweepPoint {
                 label,
                 scenario: sc,
@@ -285,6 +301,19 @@ pub const REPRODUCTION_DATA_FILES: &[&str] = &["paper.toml", "matrix.toml"];
 
 /// Most combinations a `[sweep]` may expand to.
 pub const MAX_SWEEP_POINTS: usize = 100_000;
+/// Most nodes and links all the points of one sweep may hold together
+/// (about 0.7 KB each: under 1 GiB).
+pub const MAX_SWEEP_ELEMENTS: usize = 1_000_000;
+
+/// The key path an error about the `--set` override `o` names: the path
+/// before `=`, or `--set` itself when that is empty.
+fn set_key(o: &str) -> String {
+    match o.split_once('=') {
+        Some((p, _)) if !p.trim().is_empty() => o.to_string(),
+        None if !o.trim().is_empty() => o.to_string(),
+        _ => format!("--set {o}"),
+    }
+}
 
 fn default_seed() -> u64 {
     1
@@ -582,7 +611,7 @@ impl Scenario {
         })?;
         for o in overrides {
             apply_override(&mut value, o)
-                .map_err(|m| ScenarioError::invalid(file, o.clone(), m))?;
+                .map_err(|m| ScenarioError::invalid(file, set_key(o), m))?;
         }
         let mut sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
             // A registry (queue, cc, workload) reports the key inside its
@@ -967,6 +996,11 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
     let (path, raw) = spec
         .split_once('=')
         .ok_or_else(|| "an override is written key.path=value".to_string())?;
+    if path.trim().is_empty() {
+        return Err(
+            "the key path before `=` is empty; an override is written key.path=value".into(),
+        );
+    }
     let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").expect("v"),
         Err(_) => toml::Value::String(raw.trim().to_string()),
@@ -977,6 +1011,12 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
 /// Set the value at `path` (the path syntax of [`apply_override`]).
 pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
     let segs: Vec<&str> = path.trim().split('.').collect();
+    if segs.iter().any(|s| s.is_empty()) {
+        // `.99`, `a..b` or `` would set a key named "" (found by aqmlab-fuzz)
+        return Err(format!(
+            "the key path `{path}` has an empty part; write key.path, e.g. links.bottleneck.rate"
+        ));
+    }
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
@@ -1191,6 +1231,43 @@ dst = "h2"
             e.contains("flows[1].group") && e.contains("already used by flows[0]"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_override_without_a_key_names_the_set_option() {
+        // found by aqmlab-fuzz (issue 35): `--set ""` and `--set =x` named
+        // an empty key or `(top level)`
+        for o in ["", "=1", " =\"1e-30parsecs\""] {
+            let e = Scenario::from_toml_with(MINI, "t.toml", &[o.to_string()]).unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains(&format!("`--set {o}`:")), "{o:?}: {m}");
+            assert!(m.contains("key.path=value"), "{m}");
+            let e = Scenario::sweep_from_toml(MINI, "t.toml", &[o.to_string()]).unwrap_err();
+            assert!(e.to_string().contains("`--set"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_is_bounded_by_the_nodes_and_links_of_all_its_points() {
+        // found by aqmlab-fuzz (issue 35): every point of a sweep is a whole
+        // scenario held at once; a generated topology at its bound times
+        // many values took GBs before the resource limits were read
+        let star = |hosts: u32, values: usize| {
+            let vals: Vec<String> = (1..=values).map(|i| format!("\"{i}Mbps\"")).collect();
+            format!(
+                "name = \"s\"\nduration = \"1s\"\n[topology]\nkind = \"star\"\nhosts = {hosts}\naccess_rate = \"1Gbps\"\naccess_delay = \"1us\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1us\"\n[[flows]]\ngroup = \"g\"\nsrc = \"h0\"\ndst = \"sink\"\n[sweep]\n[[sweep.vary]]\nkey = \"topology.bottleneck_rate\"\nvalues = [{}]\n",
+                vals.join(", ")
+            )
+        };
+        // 20 001 nodes + 20 001 links per point: 24 points pass, 25 do not
+        let ok = Scenario::sweep_from_toml(&star(20_000, 24), "t.toml", &[]).unwrap();
+        assert_eq!(ok.len(), 24);
+        let e = Scenario::sweep_from_toml(&star(20_000, 25), "t.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`sweep.vary`:"), "{e}");
+        assert!(e.contains("25 combinations"), "{e}");
+        assert!(e.contains("above 1000000"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,880 @@
+//! Mutations aimed at one scenario feature each: every key of every
+//! registered kind (queues, congestion controls, workloads, `[tcp]`, read
+//! from [`aqmlab::registry`], so a key registered tomorrow is fuzzed
+//! tomorrow), generated topologies, workloads and their host sets,
+//! warm-up, packet capture, `[lp]`, sweep axes and names at the length
+//! limit. Each returns a description that starts with the key path it
+//! changed (what [`crate::pointer`] compares an error's key with).
+
+use super::{edge_int, get, get_mut, path_str, paths, random_value, Seg, UNITS};
+use aqmlab::registry::{families, literal, Param, TCP_PARAMS};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_pcg::Pcg64Mcg;
+use toml::{Table, Value};
+
+/// Keys of each generated topology (`scenario/generate.rs`).
+pub const TOPOLOGY_KEYS: &[(&str, &[&str])] = &[
+    (
+        "dumbbell",
+        &[
+            "hosts",
+            "access_rate",
+            "access_delay",
+            "access_queue",
+            "bottleneck_rate",
+            "bottleneck_delay",
+            "queue",
+        ],
+    ),
+    (
+        "star",
+        &[
+            "hosts",
+            "access_rate",
+            "access_delay",
+            "access_queue",
+            "bottleneck_rate",
+            "bottleneck_delay",
+            "queue",
+        ],
+    ),
+    (
+        "parking-lot",
+        &[
+            "hops",
+            "rate",
+            "delay",
+            "queue",
+            "access_rate",
+            "access_delay",
+            "access_queue",
+        ],
+    ),
+    (
+        "fat-tree",
+        &[
+            "k",
+            "rate",
+            "core_rate",
+            "delay",
+            "queue",
+            "core_queue",
+            "host_queue",
+            "ecmp",
+        ],
+    ),
+];
+
+/// Keys of the tables that are not registered kinds.
+pub const TABLE_KEYS: &[(&str, &[&str])] = &[
+    (
+        "output",
+        &[
+            "sample_interval",
+            "cwnd_interval",
+            "throughput_bin",
+            "pcap",
+            "pcap_snaplen",
+            "warmup",
+        ],
+    ),
+    ("routing", &["ecmp"]),
+    ("sweep", &["seeds", "link", "vary"]),
+    ("vary", &["key", "values", "labels"]),
+    ("nodes", &["hosts", "routers"]),
+    (
+        "classifier",
+        &[
+            "threshold",
+            "adapt",
+            "slr",
+            "t_u",
+            "t_c",
+            "gain",
+            "min_threshold",
+            "max_threshold",
+        ],
+    ),
+    ("cbr", &["rate", "packet_size", "ecn"]),
+    (
+        "probes",
+        &[
+            "count",
+            "short_pkts",
+            "long_pkts",
+            "short_every",
+            "long_every",
+        ],
+    ),
+    ("rio class", &["min_th", "max_th", "max_p", "w_q"]),
+    (
+        "links",
+        &[
+            "name",
+            "a",
+            "b",
+            "rate",
+            "rate_ba",
+            "delay",
+            "queue",
+            "queue_ab",
+            "queue_ba",
+            "loss_ab",
+            "loss_ba",
+            "monitor",
+            "classifier_ab",
+            "classifier_ba",
+        ],
+    ),
+    (
+        "flows",
+        &[
+            "group",
+            "src",
+            "dst",
+            "count",
+            "cc",
+            "trace_cwnd",
+            "start",
+            "start_spread",
+            "size",
+            "cbr",
+            "tcp",
+        ],
+    ),
+    (
+        "(top level)",
+        &[
+            "name",
+            "description",
+            "duration",
+            "seed",
+            "nodes",
+            "links",
+            "topology",
+            "routing",
+            "tcp",
+            "flows",
+            "workloads",
+            "output",
+            "lp",
+            "sweep",
+        ],
+    ),
+];
+
+fn table_keys(which: &str) -> &'static [&'static str] {
+    TABLE_KEYS
+        .iter()
+        .find(|(k, _)| *k == which)
+        .map_or(&[], |(_, v)| v)
+}
+
+/// Where the keys of a table come from.
+#[derive(Clone, Copy)]
+enum Keys {
+    Registered(&'static [Param]),
+    Plain(&'static [&'static str]),
+}
+
+const QUEUE_KEYS: &[&str] = &[
+    "queue",
+    "queue_ab",
+    "queue_ba",
+    "access_queue",
+    "core_queue",
+    "host_queue",
+];
+
+fn last_key(p: &[Seg]) -> Option<&str> {
+    match p.last() {
+        Some(Seg::Key(k)) => Some(k),
+        _ => None,
+    }
+}
+
+fn kind_of(v: &Value) -> Option<&str> {
+    v.get("kind").and_then(|k| k.as_str())
+}
+
+/// The registered parameters of `kind` in the family at `family` (0 queues,
+/// 1 congestion controls, 2 workloads).
+fn registered(family: usize, kind: &str) -> Option<&'static [Param]> {
+    families()
+        .get(family)?
+        .kinds
+        .iter()
+        .find(|k| k.kind == kind)
+        .map(|k| k.params)
+}
+
+/// Every table of the document whose keys the fuzzer knows.
+fn keyed_tables(doc: &Value) -> Vec<(Vec<Seg>, Keys)> {
+    let mut out = Vec::new();
+    for p in paths(doc) {
+        let Some(v) = get(doc, &p) else { continue };
+        let lk = last_key(&p);
+        let parent_key = p.len().checked_sub(2).and_then(|i| match &p[i] {
+            Seg::Key(k) => Some(k.as_str()),
+            _ => None,
+        });
+        let keys = match (v, lk) {
+            (Value::Table(_), Some(k)) if QUEUE_KEYS.contains(&k) => kind_of(v)
+                .and_then(|kd| registered(0, kd))
+                .map(Keys::Registered),
+            // a cc written as a name becomes a table when a key is added
+            (Value::Table(_) | Value::String(_), Some("cc")) => {
+                let kd = v.as_str().or_else(|| kind_of(v)).unwrap_or("");
+                registered(1, kd).map(Keys::Registered)
+            }
+            (Value::Table(_), Some("tcp")) => Some(Keys::Registered(TCP_PARAMS)),
+            (Value::Table(_), Some("topology")) if p.len() == 1 => kind_of(v)
+                .and_then(|kd| TOPOLOGY_KEYS.iter().find(|(k, _)| *k == kd))
+                .map(|(_, ks)| Keys::Plain(ks)),
+            (Value::Table(_), Some("classifier_ab" | "classifier_ba")) => {
+                Some(Keys::Plain(table_keys("classifier")))
+            }
+            (Value::Table(_), Some("short" | "long")) => Some(Keys::Plain(table_keys("rio class"))),
+            (
+                Value::Table(_),
+                Some(k @ ("output" | "routing" | "sweep" | "nodes" | "cbr" | "probes")),
+            ) => Some(Keys::Plain(table_keys(k))),
+            (Value::Table(_), None) if p.is_empty() => Some(Keys::Plain(table_keys("(top level)"))),
+            (Value::Table(_), None) => match parent_key {
+                Some("workloads") => kind_of(v)
+                    .and_then(|kd| registered(2, kd))
+                    .map(Keys::Registered),
+                Some(k @ ("links" | "flows" | "vary")) => Some(Keys::Plain(table_keys(k))),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(k) = keys {
+            out.push((p, k));
+        }
+    }
+    out
+}
+
+/// A value in `unit`'s terms: mostly valid, sometimes at or past an edge.
+fn unit_value(unit: &str, rng: &mut Pcg64Mcg) -> Value {
+    let pick = |xs: &[&str], rng: &mut Pcg64Mcg| {
+        Value::String(xs.choose(rng).expect("nonempty").to_string())
+    };
+    if unit == "time" || unit == "µs" {
+        pick(
+            &[
+                "0s",
+                "1ns",
+                "10us",
+                "1ms",
+                "5ms",
+                "100ms",
+                "1s",
+                "1e30s",
+                "-1ms",
+                "18446744073709551615ns",
+                "5",
+            ],
+            rng,
+        )
+    } else if unit == "bit/s" {
+        pick(
+            &[
+                "0bps", "1bps", "64kbps", "10Mbps", "1Gbps", "1e30Gbps", "-1Mbps",
+            ],
+            rng,
+        )
+    } else if unit == "bytes" || unit.starts_with("packets") {
+        match rng.gen_range(0..3) {
+            0 => pick(
+                &["0B", "1B", "1500B", "64KB", "1GB", "1e30B", "16p", "0p"],
+                rng,
+            ),
+            _ => Value::Integer(
+                *[0i64, 1, 2, 10, 100, 1500, 65536, 1 << 32, -1]
+                    .choose(rng)
+                    .expect("nonempty"),
+            ),
+        }
+    } else if unit == "probability" || unit == "fraction" || unit == "factor" || unit == "weight" {
+        Value::Float(
+            *[0.0, 1e-9, 0.002, 0.1, 0.5, 0.999, 1.0, 1.5, -0.1, f64::NAN]
+                .choose(rng)
+                .expect("nonempty"),
+        )
+    } else {
+        random_value(rng)
+    }
+}
+
+/// Set one known key of a known table: a registered kind's parameter (its
+/// documented bad value, its example, a value in its unit, any value), a
+/// topology, output, sweep, link or flow key; or delete it.
+pub fn known_key(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let tables = keyed_tables(doc);
+    let Some((p, keys)) = tables.choose(rng).cloned() else {
+        return "no keyed table".into();
+    };
+    let (key, value) = match keys {
+        Keys::Registered(params) => {
+            let Some(pm) = params.choose(rng) else {
+                return format!("{} has no keys", path_str(&p));
+            };
+            let v = match rng.gen_range(0..5) {
+                0 if !pm.bad.is_empty() => literal(pm.bad),
+                1 if !pm.example.is_empty() => literal(pm.example),
+                0..=2 => unit_value(pm.unit, rng),
+                3 => random_value(rng),
+                _ => Value::Integer(edge_int(rng)),
+            };
+            (pm.name, v)
+        }
+        Keys::Plain(ks) => {
+            let Some(k) = ks.choose(rng) else {
+                return format!("{} has no keys", path_str(&p));
+            };
+            let unit = if k.contains("rate") {
+                "bit/s"
+            } else if k.contains("delay")
+                || k.contains("interval")
+                || k.starts_with("t_")
+                || k.ends_with("every")
+                || *k == "warmup"
+                || *k == "duration"
+            {
+                "time"
+            } else {
+                ""
+            };
+            (
+                *k,
+                if unit.is_empty() {
+                    random_value(rng)
+                } else {
+                    unit_value(unit, rng)
+                },
+            )
+        }
+    };
+    let target = get_mut(doc, &p).expect("path");
+    if let Value::String(name) = target {
+        // `cc = "cubic"` → `cc = { kind = "cubic", key = value }`
+        let mut t = Table::new();
+        t.insert("kind".into(), Value::String(name.clone()));
+        *target = Value::Table(t);
+    }
+    let Some(t) = target.as_table_mut() else {
+        return "not a table".into();
+    };
+    let at = if p.is_empty() {
+        key.to_string()
+    } else {
+        format!("{}.{key}", path_str(&p))
+    };
+    if rng.gen_bool(0.15) {
+        t.remove(key);
+        format!("delete {at}")
+    } else {
+        let d = format!("{at} = {value}");
+        t.insert(key.into(), value);
+        d
+    }
+}
+
+/// A `[topology]`: a new one of any kind, its kind changed, or its size
+/// key (`hosts`, `hops`, `k`) at an edge.
+pub fn topology(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let root = doc.as_table_mut().expect("root table");
+    // each size key at its edges: the generator's own bounds, the node
+    // limit (150 000) and the routing estimate (a parking lot of 49 999
+    // hops once asked for 10 GB); a dumbbell or star of 50 000 hosts a side
+    // is under every limit and holds about 1.5 GiB, more than a case may
+    let sizes = |key: &str| -> &'static [i64] {
+        match key {
+            "hops" => &[0, 1, 2, 3, 100, 1000, 20_000, 49_999, 150_000, 1 << 32, -1],
+            "k" => &[0, 1, 2, 3, 4, 6, 7, 8, 32, 64, 65, 66, -1],
+            _ => &[0, 1, 2, 3, 7, 64, 1000, 5000, 75_001, 1 << 20, 1 << 32, -1],
+        }
+    };
+    match root.get_mut("topology").and_then(|t| t.as_table_mut()) {
+        Some(t) if rng.gen_bool(0.7) => {
+            if rng.gen_bool(0.3) {
+                let k = TOPOLOGY_KEYS.choose(rng).expect("nonempty").0;
+                t.insert("kind".into(), Value::String(k.into()));
+                format!("topology.kind = {k:?}")
+            } else {
+                let key = match t.get("kind").and_then(|k| k.as_str()) {
+                    Some("parking-lot") => "hops",
+                    Some("fat-tree") => "k",
+                    _ => "hosts",
+                };
+                let n = *sizes(key).choose(rng).expect("nonempty");
+                t.insert(key.into(), Value::Integer(n));
+                format!("topology.{key} = {n}")
+            }
+        }
+        _ => {
+            let (kind, size) = *[
+                ("dumbbell", "hosts"),
+                ("star", "hosts"),
+                ("parking-lot", "hops"),
+                ("fat-tree", "k"),
+            ]
+            .choose(rng)
+            .expect("nonempty");
+            let mut t = Table::new();
+            t.insert("kind".into(), Value::String(kind.into()));
+            let n = if rng.gen_bool(0.7) {
+                [2i64, 2, 4][rng.gen_range(0..3)]
+            } else {
+                *sizes(size).choose(rng).expect("nonempty")
+            };
+            t.insert(size.into(), Value::Integer(n));
+            let keys: &[(&str, &str)] = if kind == "fat-tree" || kind == "parking-lot" {
+                &[
+                    ("rate", "100Mbps"),
+                    ("delay", "100us"),
+                    ("access_rate", "1Gbps"),
+                    ("access_delay", "10us"),
+                ]
+            } else {
+                &[
+                    ("access_rate", "100Mbps"),
+                    ("access_delay", "100us"),
+                    ("bottleneck_rate", "10Mbps"),
+                    ("bottleneck_delay", "1ms"),
+                ]
+            };
+            for (k, v) in keys {
+                if kind == "fat-tree" && k.starts_with("access") {
+                    continue;
+                }
+                t.insert(k.to_string(), Value::String(v.to_string()));
+            }
+            root.insert("topology".into(), Value::Table(t));
+            format!("topology = {{ kind = {kind:?}, {size} = {n} }}")
+        }
+    }
+}
+
+/// Host names of the document, with the prefixes a generator gives them.
+fn host_names(doc: &Value) -> Vec<String> {
+    let mut v: Vec<String> = doc
+        .get("nodes")
+        .and_then(|n| n.get("hosts"))
+        .and_then(|a| a.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    match doc.get("topology").and_then(kind_of) {
+        Some("dumbbell") => v.extend(["src0", "dst0", "src*", "dst*"].map(String::from)),
+        Some("star") => v.extend(["h0", "h1", "sink", "h*"].map(String::from)),
+        Some("parking-lot") => {
+            v.extend(["long_src", "long_dst", "cross_src*", "cross_dst0"].map(String::from))
+        }
+        Some("fat-tree") => v.extend(["h0-0-0", "h1-0-1", "h0-*", "h*"].map(String::from)),
+        _ => {}
+    }
+    v
+}
+
+/// A host list for a workload: real hosts, patterns, the empty list, a
+/// name that is no host, or the same hosts as another list.
+fn host_list(hosts: &[String], rng: &mut Pcg64Mcg) -> Value {
+    let n = rng.gen_range(0..4);
+    let mut a = Vec::new();
+    for _ in 0..n {
+        let h = if hosts.is_empty() || rng.gen_bool(0.1) {
+            ["nowhere", "*", "", "h*x"]
+                .choose(rng)
+                .expect("nonempty")
+                .to_string()
+        } else {
+            hosts.choose(rng).expect("nonempty").clone()
+        };
+        a.push(Value::String(h));
+    }
+    Value::Array(a)
+}
+
+/// CDF sources: the shipped ones and files that are no CDF (special
+/// files must be refused before any read).
+const CDF_SIZES: &[&str] = &[
+    "web-search",
+    "data-mining",
+    "web-search",
+    "/dev/zero",
+    "/dev/null",
+    "/dev/full",
+    "/",
+    "/proc/self/status",
+    "no-such-file.cdf",
+    "",
+];
+
+/// A workload: a new one of any registered kind (its required keys at
+/// their examples, hosts from the document), or an existing one's host
+/// sets rewired (senders that are their only receivers, empty sets,
+/// patterns) or its size source changed.
+pub fn workload(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let hosts = host_names(doc);
+    let host_keys = ["client", "server", "servers", "senders", "receivers"];
+    let root = doc.as_table_mut().expect("root table");
+    let ws = root
+        .entry("workloads")
+        .or_insert_with(|| Value::Array(vec![]));
+    let Some(ws) = ws.as_array_mut() else {
+        return "workloads is not an array".into();
+    };
+    if ws.is_empty() || rng.gen_bool(0.4) {
+        let fams = families();
+        let Some(info) = fams[2].kinds.choose(rng) else {
+            return "no workload kinds".into();
+        };
+        let mut t = info.required_example();
+        t.insert("kind".into(), Value::String(info.kind.into()));
+        t.insert("name".into(), Value::String(format!("w{}", ws.len())));
+        for k in host_keys {
+            if let Some(v) = t.get_mut(k) {
+                *v = if v.is_array() {
+                    host_list(&hosts, rng)
+                } else {
+                    Value::String(
+                        hosts
+                            .choose(rng)
+                            .cloned()
+                            .unwrap_or_else(|| "nowhere".into()),
+                    )
+                };
+            }
+        }
+        if t.contains_key("sizes") {
+            t.insert(
+                "sizes".into(),
+                Value::String(CDF_SIZES.choose(rng).expect("nonempty").to_string()),
+            );
+        }
+        let d = format!("workloads[{}] = {}", ws.len(), Value::Table(t.clone()));
+        ws.push(Value::Table(t));
+        return d;
+    }
+    let i = rng.gen_range(0..ws.len());
+    let Some(t) = ws[i].as_table_mut() else {
+        return format!("workloads[{i}] is not a table");
+    };
+    let present: Vec<&str> = host_keys
+        .iter()
+        .copied()
+        .filter(|k| t.contains_key(*k))
+        .collect();
+    match rng.gen_range(0..3) {
+        0 if t.contains_key("senders") && t.contains_key("receivers") => {
+            // every receiver among the senders, or one host both
+            let h = hosts
+                .choose(rng)
+                .cloned()
+                .unwrap_or_else(|| "nowhere".into());
+            let senders = if rng.gen_bool(0.5) {
+                Value::Array(vec![Value::String(h.clone())])
+            } else {
+                t["senders"].clone()
+            };
+            t.insert(
+                "receivers".into(),
+                Value::Array(vec![Value::String(h.clone())]),
+            );
+            t.insert("senders".into(), senders.clone());
+            format!("workloads[{i}].receivers = [{h:?}] (senders = {senders})")
+        }
+        1 if t.contains_key("sizes") => {
+            let s = CDF_SIZES.choose(rng).expect("nonempty");
+            t.insert("sizes".into(), Value::String(s.to_string()));
+            format!("workloads[{i}].sizes = {s:?}")
+        }
+        _ => {
+            let Some(k) = present.choose(rng) else {
+                return format!("workloads[{i}] has no hosts");
+            };
+            let v = if matches!(t.get(*k), Some(Value::Array(_))) {
+                host_list(&hosts, rng)
+            } else {
+                Value::String(
+                    hosts
+                        .choose(rng)
+                        .cloned()
+                        .unwrap_or_else(|| "nowhere".into()),
+                )
+            };
+            let d = format!("workloads[{i}].{k} = {v}");
+            t.insert(k.to_string(), v);
+            d
+        }
+    }
+}
+
+/// `[output]`: the warm-up around the run's duration, packet capture of
+/// links that exist or not, the pcap snap length at its bounds.
+pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let dur = doc
+        .get("duration")
+        .and_then(|d| d.as_str())
+        .unwrap_or("1s")
+        .to_string();
+    let mut links: Vec<String> = Vec::new();
+    if let Some(a) = doc.get("links").and_then(|l| l.as_array()) {
+        for l in a {
+            let (x, y) = (
+                l.get("a").and_then(|v| v.as_str()),
+                l.get("b").and_then(|v| v.as_str()),
+            );
+            if let Some(n) = l.get("name").and_then(|v| v.as_str()) {
+                links.push(n.into());
+            }
+            if let (Some(x), Some(y)) = (x, y) {
+                links.push(format!("{x}->{y}"));
+                links.push(format!("{y}->{x}"));
+            }
+        }
+    }
+    if doc.get("topology").is_some() {
+        links.extend(["bottleneck", "left->right", "hop0", "hub->sink"].map(String::from));
+    }
+    links.extend(["nope", "", "a->", "->"].map(String::from));
+    let root = doc.as_table_mut().expect("root table");
+    let out = root
+        .entry("output")
+        .or_insert_with(|| Value::Table(Table::new()));
+    let Some(t) = out.as_table_mut() else {
+        return "output is not a table".into();
+    };
+    match rng.gen_range(0..3) {
+        0 => {
+            let w = match rng.gen_range(0..3) {
+                0 => dur.clone(),
+                1 => [
+                    "0s",
+                    "1ns",
+                    "1ms",
+                    "5ms",
+                    "9999999ns",
+                    "10ms",
+                    "1e30s",
+                    "-1ms",
+                    "0.149s",
+                ]
+                .choose(rng)
+                .expect("nonempty")
+                .to_string(),
+                _ => format!(
+                    "{}{}",
+                    super::edge_number_text(rng),
+                    UNITS.choose(rng).expect("nonempty")
+                ),
+            };
+            t.insert("warmup".into(), Value::String(w.clone()));
+            format!("output.warmup = {w:?} (duration {dur:?})")
+        }
+        1 => {
+            let n = rng.gen_range(0..3);
+            let v: Vec<Value> = (0..n)
+                .map(|_| Value::String(links.choose(rng).expect("nonempty").clone()))
+                .collect();
+            let v = Value::Array(v);
+            let d = format!("output.pcap = {v}");
+            t.insert("pcap".into(), v);
+            d
+        }
+        _ => {
+            let n = *[0i64, 53, 54, 128, 1500, 65535, 65536, -1, 1 << 40]
+                .choose(rng)
+                .expect("nonempty");
+            t.insert("pcap_snaplen".into(), Value::Integer(n));
+            format!("output.pcap_snaplen = {n}")
+        }
+    }
+}
+
+/// `[lp]`: logical processes named for nodes, prefixes, patterns that match
+/// nothing, empty names, values that are no string.
+pub fn lp(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let mut names = super::node_names(doc);
+    names.extend(host_names(doc));
+    names.extend(
+        [
+            "left", "right", "r0", "r1", "hub", "c0", "e0-0", "a1-*", "*", "nowhere", "",
+        ]
+        .map(String::from),
+    );
+    let root = doc.as_table_mut().expect("root table");
+    let lp = root
+        .entry("lp")
+        .or_insert_with(|| Value::Table(Table::new()));
+    let Some(t) = lp.as_table_mut() else {
+        return "lp is not a table".into();
+    };
+    let n = rng.gen_range(1..4);
+    let mut d = Vec::new();
+    for _ in 0..n {
+        let k = names.choose(rng).expect("nonempty").clone();
+        let v = if rng.gen_bool(0.85) {
+            Value::String(
+                ["west", "east", "p0", "p1", "", "x"]
+                    .choose(rng)
+                    .expect("nonempty")
+                    .to_string(),
+            )
+        } else {
+            random_value(rng)
+        };
+        d.push(format!("lp.{k} = {v}"));
+        t.insert(k, v);
+    }
+    d.join("; ")
+}
+
+/// The dotted `--set` / sweep form of a path; arrays of named tables by
+/// name (`links.bottleneck.rate`) or by index.
+pub fn dotted(doc: &Value, p: &[Seg], by_name: bool) -> String {
+    let mut out = Vec::new();
+    for (i, s) in p.iter().enumerate() {
+        match s {
+            Seg::Key(k) => out.push(k.clone()),
+            Seg::Idx(n) => {
+                let el = get(doc, &p[..=i]);
+                let name = el.and_then(|e| {
+                    e.get("name")
+                        .or_else(|| e.get("group"))
+                        .and_then(|v| v.as_str())
+                        .map(String::from)
+                });
+                match name {
+                    Some(nm) if by_name && !nm.contains('.') => out.push(nm),
+                    _ => out.push(n.to_string()),
+                }
+            }
+        }
+    }
+    out.join(".")
+}
+
+/// `[sweep]`: an axis over any key of the document (by name or index, or
+/// a key that is not there), values of its type or any, labels that
+/// match or not; seeds at edges; a report link that exists or not.
+pub fn sweep(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let leaves: Vec<Vec<Seg>> = paths(doc)
+        .into_iter()
+        .filter(|p| !p.is_empty() && !matches!(p.first(), Some(Seg::Key(k)) if k == "sweep"))
+        .collect();
+    let axis_path = leaves.choose(rng).cloned();
+    let (key, old) = match &axis_path {
+        Some(p) if rng.gen_bool(0.9) => (dotted(doc, p, rng.gen_bool(0.5)), get(doc, p).cloned()),
+        _ => (
+            ["nope.key", "", "links.99.rate", "tcp.nope"]
+                .choose(rng)
+                .expect("nonempty")
+                .to_string(),
+            None,
+        ),
+    };
+    let root = doc.as_table_mut().expect("root table");
+    let sw = root
+        .entry("sweep")
+        .or_insert_with(|| Value::Table(Table::new()));
+    let Some(t) = sw.as_table_mut() else {
+        return "sweep is not a table".into();
+    };
+    match rng.gen_range(0..6) {
+        0 => {
+            let n = *[0i64, 1, 2, 3, 100, 100_000, -1]
+                .choose(rng)
+                .expect("nonempty");
+            t.insert("seeds".into(), Value::Integer(n));
+            format!("sweep.seeds = {n}")
+        }
+        1 => {
+            let l = ["left->right", "bottleneck", "r1->r2", "nope", ""]
+                .choose(rng)
+                .expect("nonempty");
+            t.insert("link".into(), Value::String(l.to_string()));
+            format!("sweep.link = {l:?}")
+        }
+        _ => {
+            let nv = rng.gen_range(0..4);
+            let mut values = Vec::new();
+            if let Some(o) = old {
+                values.push(o);
+            }
+            for _ in 0..nv {
+                values.push(random_value(rng));
+            }
+            let mut ax = Table::new();
+            ax.insert("key".into(), Value::String(key.clone()));
+            let labels = rng.gen_bool(0.3).then(|| {
+                let n = if rng.gen_bool(0.7) {
+                    values.len()
+                } else {
+                    values.len() + 1
+                };
+                Value::Array((0..n).map(|i| Value::String(format!("v{i}"))).collect())
+            });
+            ax.insert("values".into(), Value::Array(values));
+            if let Some(l) = labels {
+                ax.insert("labels".into(), l);
+            }
+            let vary = t.entry("vary").or_insert_with(|| Value::Array(vec![]));
+            let Some(vary) = vary.as_array_mut() else {
+                return "sweep.vary is not an array".into();
+            };
+            let d = format!("sweep.vary[{}] = {}", vary.len(), Value::Table(ax.clone()));
+            vary.push(Value::Table(ax));
+            d
+        }
+    }
+}
+
+/// A name (scenario, node, link, group, workload) at, or just past, the
+/// length limit, in one- and multi-byte characters; a node renamed
+/// everywhere it is referred to.
+pub fn long_name(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let limit = aqmlab::scenario::MAX_NAME_CHARS;
+    let n = *[limit - 1, limit, limit, limit + 1, 1000, 100_000]
+        .choose(rng)
+        .expect("nonempty");
+    let c = *['x', 'é', '日', '-'].choose(rng).expect("nonempty");
+    let name: String = std::iter::repeat_n(c, n).collect();
+    let cands: Vec<Vec<Seg>> = paths(doc)
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                (p.first(), last_key(p)),
+                (Some(Seg::Key(_)), Some("name" | "group"))
+            ) || matches!(p.get(1), Some(Seg::Key(k)) if k == "hosts" || k == "routers")
+                && p.len() == 3
+        })
+        .collect();
+    let Some(p) = cands.choose(rng).cloned() else {
+        return "no name".into();
+    };
+    let old = get(doc, &p).and_then(|v| v.as_str()).map(String::from);
+    let is_node = p.len() == 3 && matches!(p.first(), Some(Seg::Key(k)) if k == "nodes");
+    if let (true, Some(old)) = (is_node, &old) {
+        // rename the node in every reference
+        fn rename(v: &mut Value, old: &str, new: &str) {
+            match v {
+                Value::String(s) if s == old => *s = new.to_string(),
+                Value::Array(a) => a.iter_mut().for_each(|x| rename(x, old, new)),
+                Value::Table(t) => t.iter_mut().for_each(|(_, x)| rename(x, old, new)),
+                _ => {}
+            }
+        }
+        rename(doc, old, &name);
+    } else if let Some(v) = get_mut(doc, &p) {
+        *v = Value::String(name);
+    }
+    format!("{} = <{n} × {c:?}>", path_str(&p))
+}
