@@ -128,8 +128,8 @@ impl Simulation {
                 .flat_map(|lp| lp.links.iter().filter(move |sl| sl.tx_lp == lp.id))
                 .map(|sl| &sl.l.port)
         };
-        let dense = ports().filter(|p| p.dense_histogram()).count();
-        (ports().map(|p| p.hist_bytes()).sum(), dense)
+        let dense = ports().filter(|p| p.stats.dense_histogram()).count();
+        (ports().map(|p| p.stats.hist_bytes()).sum(), dense)
     }
 
     /// Why a simulation built to use threads runs sequentially, if it does.

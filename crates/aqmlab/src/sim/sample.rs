@@ -16,7 +16,7 @@ impl Lp {
             let port = &self.links[li.ix()].l.port;
             let qd = &port.disc;
             let len = qd.len_pkts();
-            let c = port.counters();
+            let c = port.stats.counters();
             v.push(QueueSample {
                 arrivals: c.arrivals,
                 dropped: c.dropped(),
@@ -28,7 +28,7 @@ impl Lp {
                 delay_s: if len == 0 {
                     0.0
                 } else {
-                    to_secs(port.last_sojourn)
+                    to_secs(port.stats.last_sojourn())
                 },
             });
         }
