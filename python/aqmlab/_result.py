@@ -48,6 +48,29 @@ def run(
     return Result(sc._native.run_into(os.fspath(out), seed, argv, call, threads), sc)
 
 
+_QUEUE_COLUMNS = (
+    "link",
+    "kind",
+    "arrivals",
+    "enqueued",
+    "dequeued",
+    "dropped",
+    "dropped_early",
+    "dropped_forced",
+    "dropped_overflow",
+    "dropped_aqm",
+    "marked",
+    "mean_len_pkts",
+    "mean_len_bytes",
+    "mean_delay_s",
+    "p50_delay_s",
+    "p99_delay_s",
+    "max_delay_s",
+)
+"""The columns of ``links.csv`` that describe a link's queue (``summary.json``'s
+former ``queues[]`` records)."""
+
+
 def _read_csv(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data))
 
@@ -62,8 +85,8 @@ class Result:
     - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
       :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
       :attr:`throughput` (``throughput.csv``), :attr:`requests` (``requests.csv``);
-    - :attr:`queues`: ``summary.json``'s per-queue records (one row per link
-      direction), :attr:`queue_classes` their per-class counters;
+    - :attr:`queues`: the queue columns of ``links.csv`` (one row per link
+      direction), :attr:`queue_classes` their per-class counters (``classes.csv``);
     - :attr:`summary`: ``summary.json`` as a dict.
 
     A table the run did not record (``cwnd`` without ``trace_cwnd``) is an
@@ -135,17 +158,14 @@ class Result:
 
     @cached_property
     def queues(self) -> pd.DataFrame:
-        """``summary.json``'s ``queues[]``: one row per link direction."""
-        rows = [{k: v for k, v in q.items() if k != "classes"} for q in self.summary["queues"]]
-        return pd.DataFrame.from_records(rows)
+        """Per-queue records, one row per link direction: the queue columns of ``links.csv``."""
+        links = self.links
+        return links[[c for c in _QUEUE_COLUMNS if c in links.columns]]
 
     @cached_property
     def queue_classes(self) -> pd.DataFrame:
-        """Per-class counters of classifier links (``queues[].classes[]``), with ``link``."""
-        rows = [
-            {"link": q["link"], **c} for q in self.summary["queues"] for c in q.get("classes", [])
-        ]
-        return pd.DataFrame.from_records(rows)
+        """Per-class counters of classifier links (``classes.csv``), with ``link``."""
+        return self._table("classes.csv")
 
     def write(self, out: PathLike) -> None:
         """Write the files of ``aqmlab run --out DIR`` into ``out``.

@@ -11,14 +11,17 @@ what is shipped: the same sweep gives the same table wherever it runs (only
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import math
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any
 
 import pandas as pd
@@ -46,6 +49,26 @@ def _cell(v: Any, label: str) -> Any:
     return label
 
 
+def _value(x: str) -> int | float | str | None:
+    """A CSV cell as Rust wrote it: empty is None, then int, float, text."""
+    if x == "":
+        return None
+    try:
+        return int(x)
+    except ValueError:
+        pass
+    try:
+        return float(x)
+    except ValueError:
+        return x
+
+
+def _rows(data: bytes, text: set[str]) -> list[dict[str, Any]]:
+    """A table's rows as dicts: the columns in ``text`` as strings, the others parsed."""
+    reader = csv.DictReader(io.StringIO(data.decode()))
+    return [{k: v if k in text else _value(v) for k, v in r.items()} for r in reader]
+
+
 def _run_task(task: Task) -> dict[str, Any]:
     """Run one sweep point (in a worker) and reduce it to what a row needs.
 
@@ -58,22 +81,35 @@ def _run_task(task: Task) -> dict[str, Any]:
         out = _native.NativeScenario.from_toml(text, name).run(seed)
         s = json.loads(out.summary_json())
         monitored = out.monitored_links()
+        files = out.files()
+        flows_csv, links_csv = files["flows.csv"], files["links.csv"]
         ran = True
     else:
         summary, monitored, ran = _native.run_job(text, name, seed, folder, label, prov)
         s = json.loads(summary)
-    flows = s["flows"]
+        with open(os.path.join(folder, "flows.csv"), "rb") as fh:
+            flows_csv = fh.read()
+        with open(os.path.join(folder, "links.csv"), "rb") as fh:
+            links_csv = fh.read()
+    # Per-flow and per-link records live in the tables, not in summary.json.
+    flows = _rows(flows_csv, {"label", "group", "src", "dst", "cc"})
+    links = _rows(links_csv, {"label", "link", "from", "to", "kind"})
+    # goodput of a group and of all flows: bytes delivered over the one
+    # measured interval, as ``aqmlab sweep`` computes it
+    interval = s["sim_seconds"] - (s.get("warmup_s") or 0.0)
+    scale = 8.0 / interval if interval > 0 else 0.0
     groups: dict[str, float] = {}
     for f in flows:
-        groups[f["group"]] = groups.get(f["group"], 0.0) + f["goodput_bps"]
+        groups[f["group"]] = groups.get(f["group"], 0.0) + f["bytes_acked"] * scale
     tcp = [f["goodput_bps"] for f in flows if f["cc"] != "cbr"]
     cbr = [f["mean_owd_s"] for f in flows if f["cc"] == "cbr" and f["mean_owd_s"] is not None]
     return {
         "ran": ran,
         "monitored": monitored,
-        "queues": [{k: v for k, v in q.items() if k != "classes"} for q in s["queues"]],
-        "links": s["links"],
-        "goodput_bps": sum(f["goodput_bps"] for f in flows),
+        # links.csv holds each link's and its queue's counters in one row.
+        "queues": links,
+        "links": links,
+        "goodput_bps": sum(f["bytes_acked"] for f in flows) * scale,
         "groups": groups,
         "jain_tcp": _jain(tcp),
         "cbr_owd_s": sum(cbr) / len(cbr) if cbr else math.nan,
@@ -83,29 +119,111 @@ def _run_task(task: Task) -> dict[str, Any]:
 
 
 def _jain(xs: Sequence[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²), 1 for an empty set or all zeros (as the library's)."""
-    s = sum(xs)
-    s2 = sum(x * x for x in xs)
-    if not xs or s2 == 0.0:
-        return 1.0
-    return s * s / (len(xs) * s2)
+    """Jain's index (Σx)²/(n·Σx²), 1 for an empty set or all zeros: the native one."""
+    return _native.jain(list(xs))
 
 
-def _execute(tasks: list[Task], client: Any, jobs: int | None) -> list[dict[str, Any]]:
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (no worker tracebacks)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Bar:
+    """A tqdm progress bar over runs, or nothing when disabled or tqdm is missing."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar: Any = None
+        if enabled and total > 1:
+            try:
+                # A notebook widget where Jupyter's widgets are installed (the
+                # [notebook] extra), else text lines (tqdm.auto would warn).
+                import ipywidgets  # noqa: F401
+                from tqdm.auto import tqdm
+            except ImportError:
+                from tqdm import tqdm
+            self._bar = tqdm(total=total, desc="aqmlab.sweep", unit="run")
+
+    def update(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _interrupted(futures: list[Any], total: int, out: PathLike | None) -> KeyboardInterrupt:
+    """Cancel the runs not started; the one KeyboardInterrupt that says what is kept."""
+    cancelled = sum(1 for f in futures if f.cancel())
+    done = sum(1 for f in futures if f.done() and not f.cancelled())
+    kept = (
+        f"; completed runs are kept in {os.fspath(out)} and the same call resumes"
+        if out is not None
+        else "; pass out=DIR to keep completed runs"
+    )
+    return KeyboardInterrupt(
+        f"aqmlab.sweep interrupted: {done} of {total} runs complete, "
+        f"{cancelled} not started cancelled{kept}"
+    )
+
+
+def _execute(
+    tasks: list[Task],
+    client: Any,
+    jobs: int | None,
+    progress: bool = True,
+    out: PathLike | None = None,
+) -> list[dict[str, Any]]:
     fn: Callable[[Task], dict[str, Any]] = _run_task
-    if client is None:
-        n = min(len(tasks), jobs or os.cpu_count() or 1)
-        if n <= 1:
-            return [fn(t) for t in tasks]
-        with ProcessPoolExecutor(max_workers=n) as ex:
-            return list(ex.map(fn, tasks))
-    if not callable(getattr(client, "submit", None)):
+    if client is not None and not callable(getattr(client, "submit", None)):
         raise TypeError(
             "client must be a dask.distributed.Client or a concurrent.futures "
             f"executor (with submit()), got {type(client).__name__}"
         )
-    futures = [client.submit(fn, t) for t in tasks]
-    return [f.result() for f in futures]
+    bar = _Bar(len(tasks), progress)
+    try:
+        if client is None:
+            n = min(len(tasks), jobs or os.cpu_count() or 1)
+            if n <= 1:
+                results = []
+                for k, t in enumerate(tasks):
+                    try:
+                        results.append(fn(t))
+                    except KeyboardInterrupt:
+                        raise KeyboardInterrupt(
+                            f"aqmlab.sweep interrupted: {k} of {len(tasks)} runs complete"
+                        ) from None
+                    bar.update()
+                return results
+            ex = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+            futures: list[Any] = []
+            try:
+                futures = [ex.submit(fn, t) for t in tasks]
+                for _ in as_completed(futures):
+                    bar.update()
+                return [f.result() for f in futures]
+            except KeyboardInterrupt:
+                err = _interrupted(futures, len(tasks), out)
+                # Runs in progress finish in their workers (and are kept with out=).
+                ex.shutdown(wait=False, cancel_futures=True)
+                raise err from None
+            finally:
+                ex.shutdown(wait=False, cancel_futures=True)
+        futures = [client.submit(fn, t) for t in tasks]
+        try:
+            if all(isinstance(f, Future) for f in futures):
+                for _ in as_completed(futures):
+                    bar.update()
+            results = []
+            for f in futures:
+                results.append(f.result())
+                if not isinstance(f, Future):
+                    bar.update()
+            return results
+        except KeyboardInterrupt:
+            raise _interrupted(futures, len(tasks), out) from None
+    finally:
+        bar.close()
 
 
 def _axes(sc: Scenario, vary: Mapping[str, Any] | None) -> list[tuple[str, list[str], list[Any]]]:
@@ -194,6 +312,7 @@ def sweep(
     jobs: int | None = None,
     out: PathLike | None = None,
     force: bool = False,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Run every combination of ``vary``'s values with every seed; one row per run.
 
@@ -227,6 +346,12 @@ def sweep(
     table equals an uninterrupted sweep's (but ``wall_s`` of the runs computed again). Run folders
     under ``out`` that are not part of this sweep raise :class:`ValueError`
     listing them, unless ``force=True``, which deletes them (with a warning).
+
+    ``progress`` shows a progress bar over the runs (tqdm: in a notebook or
+    on the terminal's stderr). Ctrl-C (or interrupting the kernel) cancels
+    the runs not started and raises one :class:`KeyboardInterrupt` saying how
+    many are complete; runs already going finish in their workers, and with
+    ``out`` every completed run is kept, so the same call resumes.
 
     Every combination is validated before any run: a bad value raises
     :class:`aqmlab.ScenarioError` naming the key.
@@ -277,7 +402,7 @@ def sweep(
                 tasks.append((text, name, s, folder, label, prov))
     if out is not None:
         _check_stale(os.fspath(out), run_dirs, force)
-    results = _execute(tasks, client, jobs)
+    results = _execute(tasks, client, jobs, progress, out)
     first = results[0]
     if link is None:
         monitored = [q for q in first["queues"] if q["link"] in set(first["monitored"])]

@@ -23,9 +23,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
 
-/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+/// Large blocks on transparent huge pages (see [`aqmlab_reproduce::alloc`]).
 #[global_allocator]
-static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
+static ALLOC: aqmlab_reproduce::alloc::HugePages = aqmlab_reproduce::alloc::HugePages;
 
 /// Raise `aqmlab.ScenarioError` for a library error.
 fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
@@ -71,9 +71,45 @@ fn conversion_error(py: Python<'_>, file: &str, (path, msg): (String, String)) -
     )
 }
 
+/// Deepest nesting of dicts and lists converted (a scenario needs about 6;
+/// the recursion below must stay far from the thread's stack).
+const MAX_DEPTH: usize = 64;
+
 /// A Python value as a TOML value. On failure: (key path, what is wrong).
+/// A dict or list that contains itself, or nesting deeper than
+/// [`MAX_DEPTH`], is an error (it was a segmentation fault: the recursion
+/// overflowed the stack), found before anything deeper is visited.
 fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, String)> {
+    to_toml_in(v, at, &mut Vec::new())
+}
+
+/// [`to_toml`] with the containers (by identity) from the root to `v`.
+fn to_toml_in(
+    v: &Bound<'_, PyAny>,
+    at: &str,
+    open: &mut Vec<usize>,
+) -> Result<toml::Value, (String, String)> {
     let fail = |m: String| (at.to_string(), m);
+    let container = v.is_instance_of::<PyDict>()
+        || v.is_instance_of::<PyList>()
+        || v.is_instance_of::<PyTuple>();
+    if container {
+        let id = v.as_ptr() as usize;
+        if open.contains(&id) {
+            return Err(fail(
+                "this dict or list contains itself (a cycle); a scenario is a tree".into(),
+            ));
+        }
+        if open.len() >= MAX_DEPTH {
+            return Err(fail(format!(
+                "nested deeper than {MAX_DEPTH} levels of dicts and lists; a scenario needs far fewer"
+            )));
+        }
+        open.push(id);
+        let r = container_to_toml(v, at, open);
+        open.pop();
+        return r;
+    }
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(
             v.is_truthy().map_err(|e| fail(e.to_string()))?,
@@ -92,30 +128,6 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, Strin
     if v.is_instance_of::<PyString>() {
         let s: String = v.extract().map_err(|e: PyErr| fail(e.to_string()))?;
         return Ok(toml::Value::String(s));
-    }
-    if let Ok(d) = v.cast::<PyDict>() {
-        let mut t = toml::Table::new();
-        for (k, x) in d.iter() {
-            let key: String = k
-                .extract()
-                .map_err(|_| fail(format!("table keys must be strings, got {k}")))?;
-            let sub = if at.is_empty() {
-                key.clone()
-            } else {
-                format!("{at}.{key}")
-            };
-            t.insert(key, to_toml(&x, &sub)?);
-        }
-        return Ok(toml::Value::Table(t));
-    }
-    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        let mut a = Vec::new();
-        let it = v.try_iter().map_err(|e| fail(e.to_string()))?;
-        for (i, x) in it.enumerate() {
-            let x = x.map_err(|e| fail(e.to_string()))?;
-            a.push(to_toml(&x, &format!("{at}[{i}]"))?);
-        }
-        return Ok(toml::Value::Array(a));
     }
     if v.is_none() {
         return Err(fail(
@@ -137,6 +149,40 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, (String, Strin
     Err(fail(format!(
         "a {ty} has no TOML equivalent (allowed: bool, int, float, str, list, tuple, dict)"
     )))
+}
+
+/// A dict (→ table), list or tuple (→ array) as TOML; `open` holds it.
+fn container_to_toml(
+    v: &Bound<'_, PyAny>,
+    at: &str,
+    open: &mut Vec<usize>,
+) -> Result<toml::Value, (String, String)> {
+    let fail = |m: String| (at.to_string(), m);
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let key: String = k
+                .extract()
+                .map_err(|_| fail(format!("table keys must be strings, got {k}")))?;
+            let sub = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            t.insert(key, to_toml_in(&x, &sub, open)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut a = Vec::new();
+        let it = v.try_iter().map_err(|e| fail(e.to_string()))?;
+        for (i, x) in it.enumerate() {
+            let x = x.map_err(|e| fail(e.to_string()))?;
+            a.push(to_toml_in(&x, &format!("{at}[{i}]"), open)?);
+        }
+        return Ok(toml::Value::Array(a));
+    }
+    Err(fail("not a dict, list or tuple".into()))
 }
 
 /// A TOML value as a Python value (through JSON: tables → dict, arrays →
@@ -231,7 +277,7 @@ impl NativeScenario {
             .map_err(|e| PyRuntimeError::new_err(format!("the effective scenario: {e}")))?;
         let prov = Provenance {
             aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: aqmlab_cli::GIT_COMMIT.to_string(),
+            git_commit: aqmlab_reproduce::GIT_COMMIT.to_string(),
             scenario_file: self.from_path.then(|| self.file.clone()),
             overrides: self.overrides.clone(),
             seed,
@@ -249,15 +295,9 @@ impl NativeScenario {
     #[staticmethod]
     fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            scenario_error(
-                py,
-                &ScenarioError::Io {
-                    file: file.clone(),
-                    msg: e.to_string(),
-                },
-            )
-        })?;
+        // the CLI's reader: a regular file of at most 4 MiB (a FIFO or
+        // /dev/zero is refused at once, not read without end)
+        let text = aqmlab::scenario::read_file(&path).map_err(|e| scenario_error(py, &e))?;
         let mut me = Self::parse(py, &text, file)?;
         me.from_path = true;
         Ok(me)
@@ -531,7 +571,8 @@ impl RunOutput {
 
     /// `summary.json` as text.
     fn summary_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        serde_json::to_string(&output::summary::Summary::of(&self.r))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// Every file `aqmlab run` writes, as {file name: bytes}, written by
@@ -650,8 +691,8 @@ type ReproRow = (
     u64,
 );
 
-/// `aqmlab reproduce PAPER` through the CLI crate's library
-/// (`aqmlab_cli::reproduce::reproduce`), GIL released; returns the
+/// `aqmlab reproduce PAPER` through the reproductions' crate
+/// (`aqmlab_reproduce::reproduce`), GIL released; returns the
 /// long-format rows of `tables.csv`. Bad options raise ValueError with the
 /// command's message.
 #[pyfunction]
@@ -664,15 +705,14 @@ fn reproduce(
     load: Option<f64>,
     out: Option<std::path::PathBuf>,
 ) -> PyResult<Vec<ReproRow>> {
-    use aqmlab_cli::reproduce::{self as rp, Opts, Paper};
-    use aqmlab_cli::CliError;
-    let err = |e: CliError| match e {
-        CliError::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
-        CliError::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
+    use aqmlab_reproduce::{self as rp, Error, Opts};
+    let err = |e: Error| match e {
+        Error::Input(m) => pyo3::exceptions::PyValueError::new_err(m),
+        Error::Internal(m) => PyRuntimeError::new_err(format!("internal error: {m}")),
     };
-    let p = Paper::from_name(paper).map_err(err)?;
+    let p = rp::papers::find(paper).map_err(err)?;
     let opts = Opts {
-        seeds: seeds.unwrap_or(p.default_seeds()),
+        seeds: seeds.unwrap_or(p.default_seeds),
         duration_s: duration.map(rp::parse_duration).transpose().map_err(err)?,
         load,
     };
@@ -696,11 +736,19 @@ fn reproduce(
         .collect())
 }
 
+/// Jain's fairness index of `xs`, the one every report uses
+/// (`aqmlab_reproduce::stats::jain`): 1 for an empty set or all zeros.
+#[pyfunction]
+fn jain(xs: Vec<f64>) -> f64 {
+    aqmlab_reproduce::stats::jain(&xs)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<RunOutput>()?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(jain, m)?)?;
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(stale_runs, m)?)?;
     m.add_function(wrap_pyfunction!(remove_stale_runs, m)?)?;

@@ -56,10 +56,11 @@ def test_dataframes_equal_cli_csvs(cli, repo, tmp_path, mice):
         assert mice.files[name] == (tmp_path / name).read_bytes(), name
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert without_wall(mice.summary) == without_wall(summary)
-    queues = pd.DataFrame.from_records(
-        [{k: v for k, v in q.items() if k != "classes"} for q in summary["queues"]]
-    )
-    pd.testing.assert_frame_equal(mice.queues, queues, check_exact=True)
+    # summary.json stays a summary: per-queue records of every link are in links.csv
+    assert "flows" not in summary and "links" not in summary
+    assert summary["totals"]["flows"] == len(mice.flows)
+    assert len(mice.queues) == len(mice.links)
+    assert mice.queues["arrivals"].sum() == summary["totals"]["queue_arrivals"]
     # units in the column names, as in the CSVs
     assert {"goodput_bps", "start_s", "mean_owd_s"} <= set(mice.flows.columns)
     assert {"time_s", "delay_s", "len_pkts"} <= set(mice.queue_series.columns)

@@ -3,21 +3,29 @@
 //! Exit codes: 0 success, 2 bad input (with a message naming the file, key
 //! and what is allowed), 1 internal error. Bad input writes no result files.
 
+// print macros that ignore a closed stream (see `aqmlab_reproduce::quiet_write`);
+// before the modules, so that they shadow the standard ones there too
+#[allow(unused_macros)]
+macro_rules! print { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, write, $($t)*) } }
+macro_rules! println { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stdout, writeln, $($t)*) } }
+macro_rules! eprintln { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stderr, writeln, $($t)*) } }
+
 mod bench;
 mod bench_parallel;
 mod interrupt;
+mod reproduce;
 mod run;
 mod sweep;
 
-// The reproductions, plots, progress and the error type live in the library
-// half (src/lib.rs), so other crates can call them.
-pub use aqmlab_cli::{plot, progress, repo_root, reproduce, CliError, CliResult};
+// Plots, progress reporting and the error type are shared with the
+// reproductions, in the `aqmlab-reproduce` crate.
+pub use aqmlab_reproduce::{plot, progress, Error as CliError, Result as CliResult};
 
 use clap::{Parser, Subcommand};
 
-/// Large blocks on transparent huge pages (see [`aqmlab_cli::alloc`]).
+/// Large blocks on transparent huge pages (see [`aqmlab_reproduce::alloc`]).
 #[global_allocator]
-static ALLOC: aqmlab_cli::alloc::HugePages = aqmlab_cli::alloc::HugePages;
+static ALLOC: aqmlab_reproduce::alloc::HugePages = aqmlab_reproduce::alloc::HugePages;
 use std::process::ExitCode;
 
 /// Refuse a scenario above the default resource limits (`--allow-large`
@@ -57,10 +65,18 @@ enum Cmd {
 struct ListArgs {
     /// A queue kind, congestion control or workload (e.g. `red`), or `tcp`.
     name: Option<String>,
+    /// Print the whole catalogue as the documentation's Markdown page
+    /// (docs/src/reference/catalogue.md).
+    #[arg(long, conflicts_with = "name")]
+    markdown: bool,
 }
 
 /// `aqmlab list [name]`, from the same registry the scenario parser uses.
 fn list(a: ListArgs) -> CliResult {
+    if a.markdown {
+        print!("{}", aqmlab::registry::list_markdown());
+        return Ok(());
+    }
     match a.name {
         None => print!("{}", aqmlab::registry::list_all()),
         Some(n) => match aqmlab::registry::describe(&n) {

@@ -1,4 +1,8 @@
-//! `aqmlab run FILE --out DIR [--seed N] [--duration T] [--set key=value]...`
+//! `aqmlab run FILE [--out DIR] [--seed N] [--duration T] [--set key=value]...`
+//!
+//! Without `--out` the run goes to `out/<file stem>/` (said on stderr).
+//! A `[sweep]` table is not run here, but each of its points is validated,
+//! so a typo inside it is caught by `aqmlab run` as by `aqmlab sweep`.
 //!
 //! The run's files are staged under temporary names and renamed into place
 //! when all are written, `summary.json` last (see `aqmlab::output`). Files
@@ -17,11 +21,12 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scenario file (TOML).
     pub file: PathBuf,
-    /// Output directory (created if missing).
+    /// Output directory (created if missing); default `out/<file stem>/`.
     #[arg(long, short)]
-    pub out: PathBuf,
-    /// Seed (overrides the scenario's `seed`).
-    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Seed (overrides the scenario's `seed`): 0 to 2^63 − 1, the range of
+    /// the `seed` key (a TOML integer).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=i64::MAX as u64))]
     pub seed: Option<u64>,
     /// Simulated duration, e.g. "10s" (overrides the scenario's `duration`).
     #[arg(long)]
@@ -114,7 +119,7 @@ pub fn provenance(
         .map_err(|e| CliError::Input(format!("the effective scenario: {e}")))?;
     let prov = Provenance {
         aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: env!("AQMLAB_GIT_COMMIT").to_string(),
+        git_commit: aqmlab_reproduce::GIT_COMMIT.to_string(),
         scenario_file: file.map(|f| f.display().to_string()),
         overrides: overrides.to_vec(),
         seed,
@@ -138,13 +143,26 @@ pub fn main(a: RunArgs) -> CliResult {
         crate::check_limits(&sc, &a.file.display().to_string())?;
     }
     let seed = a.seed.unwrap_or(sc.seed);
-    check_out(&a.out)?;
     let file = a.file.display().to_string();
     let text = aqmlab::scenario::read_file(&a.file)?;
+    if sc.sweep.is_some() {
+        // Not run here, but a bad axis key or value is the same error as
+        // under `aqmlab sweep`.
+        Scenario::sweep_from_toml(&text, &file, &a.set)?;
+    }
+    let out = match &a.out {
+        Some(o) => o.clone(),
+        None => {
+            let o = default_out(&a.file);
+            eprintln!("no --out given: writing to {}", o.display());
+            o
+        }
+    };
+    check_out(&out)?;
     let doc = scenario_doc(&text, &file, &overrides)?;
     let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides)?;
-    crate::interrupt::install(1, &a.out);
-    let mut st = Staging::new(&a.out).map_err(out_err)?;
+    crate::interrupt::install(1, &out);
+    let mut st = Staging::new(&out).map_err(out_err)?;
     let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
     if let Some(note) = sim.parallel_note() {
         eprintln!("--threads {}: running sequentially: {note}", a.threads);
@@ -174,7 +192,7 @@ pub fn main(a: RunArgs) -> CliResult {
     if !removed.is_empty() {
         eprintln!(
             "{}: removed {} file(s) of an earlier run that this run does not write: {}",
-            a.out.display(),
+            out.display(),
             removed.len(),
             removed.join(", ")
         );
@@ -189,7 +207,17 @@ pub fn main(a: RunArgs) -> CliResult {
         r.wall_seconds,
         r.events,
         r.events as f64 / r.wall_seconds.max(1e-9) / 1e6,
-        a.out.display()
+        out.display()
     );
     Ok(())
+}
+
+/// `out/<file stem>` (`out/run` for a name without a usable stem).
+pub fn default_out(file: &Path) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && !s.starts_with('.'))
+        .unwrap_or("run");
+    Path::new("out").join(stem)
 }

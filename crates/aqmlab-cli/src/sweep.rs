@@ -27,6 +27,7 @@ use crate::{CliError, CliResult};
 use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::limits::{check_runs, Limits};
 use aqmlab::Scenario;
+use aqmlab_reproduce::stats::{jain, Summary};
 use clap::Args;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -347,6 +348,10 @@ fn run_one(p: &aqmlab::scenario::SweepPoint, j: &Job, dir: &Path) -> CliResult {
 /// What the tables use of one run, read back from its files.
 struct RunData {
     summary: Value,
+    /// `links.csv`'s rows (a link direction and its queue's counters).
+    links: Vec<Value>,
+    /// `flows.csv`'s rows.
+    flows: Vec<Value>,
     /// (time_s, delay_s, len_pkts) of the reported queue.
     series: Vec<(f64, f64, f64)>,
 }
@@ -390,43 +395,66 @@ fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)>
             series.push((f(c_time), f(c_delay), f(c_len)));
         }
     }
-    Ok((RunData { summary, series }, monitored))
+    let links = table_rows(
+        &dir.join("links.csv"),
+        &["label", "link", "from", "to", "kind"],
+    )?;
+    let flows = table_rows(
+        &dir.join("flows.csv"),
+        &["label", "group", "src", "dst", "cc"],
+    )?;
+    Ok((
+        RunData {
+            summary,
+            links,
+            flows,
+            series,
+        },
+        monitored,
+    ))
+}
+
+/// The rows of a run's table as JSON objects: the columns in `text` as
+/// strings, the others as integers or numbers (empty: null).
+fn table_rows(p: &Path, text: &[&str]) -> CliResult<Vec<Value>> {
+    let bad = |e: csv::Error| CliError::Internal(format!("{}: {e}", p.display()));
+    let mut rd = csv::Reader::from_path(p).map_err(bad)?;
+    let head = rd.headers().map_err(bad)?.clone();
+    let mut rows = Vec::new();
+    for rec in rd.records() {
+        let rec = rec.map_err(bad)?;
+        let mut o = serde_json::Map::new();
+        for (h, x) in head.iter().zip(rec.iter()) {
+            let v = if text.contains(&h) {
+                Value::from(x)
+            } else if x.is_empty() {
+                Value::Null
+            } else if let Ok(u) = x.parse::<u64>() {
+                Value::from(u)
+            } else {
+                x.parse::<f64>()
+                    .map(Value::from)
+                    .unwrap_or_else(|_| Value::from(x))
+            };
+            o.insert(h.to_string(), v);
+        }
+        rows.push(Value::Object(o));
+    }
+    Ok(rows)
 }
 
 fn num(v: &Value, k: &str) -> f64 {
     v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
-/// The quantile t(0.975, df) of Student's t distribution: the table of any
-/// statistics text for df ≤ 30, the Cornish–Fisher expansion
-/// z + (z³ + z)/(4·df) above (error < 0.002).
-fn t975(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    if df == 0 {
-        f64::NAN
-    } else if df <= 30 {
-        T[df - 1]
-    } else {
-        let z = 1.959964;
-        z + (z * z * z + z) / (4.0 * df as f64)
-    }
-}
-
 /// Mean, sample sd and half-width of the 95 % t interval of `xs` (sd and
-/// interval NaN for one value).
+/// interval NaN for one value), from the statistics every report shares.
 fn spread(xs: &[f64]) -> (f64, f64, f64) {
-    let n = xs.len();
-    let m = xs.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::NAN, f64::NAN);
+    let s = Summary::of(xs.iter().copied());
+    if s.n < 2 {
+        return (s.mean, f64::NAN, f64::NAN);
     }
-    let var = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
-    let sd = var.sqrt();
-    (m, sd, t975(n - 1) * sd / (n as f64).sqrt())
+    (s.mean, s.sd, s.ci95())
 }
 
 /// One row of `sweep.csv`, before the per-group goodput columns.
@@ -437,26 +465,30 @@ struct Row {
     goodput: BTreeMap<String, f64>,
 }
 
-fn row(s: &Value, link: &str) -> CliResult<Row> {
-    let q = s["queues"]
-        .as_array()
-        .and_then(|v| v.iter().find(|q| q["link"] == link))
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "sweep.link: no link `{link}`; links are named `a->b`"
-            ))
-        })?;
-    let l = s["links"]
-        .as_array()
-        .and_then(|v| v.iter().find(|q| q["link"] == link))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let flows = s["flows"].as_array().cloned().unwrap_or_default();
+fn row(d: &RunData, link: &str) -> CliResult<Row> {
+    // links.csv holds the link's and its queue's counters in one row.
+    let q = d.links.iter().find(|q| q["link"] == link).ok_or_else(|| {
+        CliError::Input(format!(
+            "sweep.link: no link `{link}`; links are named `a->b`"
+        ))
+    })?;
+    let flows = &d.flows;
+    // A group's and all flows' goodput: the bytes they delivered over the
+    // one measured interval (a sum of per-flow rates, each over the flow's
+    // own life, is not a rate the link carried).
+    let interval = num(&d.summary, "sim_seconds") - d.summary["warmup_s"].as_f64().unwrap_or(0.0);
+    let per_s = |bytes: f64| {
+        if interval > 0.0 {
+            bytes * 8.0 / interval
+        } else {
+            0.0
+        }
+    };
     let mut goodput = BTreeMap::new();
     let (mut tcp, mut cbr) = (Vec::new(), Vec::new());
-    for f in &flows {
+    for f in flows {
         let g = f["group"].as_str().unwrap_or_default().to_string();
-        *goodput.entry(g).or_insert(0.0) += num(f, "goodput_bps");
+        *goodput.entry(g).or_insert(0.0) += per_s(num(f, "bytes_acked"));
         if f["cc"] == "cbr" {
             if let Some(o) = f["mean_owd_s"].as_f64() {
                 cbr.push(o);
@@ -478,14 +510,14 @@ fn row(s: &Value, link: &str) -> CliResult<Row> {
         ("mean_delay_s", Some(num(q, "mean_delay_s"))),
         ("p99_delay_s", Some(num(q, "p99_delay_s"))),
         ("max_delay_s", Some(num(q, "max_delay_s"))),
-        ("utilization", Some(num(&l, "utilization"))),
+        ("utilization", Some(num(q, "utilization"))),
         ("goodput_bps", Some(goodput.values().sum())),
-        ("jain_tcp", Some(aqmlab::metrics::jain(&tcp))),
+        ("jain_tcp", Some(jain(&tcp))),
         (
             "cbr_owd_s",
             (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
         ),
-        ("events", Some(num(s, "events"))),
+        ("events", Some(num(&d.summary, "events"))),
     ];
     Ok(Row {
         values,
@@ -580,7 +612,7 @@ fn tables(
     let mut rows = Vec::new();
     for j in jobs {
         let (d, _) = read_run(&a.out.join(&j.rel), Some(&link))?;
-        rows.push(row(&d.summary, &link)?);
+        rows.push(row(&d, &link)?);
         data.push(d);
     }
     let fin = Finished {
@@ -613,8 +645,8 @@ fn tables(
 /// queue of the run in `dir` (the first run).
 fn busiest_monitored(dir: &Path) -> CliResult<String> {
     let (d, monitored) = read_run(dir, None)?;
-    let qs = d.summary["queues"].as_array().cloned().unwrap_or_default();
-    qs.iter()
+    d.links
+        .iter()
         .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
         .max_by_key(|q| q["enqueued"].as_u64().unwrap_or(0))
         .and_then(|q| q["link"].as_str().map(str::to_string))

@@ -5,7 +5,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{aqmlab, root};
+use common::{aqmlab, csv_rows, root};
 
 const GOOD: &str = r#"
 name = "cli-test"
@@ -54,14 +54,19 @@ fn run_writes_documented_outputs() {
         "sim_seconds",
         "wall_seconds",
         "events",
-        "flows",
+        "totals",
+        "groups",
+        "flow_figures",
         "queues",
-        "links",
         "fairness",
     ] {
         assert!(s.get(k).is_some(), "summary.json lacks `{k}`");
     }
-    let f0 = &s["flows"][0];
+    // Per-flow and per-link records are in the tables only.
+    assert!(s.get("flows").is_none() && s.get("links").is_none());
+    let flows = csv_rows(&out.join("flows.csv"));
+    assert_eq!(s["totals"]["flows"].as_u64().unwrap() as usize, flows.len());
+    let f0 = &flows[0];
     for k in [
         "id",
         "group",
@@ -97,12 +102,9 @@ fn run_writes_documented_outputs() {
     }
     assert_eq!(q["kind"], "red");
     assert!(q["enqueued"].as_u64().unwrap() > 1000);
-    let l = s["links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["link"] == "r->h2")
-        .unwrap();
+    let links = csv_rows(&out.join("links.csv"));
+    let l = links.iter().find(|l| l["link"] == "r->h2").unwrap();
+    assert_eq!(l["enqueued"], q["enqueued"]);
     let u = l["utilization"].as_f64().unwrap();
     assert!(u > 0.5 && u <= 1.0, "bottleneck utilisation {u}");
     assert!(s["fairness"]["bulk"].as_f64().unwrap() > 0.5);
@@ -177,7 +179,8 @@ fn seed_duration_and_set_flags() {
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["seed"], 7);
     assert_eq!(s["sim_seconds"].as_f64().unwrap(), 1.0);
-    assert_eq!(s["flows"].as_array().unwrap().len(), 2);
+    assert_eq!(s["totals"]["flows"], 2);
+    assert_eq!(csv_rows(&out.join("flows.csv")).len(), 2);
 }
 
 fn strip_wall(p: &Path) -> String {
@@ -555,7 +558,8 @@ fn throughput_series_on_request_add_up_to_goodput() {
     );
     let s: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    for f in s["flows"].as_array().unwrap() {
+    assert_eq!(s["totals"]["flows"], 3);
+    for f in &csv_rows(&out.join("flows.csv")) {
         let id = f["id"].as_u64().unwrap().to_string();
         let bytes: f64 = csv
             .lines()
@@ -700,4 +704,38 @@ fn parse_errors_name_the_innermost_key() {
         }
         assert!(!out.exists(), "{set}: output written");
     }
+}
+
+/// Without `--out`, `aqmlab run` writes to `out/<file stem>/` under the
+/// working directory and names that folder on stderr.
+#[test]
+fn run_without_out_writes_to_out_stem() {
+    let d = tempfile::tempdir().unwrap();
+    let file = common::write(d.path(), "mine.toml", GOOD);
+    let (code, _, err) = common::output(aqmlab().current_dir(d.path()).arg("run").arg(&file));
+    assert_eq!(code, 0, "{err}");
+    let out = d.path().join("out").join("mine");
+    assert!(out.join("summary.json").exists(), "{err}");
+    assert!(err.contains("writing to out/mine"), "{err}");
+}
+
+/// A typo inside `[sweep]` is refused by `aqmlab run` too (exit 2, naming
+/// the key), although `run` does not run the sweep; nothing is written.
+#[test]
+fn run_checks_the_sweep_table() {
+    let d = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{GOOD}\n[sweep]\nseeds = 2\n[[sweep.vary]]\nkey = \"links.bottleneck.queue_ab.max_pp\"\nvalues = [0.1, 0.2]\n"
+    );
+    let (code, err, out) = run_text(d.path(), &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("max_pp") && err.contains("unknown key"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+    let text = format!("{GOOD}\n[sweep]\nseedz = 2\n");
+    let (code, err, _) = run_text(d.path(), &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("sweep.seedz"), "{err}");
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use aqmlab_cli::reproduce::table::{read_csv, HEADER};
+use aqmlab_reproduce::table::{read_csv, HEADER};
 use std::fs;
 use std::path::Path;
 

@@ -16,7 +16,12 @@
 //!
 //! Then it drives the library in-process: parse → validate → resource
 //! limits ([`Limits::DEFAULT`]) → build → run the first [`SIM_WINDOW_NS`] of
-//! simulated time, and checks packet conservation. Any panic is a failure;
+//! simulated time, and checks the physical invariants of the results
+//! ([`aqmlab::metrics::invariants`]: goodput and throughput bins within
+//! the links' capacity, utilisation in [0, 1], delays ≥ 0, no NaN or
+//! infinity, conservation). A broken invariant or any panic is a failure;
+//! a rejection is classified by how its message points at the fault
+//! ([`pointer`]);
 //! the binary adds an allocation and a wall-time budget per case. Cases are
 //! a pure function of (seed, index): the same command finds the same cases.
 
@@ -108,13 +113,73 @@ pub struct Case {
     pub text: String,
 }
 
-/// What happened to a case that did not fail.
+/// What happened to a case that did not panic.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// Refused with this message (bad TOML, bad value, above a limit).
     Rejected(String),
-    /// Built and ran.
+    /// Built and ran, and its results hold every physical invariant
+    /// ([`aqmlab::metrics::invariants`]).
     Ran,
+    /// Built and ran, and its results break an invariant (a failure).
+    Violated(String),
+}
+
+/// How an exit-2 message points at what is wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pointer {
+    /// It names the key path (`` `links[0].rate`: … ``) or a CLI option.
+    Key,
+    /// A TOML syntax error: it names the line and column (the text no
+    /// longer parses, so there is no key to name).
+    Line,
+    /// It names no key, or only a top-level table while the mutation was
+    /// deeper in it (`` `topology`: invalid rate ``): a defect to fix.
+    None,
+}
+
+/// The key path a structured mutation description starts with
+/// (`links[0].rate = …`, `delete flows[1]`, `rename a.b -> c`).
+fn mutated_path(m: &str) -> Option<&str> {
+    let m = m
+        .strip_prefix("delete ")
+        .or_else(|| m.strip_prefix("rename "))
+        .unwrap_or(m);
+    let end = m.find([' ', '=']).unwrap_or(m.len());
+    let p = &m[..end];
+    (!p.is_empty() && !p.starts_with("--")).then_some(p)
+}
+
+/// Classify the message `msg` of a case rejected after `mutations`.
+pub fn pointer(msg: &str, mutations: &[String]) -> Pointer {
+    if msg.contains(": invalid TOML:") {
+        return Pointer::Line;
+    }
+    let Some(key) = msg
+        .split_once('`')
+        .and_then(|(_, rest)| rest.split_once("`:"))
+        .map(|(k, _)| k)
+    else {
+        return Pointer::None;
+    };
+    if key.is_empty() || key == "(top level)" {
+        return Pointer::None;
+    }
+    // a bare top-level table named for a mutation inside it
+    let bare = !key.contains(['.', '[']);
+    let deeper = mutations.iter().filter_map(|m| mutated_path(m)).any(|p| {
+        p.strip_prefix(key)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+    });
+    let shallow_only = mutations
+        .iter()
+        .filter_map(|m| mutated_path(m))
+        .all(|p| p.starts_with(key) && p.len() > key.len());
+    if bare && deeper && shallow_only {
+        Pointer::None
+    } else {
+        Pointer::Key
+    }
 }
 
 /// Generate case `index` of the run with `seed`.
@@ -186,17 +251,15 @@ fn rejected(m: String) -> Outcome {
 
 fn run_scenario(sc: &Scenario) -> Outcome {
     if let Err((k, m)) = sc.check_limits(&Limits::DEFAULT) {
-        return rejected(format!("`{k}`: {m}"));
+        return rejected(format!("fuzz.toml: `{k}`: {m}"));
     }
     let mut sim = Simulation::new(sc, sc.seed);
     sim.set_duration(sc.duration.0.min(SIM_WINDOW_NS));
     let r = sim.run();
-    assert!(
-        r.conservation.holds(),
-        "packet conservation violated: {:?}",
-        r.conservation
-    );
-    Outcome::Ran
+    match aqmlab::metrics::invariants::check(sc, sc.seed, &r) {
+        Ok(()) => Outcome::Ran,
+        Err(m) => Outcome::Violated(m),
+    }
 }
 
 // ---- structured mutations ------------------------------------------------
@@ -310,6 +373,7 @@ const KEYS: &[&str] = &[
     "dupack_threshold",
     "handshake",
     "ecn",
+    "fin",
     "flows",
     "group",
     "src",
@@ -523,7 +587,13 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
                 return "no number".into();
             };
             let old = get(doc, &p).cloned().expect("path");
-            let nv = match (rng.gen_range(0..3), old) {
+            let nv = match (rng.gen_range(0..4), old) {
+                // an integer as a size with a unit (`mss = "1000B"`): byte
+                // counts such as tcp.mss take both forms
+                (3, Value::Integer(x)) => Value::String(format!(
+                    "{x}{}",
+                    ["B", "KB", "KiB", "b", ""].choose(rng).expect("nonempty")
+                )),
                 // a nearby value of the same type: most of these stay valid
                 (0, Value::Integer(x)) => Value::Integer(
                     (((x as f64) * rng.gen_range(0.0..4.0)).round() as i64)

@@ -21,10 +21,15 @@
 //! - `--print I`: print case I (its seed scenario, mutations and text) and
 //!   exit, to reproduce a failure.
 //!
-//! Exit status: 0 when no case failed, 1 otherwise (and the process aborts on
+//! The report counts the cases that ran (and held every invariant), those
+//! rejected (the library's exit-2 errors, split by whether the message
+//! names the key: [`aqmlab_fuzz::pointer`]), those that panicked and those
+//! that broke an invariant; it lists the first rejections that name no key.
+//!
+//! Exit status: 0 when no case failed (no panic, no broken invariant), 1 otherwise (and the process aborts on
 //! a blown budget).
 
-use aqmlab_fuzz::{corpus, make_case, run_case, Outcome};
+use aqmlab_fuzz::{corpus, make_case, pointer, run_case, Outcome, Pointer};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -283,6 +288,8 @@ fn main() -> std::process::ExitCode {
     let budget = (a.budget_mb as usize).saturating_mul(1 << 20);
     let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
     let mut failures: BTreeMap<String, Failure> = BTreeMap::new();
+    let mut pointers: BTreeMap<Pointer, u64> = BTreeMap::new();
+    let mut unnamed_first: Vec<(u64, String)> = Vec::new();
     let (mut peak_max, mut peak_case) = (0usize, 0u64);
     let (mut slow_ms, mut slow_case) = (0u128, 0u64);
     for i in a.start..a.start.saturating_add(a.cases) {
@@ -305,38 +312,61 @@ fn main() -> std::process::ExitCode {
         if peak > peak_max {
             (peak_max, peak_case) = (peak, i);
         }
-        match r {
+        // a failure: (where, message)
+        let failed = match r {
             Ok(Outcome::Rejected(m)) => {
                 *outcomes.entry("rejected").or_default() += 1;
+                let p = pointer(&m, &c.mutations);
+                *pointers.entry(p).or_default() += 1;
+                if p == Pointer::None && unnamed_first.len() < 20 {
+                    unnamed_first.push((
+                        i,
+                        m.lines().next().unwrap_or("").chars().take(200).collect(),
+                    ));
+                }
                 if a.show_rejections {
                     println!("case {i}: {}", m.lines().next().unwrap_or(""));
                 }
+                None
             }
-            Ok(Outcome::Ran) => *outcomes.entry("ran").or_default() += 1,
+            Ok(Outcome::Ran) => {
+                *outcomes.entry("ran").or_default() += 1;
+                None
+            }
+            Ok(Outcome::Violated(m)) => {
+                *outcomes.entry("violated").or_default() += 1;
+                // one distinct failure per kind of figure: the message up
+                // to its first number
+                let kind: String = m.chars().take_while(|c| !c.is_ascii_digit()).collect();
+                Some((format!("invariant: {kind}"), m))
+            }
             Err(_) => {
-                *outcomes.entry("failed").or_default() += 1;
+                *outcomes.entry("panicked").or_default() += 1;
                 let (at, msg) = LAST_PANIC
                     .lock()
                     .ok()
                     .and_then(|mut g| g.take())
                     .unwrap_or_default();
-                let f = failures.entry(at).or_insert_with(|| Failure {
-                    message: msg.chars().take(300).collect(),
-                    first_case: i,
-                    count: 0,
-                });
-                f.count += 1;
-                if f.count == 1 {
-                    if let Some(d) = &a.save {
-                        let _ = std::fs::create_dir_all(d);
-                        let _ = std::fs::write(
-                            d.join(format!("case-{i}.toml")),
-                            format!(
-                                "# from {}; mutations: {:?}; overrides: {:?}; sweep: {}\n{}",
-                                c.seed_name, c.mutations, c.overrides, c.sweep, c.text
-                            ),
-                        );
-                    }
+                Some((at, msg))
+            }
+        };
+        if let Some((at, msg)) = failed {
+            let f = failures.entry(at).or_insert_with(|| Failure {
+                message: msg.chars().take(300).collect(),
+                first_case: i,
+                count: 0,
+            });
+            f.count += 1;
+            if f.count == 1 {
+                if let Some(d) = &a.save {
+                    let _ = std::fs::create_dir_all(d);
+                    let _ = std::fs::write(
+                        d.join(format!("case-{i}.toml")),
+                        format!(
+                            "# from {}; mutations: {:?}; overrides: {:?}; sweep: {}\n{}",
+                            c.seed_name, c.mutations, c.overrides, c.sweep, c.text
+                        ),
+                    );
                 }
             }
         }
@@ -350,15 +380,17 @@ fn main() -> std::process::ExitCode {
         }
     }
     let secs = t0.elapsed().as_secs_f64();
-    let failed = outcomes.get("failed").copied().unwrap_or(0);
+    let n = |k: &str| outcomes.get(k).copied().unwrap_or(0);
+    let failed = n("panicked") + n("violated");
     println!(
-        "aqmlab-fuzz: seed {}, cases {}..{}: {} ran, {} rejected, {} failed ({} distinct) in {:.1} s ({:.0} cases/s); corpus {} scenarios; largest case memory {:.1} MiB (case {}), slowest case {} ms (case {})",
+        "aqmlab-fuzz: seed {}, cases {}..{}: {} ran (invariants hold), {} rejected (exit 2), {} panicked, {} broke an invariant ({} distinct failures) in {:.1} s ({:.0} cases/s); corpus {} scenarios; largest case memory {:.1} MiB (case {}), slowest case {} ms (case {})",
         a.seed,
         a.start,
         a.start.saturating_add(a.cases),
-        outcomes.get("ran").copied().unwrap_or(0),
-        outcomes.get("rejected").copied().unwrap_or(0),
-        failed,
+        n("ran"),
+        n("rejected"),
+        n("panicked"),
+        n("violated"),
         failures.len(),
         secs,
         a.cases as f64 / secs.max(1e-9),
@@ -368,6 +400,20 @@ fn main() -> std::process::ExitCode {
         slow_ms,
         slow_case
     );
+    let p = |k: Pointer| pointers.get(&k).copied().unwrap_or(0);
+    let rejected = n("rejected").max(1) as f64;
+    println!(
+        "  exit-2 messages: {} name the key ({:.2} %), {} name the line and column of a TOML syntax error ({:.2} %), {} name no key ({:.2} %)",
+        p(Pointer::Key),
+        100.0 * p(Pointer::Key) as f64 / rejected,
+        p(Pointer::Line),
+        100.0 * p(Pointer::Line) as f64 / rejected,
+        p(Pointer::None),
+        100.0 * p(Pointer::None) as f64 / rejected,
+    );
+    for (i, m) in &unnamed_first {
+        println!("  no key, case {i}: {m}");
+    }
     for (at, f) in &failures {
         println!(
             "  FAIL at {at}: {} cases, first case {} (--print {}): {}",

@@ -19,6 +19,7 @@
 //! dropped by the queue ÷ packets that arrived at it (`arrivals`).
 
 pub mod pcap;
+pub mod summary;
 
 use crate::metrics::RunResult;
 use serde::Serialize;
@@ -38,6 +39,8 @@ pub const RUN_FILES: &[&str] = &[
     "cwnd.csv",
     "throughput.csv",
     "requests.csv",
+    "classes.csv",
+    "cc_stats.csv",
     "scenario.toml",
     "provenance.json",
 ];
@@ -65,17 +68,58 @@ pub fn path_err(path: &Path, e: impl std::fmt::Display) -> std::io::Error {
 
 /// Write one file whole or not at all: the bytes go to `.tmp-<name>` beside
 /// it, which is then renamed into place, so a file that exists is complete.
-/// Errors name the path.
+/// Errors name the path and the cause (a full disk: "No space left on
+/// device"); the temporary file is removed on failure and by
+/// [`abort_cleanup`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| path_err(path, "not a file name"))?;
-    let tmp = path.with_file_name(format!(".tmp-{}", name.to_string_lossy()));
-    fs::write(&tmp, bytes).map_err(|e| path_err(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        path_err(path, e)
-    })
+    let tmp = TempFile::beside(path)?;
+    fs::write(tmp.path(), bytes).map_err(|e| path_err(path, e))?;
+    tmp.persist(path)
+}
+
+/// A temporary file `.tmp-<name>` beside the file it will become, outside
+/// a [`Staging`]: registered for [`abort_cleanup`] (an interrupt), and
+/// removed when dropped unless [`TempFile::persist`] renamed it into place
+/// (an error on the way).
+pub struct TempFile {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl TempFile {
+    /// The temporary name for `path`, registered.
+    pub fn beside(path: &Path) -> std::io::Result<TempFile> {
+        let name = path
+            .file_name()
+            .ok_or_else(|| path_err(path, "not a file name"))?;
+        let tmp = path.with_file_name(format!("{TMP_PREFIX}{}", name.to_string_lossy()));
+        lock(&LIVE).insert(tmp.clone());
+        Ok(TempFile {
+            path: tmp,
+            kept: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Rename it to `to`; the error names `to` and the cause.
+    pub fn persist(mut self, to: &Path) -> std::io::Result<()> {
+        fs::rename(&self.path, to).map_err(|e| path_err(to, e))?;
+        self.kept = true;
+        lock(&LIVE).remove(&self.path);
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+            lock(&LIVE).remove(&self.path);
+        }
+    }
 }
 
 /// Stop all output for good: wait for a commit in progress to end, keep any
@@ -450,7 +494,7 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
         // Buffered: serde_json writes token by token, which unbuffered
         // costs a system call each (seconds for a run with 10⁵ flows).
         let mut f = st.create("summary.json")?;
-        serde_json::to_writer_pretty(&mut f, r)
+        serde_json::to_writer_pretty(&mut f, &summary::Summary::of(r))
             .map_err(std::io::Error::other)
             .and_then(|_| writeln!(f))
             .and_then(|_| f.flush())
@@ -459,6 +503,12 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     write_flows(r, &id, &st.path("flows.csv")).map_err(named("flows.csv"))?;
     write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
     write_links(r, &id, &st.path("links.csv")).map_err(named("links.csv"))?;
+    if r.queues.iter().any(|q| !q.classes.is_empty()) {
+        write_classes(r, &id, &st.path("classes.csv")).map_err(named("classes.csv"))?;
+    }
+    if !r.cc_stats.is_empty() {
+        write_cc_stats(r, &id, &st.path("cc_stats.csv")).map_err(named("cc_stats.csv"))?;
+    }
     if !r.cwnd.is_empty() {
         write_cwnd(r, &id, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
     }
@@ -709,6 +759,50 @@ struct LinkRow<'a> {
 /// nothing arrived).
 pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
     (arrivals > 0).then(|| count as f64 / arrivals as f64)
+}
+
+/// `classes.csv`: `label,seed` and one row per (link direction, traffic
+/// class) of the queues that count per class.
+pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&[
+        "link",
+        "class",
+        "arrivals",
+        "dropped",
+        "marked",
+        "drop_rate",
+        "mark_rate",
+    ])?;
+    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for q in &r.queues {
+        for c in &q.classes {
+            w.record([
+                q.link.clone(),
+                c.class.clone(),
+                c.arrivals.to_string(),
+                c.dropped.to_string(),
+                c.marked.to_string(),
+                opt(per_arrival(c.dropped, c.arrivals)),
+                opt(per_arrival(c.marked, c.arrivals)),
+            ])?;
+        }
+    }
+    w.flush()
+}
+
+/// `cc_stats.csv`: `label,seed` and one row per (flow, statistic) of the
+/// congestion controls that report statistics, in long form (the names
+/// differ between controls).
+pub fn write_cc_stats(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
+    let mut w = IdWriter::create(path, id)?;
+    w.head(&["flow", "stat", "value"])?;
+    for f in &r.cc_stats {
+        for (k, v) in &f.stats {
+            w.record([f.flow.to_string(), k.clone(), v.to_string()])?;
+        }
+    }
+    w.flush()
 }
 
 /// `links.csv`: `label,seed` and one row per link direction.

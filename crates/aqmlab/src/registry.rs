@@ -92,8 +92,8 @@ pub struct KindInfo {
     pub kind: &'static str,
     pub about: &'static str,
     pub params: &'static [Param],
-    /// Parse a table (without `kind`) and serialize the result back: the
-    /// effective configuration with every default filled in.
+    /// Parse and validate a table (without `kind`) and serialize the result
+    /// back: the effective configuration with every default filled in.
     pub effective: fn(toml::Table) -> Result<toml::Table, (String, String)>,
 }
 
@@ -104,7 +104,7 @@ impl KindInfo {
             about: C::ABOUT,
             params: C::PARAMS,
             effective: |t| {
-                let c: C = parse_config(t)?;
+                let c: C = parse_kind(t)?;
                 match toml::Table::try_from(&c) {
                     Ok(t) => Ok(t),
                     Err(e) => Err((String::new(), e.to_string())),
@@ -124,9 +124,9 @@ impl KindInfo {
     }
 
     /// One row per parameter: (param, type, default). The default is read
-    /// from the config parsed with the example keys only; a key the config
-    /// cannot do without says `required`; an optional key without default
-    /// says `none`.
+    /// from the config parsed with the example keys only; a key whose
+    /// absence the parser or validation refuses (an error at that key) says
+    /// `required`; an optional key without default says `none`.
     pub fn catalogue(&self) -> Vec<(Param, String, String)> {
         let example = self.required_example();
         let eff = (self.effective)(example.clone()).unwrap_or_default();
@@ -147,7 +147,7 @@ impl KindInfo {
                     }
                 } else {
                     let default = match (self.effective)(without(&example, p.name)) {
-                        Err((k, m)) if k == p.name && m == "required" => "required".into(),
+                        Err((k, _)) if k == p.name => "required".into(),
                         Ok(d) => d.get(p.name).map(show).unwrap_or_else(|| "none".into()),
                         Err(_) => "-".into(),
                     };
@@ -310,10 +310,63 @@ pub fn tidy(path: &str, msg: &str) -> (String, String) {
             } else {
                 join(path, key)
             };
-            return (path, cut(&format!("unknown key; {allowed}")));
+            let names: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+            let hint = suggest(key, &names)
+                .map(|k| format!(" did you mean `{k}`?"))
+                .unwrap_or_default();
+            return (path, cut(&format!("unknown key;{hint} {allowed}")));
         }
     }
     (path.to_string(), cut(&plain_types(&msg)))
+}
+
+/// The name among `names` closest to a mistyped `key`, when it is close:
+/// an edit distance (insertions, deletions, substitutions, adjacent
+/// transpositions) of at most 1 for keys up to 4 characters, 2 up to 8,
+/// 3 beyond, and the nearest (first in `names` on a tie).
+pub fn suggest<'a>(key: &str, names: &[&'a str]) -> Option<&'a str> {
+    let k: Vec<char> = key.to_lowercase().chars().collect();
+    let most = match k.len() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    names
+        .iter()
+        .map(|n| {
+            (
+                edit_distance(&k, &n.to_lowercase().chars().collect::<Vec<_>>()),
+                *n,
+            )
+        })
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
+}
+
+/// Optimal-string-alignment distance (Damerau–Levenshtein without
+/// repeated edits of a substring), O(|a|·|b|).
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    if a.len().abs_diff(b.len()) > 3 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX; // never close
+    }
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * w + j] = if i == 0 || j == 0 {
+                i + j
+            } else {
+                let sub = d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]) as usize;
+                let mut v = sub.min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[(i - 2) * w + j - 2] + 1);
+                }
+                v
+            };
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 /// Replace serde's Rust type names with words.
@@ -497,12 +550,18 @@ pub fn serialize_tagged<S: serde::Serializer, C: Serialize>(
 /// `tcp` tables), for `aqmlab list tcp`. Defaults are read from
 /// `TcpParams::default()`.
 pub const TCP_PARAMS: &[Param] = &[
-    param!("mss", "bytes", "≥ 1", "0", "payload bytes per full segment"),
+    param!(
+        "mss",
+        "bytes",
+        "1..=65495; an integer or a size (\"1000B\")",
+        "0",
+        "payload bytes per full segment"
+    ),
     param!(
         "header_bytes",
         "bytes",
-        "≥ 0",
-        "-1",
+        "20..=120; an integer or a size (\"40B\")",
+        "0",
         "TCP/IP header bytes per segment; a pure ACK's size"
     ),
     param!(
@@ -660,6 +719,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "",
         "Tail Loss Probe (RFC 8985 §7) after 2 x SRTT without an ACK; needs rack = true"
     ),
+    param!(
+        "fin",
+        "",
+        "true/false",
+        "",
+        "FIN on a sized transfer's last segment, ACKed at once (Linux, ns-3; not ns-2)"
+    ),
 ];
 
 /// One family of the catalogue: its name, where it is written, its kinds.
@@ -739,15 +805,17 @@ pub fn list_all() -> String {
 fn param_table(rows: &[(Param, String, String)]) -> String {
     let mut out = String::from("| parameter | type | default | unit | allowed | description |\n|---|---|---|---|---|---|\n");
     for (p, ty, d) in rows {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+        let cells = [
             p.name,
             ty,
             d,
             if p.unit.is_empty() { "-" } else { p.unit },
             p.range,
-            p.about
-        ));
+            p.about,
+        ];
+        // A `|` inside a cell (`reno | newreno | sack`) would end it.
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out
 }
@@ -778,6 +846,60 @@ pub fn describe(name: &str) -> Option<String> {
         }
     }
     (!out.is_empty()).then(|| out.join("\n"))
+}
+
+/// `aqmlab list --markdown`: the whole catalogue as one Markdown page (the
+/// documentation's model catalogue, `docs/src/reference/catalogue.md`; a
+/// test fails when the committed page differs from this).
+pub fn list_markdown() -> String {
+    let mut out = String::from(
+        "# Model catalogue\n\n\
+         <!-- Generated by `aqmlab list --markdown` from the registry the scenario parser uses; \
+         do not edit. Regenerate: cargo run --release -- list --markdown > docs/src/reference/catalogue.md -->\n\n\
+         Every queue discipline, congestion control and workload aqmlab knows, with each \
+         parameter's type, default, unit, allowed values and meaning, as the scenario parser \
+         reads them. A default is the value the code uses when the key is absent; `required` \
+         means the scenario must set the key; `none` means the key is optional and has no \
+         value when absent. `aqmlab list NAME` prints one entry in the terminal.\n",
+    );
+    for f in families() {
+        out.push_str(&format!(
+            "\n## {}\n\nWritten as `{}`.\n",
+            capital(f.name),
+            f.key
+        ));
+        for k in &f.kinds {
+            let rows = k.catalogue();
+            let table = if rows.is_empty() {
+                "No parameters.\n".to_string()
+            } else {
+                param_table(&rows)
+            };
+            out.push_str(&format!(
+                "\n### `{}` ({})\n\n{}\n\n{}",
+                k.kind,
+                f.name
+                    .trim_end_matches('s')
+                    .replace("queue kind", "queue discipline"),
+                k.about,
+                table
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n## TCP keys\n\nWritten in `[tcp]`, `flows[].tcp` and `workloads[].tcp`; each level \
+         overrides the one above.\n\n{}",
+        param_table(&tcp_catalogue())
+    ));
+    out
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// Every name `aqmlab list <name>` accepts.

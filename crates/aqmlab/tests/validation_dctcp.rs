@@ -163,3 +163,71 @@ fn newreno_on_the_same_queue_swings_wider() {
         d.q_p05
     );
 }
+
+/// 4 DCTCP flows on 1 Gbit/s with a 200 µs base RTT and step marking at
+/// K = 65 packets, run with delayed ACKs and with an ACK per segment.
+/// ns-3 3.44 (`TcpDctcp`, issue 31): marked fraction 0.263 with delayed
+/// ACKs, 0.303 with an ACK per segment. Window growth per segment
+/// acknowledged (Linux `tcp_reno_cong_avoid`) keeps the two close; growth
+/// per ACK halved it with delayed ACKs (0.200).
+fn marked_fraction_1g(delayed_ack: bool) -> f64 {
+    let text = format!(
+        r#"
+name = "dctcp-1g"
+duration = "3s"
+[nodes]
+hosts = ["s", "d"]
+routers = ["r1", "r2"]
+[tcp]
+ecn = true
+delayed_ack = {delayed_ack}
+max_window = 100000
+mss = 1448
+[[links]]
+a = "s"
+b = "r1"
+rate = "10Gbps"
+delay = "10us"
+[[links]]
+name = "bn"
+a = "r1"
+b = "r2"
+rate = "1Gbps"
+delay = "80us"
+queue_ab = {{ kind = "step", k = 65, limit = 2000 }}
+[[links]]
+a = "r2"
+b = "d"
+rate = "10Gbps"
+delay = "10us"
+[[flows]]
+group = "bulk"
+src = "s"
+dst = "d"
+count = 4
+cc = "dctcp"
+start_spread = "1ms"
+"#
+    );
+    let sc = Scenario::from_toml(&text, "dctcp1g.toml").unwrap();
+    let r = Simulation::new(&sc, 1).run();
+    assert!(r.conservation.holds(), "packet conservation");
+    let q = r.queue("r1->r2").unwrap();
+    q.marked as f64 / q.enqueued as f64
+}
+
+#[test]
+fn marked_fraction_does_not_depend_on_the_ack_ratio() {
+    let del = marked_fraction_1g(true);
+    let per = marked_fraction_1g(false);
+    println!("marked fraction: delayed ACKs {del:.3} (ns-3 0.263), ACK per segment {per:.3} (ns-3 0.303)");
+    assert!(
+        (del / 0.263 - 1.0).abs() < 0.15,
+        "delayed ACKs: {del:.3} vs ns-3 0.263"
+    );
+    assert!(
+        (per / 0.303 - 1.0).abs() < 0.15,
+        "ACK per segment: {per:.3} vs ns-3 0.303"
+    );
+    assert!(del / per > 0.8, "ratio {:.3} (ns-3 0.87)", del / per);
+}

@@ -43,3 +43,32 @@ pub fn run_scenario(dir: &Path, text: &str, extra: &[&str]) -> (i32, String, Pat
     let (code, _, err) = output(&mut c);
     (code, err, out)
 }
+
+/// A table's rows as JSON objects: cells that parse as integers or numbers
+/// become numbers, empty cells null, the others strings.
+pub fn csv_rows(p: &Path) -> Vec<serde_json::Value> {
+    let mut rd = csv::Reader::from_path(p).unwrap();
+    let head = rd.headers().unwrap().clone();
+    rd.records()
+        .map(|r| {
+            let r = r.unwrap();
+            let o = head
+                .iter()
+                .zip(r.iter())
+                .map(|(h, x)| {
+                    let v = if x.is_empty() {
+                        serde_json::Value::Null
+                    } else if let Ok(u) = x.parse::<u64>() {
+                        u.into()
+                    } else if let Ok(f) = x.parse::<f64>() {
+                        f.into()
+                    } else {
+                        x.into()
+                    };
+                    (h.to_string(), v)
+                })
+                .collect();
+            serde_json::Value::Object(o)
+        })
+        .collect()
+}

@@ -1,6 +1,8 @@
 //! Results of a run: per-flow, per-queue and per-link records, fairness, the
 //! queue time series, and the packet-conservation ledger.
 
+pub mod invariants;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,7 +32,12 @@ pub struct FlowResult {
     pub bytes_acked: u64,
     /// Distinct data segments delivered in order to the receiver.
     pub segments_delivered: u64,
-    /// `bytes_acked · 8 / (end − start)`, end = completion or end of run.
+    /// Goodput, bit/s: `bytes_acked · 8` over the flow's life in the
+    /// measured interval (see `docs/src/reference/metrics.md`): from its
+    /// start (or the window's start, for a flow that started before it) to
+    /// its completion (or the interval's end), and never less than the
+    /// interval's length for a flow that was sending when the window
+    /// opened, so that bytes in flight at that instant cannot inflate it.
     pub goodput_bps: f64,
     pub segments_sent: u64,
     pub retransmits: u64,
@@ -39,7 +46,11 @@ pub struct FlowResult {
     pub ecn_reductions: u64,
     /// Packets of this flow (data and ACKs) dropped in the network.
     pub drops: u64,
-    /// Time from start to the last byte acknowledged (sized flows that finished).
+    /// Flow completion time as the sender sees it: from the flow's start
+    /// (its SYN, with a handshake) to the ACK of its last byte (sized
+    /// flows that finished). A workload's `requests.csv` reports, per
+    /// transfer, `completion_s` from the first data byte sent to the last
+    /// byte received, a shorter span.
     pub completion_s: Option<f64>,
     /// Final congestion window, segments.
     pub final_cwnd: f64,
@@ -173,10 +184,18 @@ pub struct LinkResult {
     pub delay_s: f64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
-    /// Fraction of the run the transmitter was busy.
+    /// Fraction of the measured interval the transmitter was busy: busy
+    /// time (a transmission's whole serialisation time, booked when it
+    /// starts) over the interval, at most 1; exactly 0 when no
+    /// transmission started in the interval.
     pub utilization: f64,
     /// Packets lost to the link's random loss.
     pub lost: u64,
+    /// Busy time booked since the start of the run, ns (the exact
+    /// numerator of `utilization`, so that a window's is a difference of
+    /// integers).
+    #[serde(skip)]
+    pub busy_ns: u64,
 }
 
 /// One sample of a monitored queue.
@@ -293,7 +312,11 @@ pub struct ThroughputSeries {
     pub group: String,
     /// Bin width, seconds.
     pub bin_s: f64,
-    /// Payload bytes delivered in order to the receiver in each bin.
+    /// Payload bytes that reached the receiver for the first time in each
+    /// bin: a segment is counted once, in the bin it arrived in, whether
+    /// it arrived in order or past a hole (so a hole being filled adds no
+    /// burst), and a duplicate not at all. A bin therefore carries at most
+    /// the receiver's incoming link rate × bin plus one packet.
     pub bytes: Vec<u64>,
 }
 

@@ -49,7 +49,7 @@ use crate::{Scenario, Simulation};
 use etherparse::TcpOptionElement as Opt;
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::{Arc, Mutex};
@@ -232,7 +232,7 @@ impl Trace {
         let ts = std::time::Duration::from_nanos(t);
         let w = self.w.as_mut().ok_or("trace closed")?;
         w.write_packet(&PcapPacket::new(ts, orig as u32, &self.buf))
-            .map_err(|e| e.to_string())?;
+            .map_err(write_err)?;
         self.packets += 1;
         Ok(())
     }
@@ -297,6 +297,15 @@ fn ipv4(proto: IpNumber, p: &Packet, len: usize) -> Result<Ipv4Header, String> {
     Ok(ip)
 }
 
+/// A pcap writer's error as its cause: `pcap-file` words every I/O error
+/// "Error reading bytes", even a write to a full disk.
+fn write_err(e: PcapError) -> String {
+    match e {
+        PcapError::IoError(io) => format!("cannot write: {io}"),
+        other => other.to_string(),
+    }
+}
+
 /// The pcap traces of one run, open while it runs.
 pub struct Capture {
     traces: Vec<(String, Arc<Mutex<Trace>>)>,
@@ -322,7 +331,7 @@ pub fn attach(sim: &mut Simulation, sc: &Scenario, st: &mut Staging) -> std::io:
                 ..Default::default()
             };
             let w = PcapWriter::with_header(BufWriter::new(f), header)
-                .map_err(|e| path_err(&st.dir().join(&file), e))?;
+                .map_err(|e| path_err(&st.dir().join(&file), write_err(e)))?;
             let tr = Arc::new(Mutex::new(Trace {
                 w: Some(w),
                 snaplen: sc.output.pcap_snaplen as usize,
@@ -363,5 +372,30 @@ impl Capture {
             out.push((path, t.packets));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_reads_as_a_full_disk() {
+        let e = PcapError::IoError(std::io::Error::from_raw_os_error(28));
+        let m = write_err(e);
+        assert!(m.starts_with("cannot write: "), "{m}");
+        assert!(!m.contains("reading"), "{m}");
+        // and through the writer itself, onto a device that is always full
+        if let Ok(f) = File::create("/dev/full") {
+            let mut w = PcapWriter::new(BufWriter::with_capacity(0, f)).map_err(write_err);
+            let m = match &mut w {
+                Err(m) => m.clone(),
+                Ok(w) => w
+                    .write_packet(&PcapPacket::new(Default::default(), 4, &[0u8; 4]))
+                    .map_err(write_err)
+                    .unwrap_err(),
+            };
+            assert!(m.contains("No space left on device"), "{m}");
+        }
     }
 }

@@ -37,13 +37,34 @@ use crate::aqm::QueueSpec;
 use serde::{Deserialize, Serialize};
 
 /// `[topology]`: a generated topology, by `kind`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum TopologySpec {
     Dumbbell(DumbbellSpec),
     Star(StarSpec),
     ParkingLot(ParkingLotSpec),
     FatTree(FatTreeSpec),
+}
+
+/// Parsed in two stages, as the registries' `kind` tables are
+/// ([`crate::registry::split_kind`]): the kind, then its table with key
+/// paths, so that an error names the key inside `[topology]`
+/// (`topology.queue.limit`, `topology.access_rate`) where serde's tagged
+/// enum could name only `topology`.
+impl<'de> Deserialize<'de> for TopologySpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::registry::{nested, parse_config, split_kind};
+        let v = <toml::Value as Deserialize>::deserialize(d)?;
+        let err = |(p, m): (String, String)| <D::Error as serde::de::Error>::custom(nested(&p, &m));
+        let (kind, table) = split_kind(v, "topology", KINDS, false).map_err(err)?;
+        match kind.as_str() {
+            "dumbbell" => parse_config(table).map(TopologySpec::Dumbbell),
+            "star" => parse_config(table).map(TopologySpec::Star),
+            "parking-lot" => parse_config(table).map(TopologySpec::ParkingLot),
+            _ => parse_config(table).map(TopologySpec::FatTree),
+        }
+        .map_err(err)
+    }
 }
 
 /// The names a `kind` may take.
@@ -429,6 +450,11 @@ impl FatTreeSpec {
 /// groups into one entry per host. Returns (key path, message).
 pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
     if let Some(t) = sc.topology.take() {
+        sc.generated_by = Some(match t {
+            TopologySpec::Dumbbell(_) | TopologySpec::Star(_) => "topology.hosts",
+            TopologySpec::ParkingLot(_) => "topology.hops",
+            TopologySpec::FatTree(_) => "topology.k",
+        });
         t.validate()
             .map_err(|(k, m)| (format!("topology.{k}"), m))?;
         let (hosts, routers, links, ecmp) = t.expand();

@@ -16,6 +16,7 @@
 //! | workload flows | HTTP: 2 × `connections`; web: sessions × pages × objects, plus probes, over the run | 5×10⁵ | ~2 KB each |
 //! | nodes | hosts + routers (routing holds a row per forwarding node, a column per attachment point) | 150 000 | about 1 KB × nodes with their links |
 //! | links | `[[links]]` | 10⁵ | two ports each |
+//! | routing cells | forwarding nodes × attachment points ([`crate::net::routing`]), counted before any table is built | 5×10⁷ | 4 B each (28 more with ECMP); one breadth-first search per attachment point |
 //! | sweep runs | combinations × seeds (results are kept until the tables are written) | 10⁴ | one run's results each |
 //! | worker threads | `--jobs` | 1024 | a thread stack each |
 
@@ -31,6 +32,8 @@ pub struct Limits {
     pub workload_flows: u64,
     pub nodes: u64,
     pub links: u64,
+    /// Cells of the next-hop table: forwarding nodes × attachment points.
+    pub routing_cells: u64,
     /// Segments the flows' first windows put in flight at once: Σ count ×
     /// min(init_cwnd, max_window); each is tracked by its sender.
     pub initial_window_segments: u64,
@@ -47,6 +50,7 @@ impl Limits {
         workload_flows: 500_000,
         nodes: 150_000,
         links: 1_000_000,
+        routing_cells: 50_000_000,
         initial_window_segments: 10_000_000,
         sweep_runs: 10_000,
         jobs: 1024,
@@ -61,6 +65,7 @@ impl Limits {
         workload_flows: u64::MAX,
         nodes: u64::MAX,
         links: u64::MAX,
+        routing_cells: u64::MAX,
         initial_window_segments: u64::MAX,
         sweep_runs: u64::MAX,
         jobs: u64::MAX,
@@ -104,6 +109,7 @@ pub struct Estimate {
     pub workload_flows: u64,
     pub nodes: u64,
     pub links: u64,
+    pub routing_cells: u64,
     pub initial_window_segments: u64,
 }
 
@@ -158,10 +164,48 @@ impl Scenario {
                 .fold(0u64, |a, b| a.saturating_add(b)),
             nodes: (self.nodes.hosts.len() + self.nodes.routers.len()) as u64,
             links: self.links.len() as u64,
+            routing_cells: self.routing_cells(),
             initial_window_segments: (0..self.flows.len())
                 .map(|i| self.initial_window(i))
                 .fold(0u64, |a, b| a.saturating_add(b)),
         }
+    }
+
+    /// Cells of the next-hop table [`crate::net::routing::Routes`] would
+    /// build: a row per forwarding node (router, or host with several
+    /// links), a column per attachment point (a router some single-link
+    /// host hangs off, or a host fed otherwise), counted in O(nodes +
+    /// links) from the names, before anything is routed.
+    pub fn routing_cells(&self) -> u64 {
+        use std::collections::{HashMap, HashSet};
+        let router: HashSet<&str> = self.nodes.routers.iter().map(|s| s.as_str()).collect();
+        // per node: links leaving it, and the node of the only link
+        // entering it (None: none yet; Some(None): several)
+        let mut out: HashMap<&str, u64> = HashMap::new();
+        let mut feed: HashMap<&str, Option<&str>> = HashMap::new();
+        for l in &self.links {
+            for (a, b) in [(l.a.as_str(), l.b.as_str()), (l.b.as_str(), l.a.as_str())] {
+                *out.entry(a).or_default() += 1;
+                feed.entry(b).and_modify(|f| *f = None).or_insert(Some(a));
+            }
+        }
+        let rows = (self.nodes.routers.iter())
+            .chain(&self.nodes.hosts)
+            .filter(|n| {
+                router.contains(n.as_str()) || out.get(n.as_str()).copied().unwrap_or(0) > 1
+            })
+            .count() as u64;
+        let mut attach: HashSet<&str> = HashSet::new();
+        let mut own = 0u64;
+        for h in &self.nodes.hosts {
+            match feed.get(h.as_str()) {
+                Some(Some(a)) if router.contains(a) => {
+                    attach.insert(a);
+                }
+                _ => own += 1,
+            }
+        }
+        rows.saturating_mul(attach.len() as u64 + own)
     }
 
     /// Segments flow group `i`'s first windows put in flight (0 for CBR).
@@ -193,6 +237,17 @@ impl Scenario {
             lim.links,
             "use fewer links",
         )?;
+        check(
+            self.generated_by.unwrap_or("nodes.routers").into(),
+            "next-hop table cells (routers and multi-link hosts × attachment points)",
+            e.routing_cells,
+            lim.routing_cells,
+            "use fewer routers",
+        )?;
+        if e.routing_cells > Limits::DEFAULT.routing_cells {
+            // `validate` left the routes unchecked (see `paths::check`)
+            super::paths::check_routes(self)?;
+        }
         let biggest = self
             .flows
             .iter()

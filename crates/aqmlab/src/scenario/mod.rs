@@ -83,6 +83,10 @@ pub struct Scenario {
     /// Parameter sweep run by `aqmlab sweep` (ignored by `aqmlab run`).
     #[serde(default)]
     pub sweep: Option<SweepSpec>,
+    /// The key that sizes the `[topology]` generator the nodes came from
+    /// (`topology.hops`), for messages about what grows with it.
+    #[serde(skip)]
+    pub generated_by: Option<&'static str>,
 }
 
 /// A parameter sweep: the cartesian product of the `vary` axes, each
@@ -459,6 +463,9 @@ impl Default for OutputSpec {
     }
 }
 
+/// Longest name (scenario, node, link, flow group, workload), characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
 /// Largest scenario file read, bytes (the repository's largest is under
 /// 10 KB).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -466,44 +473,49 @@ pub const MAX_FILE_BYTES: u64 = 4 << 20;
 /// Read a scenario file: a regular file (not a FIFO, device or directory,
 /// which could block or never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
 pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
-    use std::io::Read;
-    let file = path.display().to_string();
-    let io = |msg: String| ScenarioError::Io {
-        file: file.clone(),
+    read_text(path, "a scenario file (TOML)").map_err(|msg| ScenarioError::Io {
+        file: path.display().to_string(),
         msg,
-    };
+    })
+}
+
+/// Read any file a scenario names (a scenario, a CDF of sizes) as a
+/// scenario file is read: a regular file (a FIFO would block, a device
+/// such as `/dev/zero` never end) of at most [`MAX_FILE_BYTES`], in UTF-8.
+/// The error is the cause, without the path; `what` names what the file
+/// should have been ("a scenario file (TOML)").
+pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
+    use std::io::Read;
     // metadata first: opening a FIFO for reading blocks until a writer comes
-    let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
-        return Err(io(format!(
-            "not a regular file ({}); give a scenario file (TOML)",
+        return Err(format!(
+            "not a regular file ({}); give {what}",
             if meta.is_dir() {
                 "a directory"
             } else {
                 "a FIFO, socket or device"
             }
-        )));
+        ));
     }
+    let too_big = |n: String| {
+        format!("the file has {n} bytes; a file a scenario reads may have at most {MAX_FILE_BYTES} bytes")
+    };
     if meta.len() > MAX_FILE_BYTES {
-        return Err(io(format!(
-            "the file has {} bytes; a scenario file may have at most {MAX_FILE_BYTES} bytes",
-            meta.len()
-        )));
+        return Err(too_big(meta.len().to_string()));
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| io(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io(format!(
-            "the file has more than {MAX_FILE_BYTES} bytes, the most a scenario file may have"
-        )));
+        return Err(too_big(format!("more than {MAX_FILE_BYTES}")));
     }
     String::from_utf8(bytes).map_err(|e| {
-        io(format!(
+        format!(
             "not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
-        ))
+        )
     })
 }
 
@@ -595,6 +607,7 @@ impl Scenario {
 
     /// Check cross-references and ranges. Returns (key path, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        self.validate_names()?;
         let names = self.validate_nodes()?;
         self.validate_output()?;
         self.validate_links(&names)?;
@@ -614,6 +627,44 @@ impl Scenario {
         crate::output::pcap::validate(self)?;
         paths::check(self)?;
         crate::sim::partition::check_overrides(self)?;
+        Ok(())
+    }
+
+    /// Names written into the outputs (on every CSV row, in file names)
+    /// are at most [`MAX_NAME_CHARS`] characters: a 100 kB scenario name
+    /// turned a 2-second run into 40 MB of CSV.
+    fn validate_names(&self) -> Result<(), (String, String)> {
+        let mut all: Vec<(String, &str)> = vec![("name".into(), self.name.as_str())];
+        for (k, v) in [
+            ("hosts", &self.nodes.hosts),
+            ("routers", &self.nodes.routers),
+        ] {
+            all.extend(
+                v.iter()
+                    .enumerate()
+                    .map(|(i, n)| (format!("nodes.{k}[{i}]"), n.as_str())),
+            );
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if let Some(n) = &l.name {
+                all.push((format!("links[{i}].name"), n.as_str()));
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            all.push((format!("flows[{i}].group"), f.group.as_str()));
+        }
+        for (i, w) in self.workloads.iter().enumerate() {
+            all.push((format!("workloads[{i}].name"), w.name()));
+        }
+        for (k, n) in all {
+            let c = n.chars().count();
+            if c > MAX_NAME_CHARS {
+                return Err((
+                    k,
+                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
+                ));
+            }
+        }
         Ok(())
     }
 

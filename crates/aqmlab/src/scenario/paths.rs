@@ -241,7 +241,21 @@ fn workload_cc(w: &crate::traffic::WorkloadSpec) -> Option<CcConfig> {
 /// Most host pairs of one workload whose routes are each checked.
 const MAX_PAIR_CHECKS: u64 = 1_000_000;
 
+/// Check every flow's and workload's routes (see [`check_routes`]), unless
+/// the next-hop table is above the default limit
+/// ([`Scenario::routing_cells`]): then nothing is routed here (building the
+/// table could take gigabytes and minutes) and
+/// [`Scenario::check_limits`] refuses the scenario, or checks the routes
+/// when the limits allow it (`--allow-large`).
 pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
+    if sc.routing_cells() > crate::scenario::limits::Limits::DEFAULT.routing_cells {
+        return Ok(());
+    }
+    check_routes(sc)
+}
+
+/// Every flow and workload routable, MaxNet sources crossing a MaxNet link.
+pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
     let topo = Topology::new(sc);
     let uses_maxnet = |cc: &CcConfig| matches!(cc, CcConfig::MaxNet(_));
     let mut checked: std::collections::HashSet<(&str, &str)> = Default::default();

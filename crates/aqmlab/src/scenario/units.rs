@@ -147,6 +147,46 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
+/// A byte count that fits in a `u32`, written either as a plain integer of
+/// bytes (`mss = 1000`) or as a size with a unit like every other size
+/// (`mss = "1000B"`, `"1.5KB"`; `--set tcp.mss=1000B`). For serde's
+/// `deserialize_with` on `Option<u32>` fields (`tcp.mss`,
+/// `tcp.header_bytes`); the range checks stay with the field's validation.
+pub fn opt_bytes_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = Option<u32>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(
+                f,
+                "a non-negative integer of bytes (at most 4294967295) or a size such as \"1000B\""
+            )
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Option<u32>, E> {
+            u32::try_from(v).map(Some).map_err(|_| {
+                E::custom(format!(
+                    "invalid value: integer `{v}`, expected a non-negative integer (at most 4294967295)"
+                ))
+            })
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Option<u32>, E> {
+            match u64::try_from(v) {
+                Ok(u) => self.visit_u64(u),
+                Err(_) => Err(E::custom(format!(
+                    "invalid value: integer `{v}`, expected a non-negative integer (at most 4294967295)"
+                ))),
+            }
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Option<u32>, E> {
+            let b = parse_size(s).map_err(|m| E::custom(format!("invalid size `{s}`: {m}")))?;
+            u32::try_from(b)
+                .map(Some)
+                .map_err(|_| E::custom(format!("invalid size `{s}`: at most 4294967295 B")))
+        }
+    }
+    d.deserialize_any(V)
+}
+
 macro_rules! unit_type {
     ($name:ident, $inner:ty, $parse:ident, $what:literal, $fmt:expr) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -277,6 +317,30 @@ mod tests {
         assert!(parse_rate("0.0001bps").unwrap_err().contains("positive"));
         assert!(parse_size("0.2B").unwrap_err().contains("positive"));
         assert!(parse_duration("-0s").is_ok());
+    }
+
+    #[test]
+    fn byte_counts_take_an_integer_or_a_size() {
+        #[derive(Deserialize)]
+        struct T {
+            #[serde(default, deserialize_with = "opt_bytes_u32")]
+            mss: Option<u32>,
+        }
+        let mss = |text: &str| toml::from_str::<T>(text).map(|t| t.mss);
+        assert_eq!(mss("mss = 1000").unwrap(), Some(1000));
+        assert_eq!(mss("mss = \"1000B\"").unwrap(), Some(1000));
+        assert_eq!(mss("mss = \"1.5KB\"").unwrap(), Some(1500));
+        assert_eq!(mss("mss = \"1KiB\"").unwrap(), Some(1024));
+        assert_eq!(mss("").unwrap(), None);
+        for bad in [
+            "mss = -1",
+            "mss = 4294967296",
+            "mss = \"5GB\"",
+            "mss = \"1000\"",
+            "mss = 1.5",
+        ] {
+            assert!(mss(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

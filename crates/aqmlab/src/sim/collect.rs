@@ -111,8 +111,9 @@ impl Simulation {
                 delay_s: to_secs(l.delay),
                 tx_packets: l.tx_pkts,
                 tx_bytes: l.tx_bytes,
-                utilization: (l.busy_ns.min(end) as f64 / end.max(1) as f64).min(1.0),
+                utilization: utilisation(l.busy_ns, end),
                 lost,
+                busy_ns: l.busy_ns,
             });
         }
         (queues, links)
@@ -315,6 +316,17 @@ impl Simulation {
             parallel: self.parallel_report(),
             warmup_s: None,
         }
+    }
+}
+
+/// Busy time over an interval, both ns: at most 1 (a transmission's time is
+/// booked when it starts, so the last one may reach past the interval's
+/// end), exactly 0 when nothing was sent.
+pub(super) fn utilisation(busy: u64, span: Time) -> f64 {
+    if busy == 0 || span == 0 {
+        0.0
+    } else {
+        (busy as f64 / span as f64).min(1.0)
     }
 }
 

@@ -23,14 +23,13 @@ use crate::traffic::{Cbr, Role, Spawn};
 pub trait Endpoint {
     /// The application starts sending.
     fn start(&mut self, ctx: &mut TcpCtx);
-    /// A packet of this flow reached one of its ends. Returns the payload
-    /// newly delivered in order, in units of [`Endpoint::unit_bytes`], when
-    /// it reached the receiving end.
+    /// A packet of this flow reached one of its ends. When it reached the
+    /// receiving end, returns the payload bytes it brought there for the
+    /// first time: its payload when it is data the receiver did not hold
+    /// yet (in order or not), 0 for a duplicate. A segment that arrives
+    /// out of order is counted when it arrives, not when the hole before
+    /// it is filled, so the throughput bins never see a cumulative jump.
     fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) -> Option<u64>;
-    /// Bytes per unit of what [`Endpoint::on_packet`] returns (asked only
-    /// when throughput is recorded: for TCP it is the sender's MSS, on a
-    /// line of the record a delivery does not otherwise touch).
-    fn unit_bytes(&self) -> u64;
     /// A timer of this flow fired (possibly a stale one).
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx);
     /// Segments received in order, for endpoints that count them.
@@ -91,16 +90,15 @@ impl Endpoint for TcpPair {
     #[inline]
     fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) -> Option<u64> {
         if p.is_forward() {
-            let before = self.rcv.rcv_nxt;
+            // distinct segments held: in order, or buffered past a hole
+            let held = |r: &Receiver| r.rcv_nxt as u64 + r.out_of_order() as u64;
+            let before = held(&self.rcv);
             self.rcv.on_packet(p, ctx);
-            Some((self.rcv.rcv_nxt - before) as u64)
+            Some((held(&self.rcv) - before) * p.payload as u64)
         } else {
             self.snd.on_ack(p, ctx);
             None
         }
-    }
-    fn unit_bytes(&self) -> u64 {
-        self.snd.params.mss as u64
     }
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
         let timer = match k {
@@ -156,9 +154,6 @@ impl Endpoint for Cbr {
         self.on_receive(p);
         Some(p.payload as u64)
     }
-    fn unit_bytes(&self) -> u64 {
-        1
-    }
     fn on_timer(&mut self, k: TimerKind, ctx: &mut TcpCtx) {
         if k == TimerKind::Pace {
             if let Some(next) = self.send(ctx.now, ctx.out) {
@@ -204,7 +199,8 @@ pub struct Flow {
     pub rx_done: Option<Time>,
     pub owd_n: u64,
     pub owd_max: Time,
-    /// Payload bytes delivered per throughput bin, if recorded.
+    /// Payload bytes that reached the receiver for the first time, per
+    /// throughput bin (the bin of their arrival), if recorded.
     pub tput: Option<Vec<u64>>,
     /// Segments of a sized transfer (for the receiver-complete event).
     pub total_segs: Option<u32>,
@@ -281,11 +277,11 @@ impl Flow {
             self.owd_max = self.owd_max.max(d);
             self.first_rx.get_or_insert(now);
         }
-        let Some(units) = self.transport.ep().on_packet(p, ctx) else {
+        let Some(bytes) = self.transport.ep().on_packet(p, ctx) else {
             return false;
         };
         if let Some(b) = self.tput.as_mut().and_then(|v| v.get_mut(bin)) {
-            *b += units * self.transport.ep_ref().unit_bytes();
+            *b += bytes;
         }
         let rx = self.transport.ep_ref().rx_segments();
         if self.rx_done.is_none() && rx.zip(self.total_segs).is_some_and(|(r, n)| r >= n as u64) {

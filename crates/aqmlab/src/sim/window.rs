@@ -11,7 +11,9 @@
 //! every counter is its value at the end minus its value at `t₀`, and every
 //! mean is recomputed from those differences (the time-averaged queue and
 //! the utilisation over the window's length, the mean queueing delay over
-//! the packets dequeued in it).
+//! the packets dequeued in it). A flow's goodput is defined in
+//! [`flow_window`] so that bytes in flight at `t₀` cannot raise it above
+//! what the path carries.
 //!
 //! A scenario's `[output] warmup` uses the same mechanism: the simulation
 //! takes the snapshot when it reaches the warm-up instant, and [`run`]
@@ -29,6 +31,7 @@
 //! [`run`]: Simulation::run
 
 use super::collect::Halves;
+use super::endpoint::Transport;
 use super::ids::LinkId;
 use super::Simulation;
 use crate::engine::{to_secs, Time};
@@ -47,6 +50,8 @@ pub struct Snapshot {
     sojourn: Vec<SojournHist>,
     /// Per flow (global id): one-way delays of data delivered, (sum ns, count).
     owd: Vec<(u128, u64)>,
+    /// Per flow (global id): payload bytes the receiver holds ([`received`]).
+    rx: Vec<u64>,
     /// Its place among this simulation's snapshots (from 1): the flows'
     /// largest delays restart at every snapshot.
     mark: u64,
@@ -98,9 +103,10 @@ impl Simulation {
                     .into_owned()
             })
             .collect();
-        let owd = (self.halves().iter())
-            .map(|h| (h.rcv.owd_sum, h.rcv.owd_n))
-            .collect();
+        let hv = self.halves();
+        let owd = hv.iter().map(|h| (h.rcv.owd_sum, h.rcv.owd_n)).collect();
+        let rx = hv.iter().map(received).collect();
+        drop(hv);
         self.marks += 1;
         for lp in self.lps.iter_mut() {
             for f in lp.flows.iter_mut() {
@@ -113,6 +119,7 @@ impl Simulation {
             result,
             sojourn,
             owd,
+            rx,
             mark: self.marks,
         }
     }
@@ -135,7 +142,7 @@ impl Simulation {
             queue_window(q, &a.queues[gi], (ta, tb), &now, &snap.sojourn[gi]);
         }
         for (l, la) in whole.links.iter_mut().zip(&a.links) {
-            link_window(l, la, (ta, tb));
+            link_window(l, la, self.now.saturating_sub(snap.at));
         }
         drop(hv);
         whole.fairness = super::collect::fairness(&whole.flows);
@@ -147,9 +154,32 @@ impl Simulation {
     }
 }
 
+/// Payload bytes the receiver of a flow holds (distinct data received, in
+/// order or buffered past a hole; for CBR, the bytes received).
+fn received(h: &Halves) -> u64 {
+    match (&h.snd.transport, &h.rcv.transport) {
+        (Transport::Tcp(s), Transport::Tcp(r)) => {
+            let segs = r.rcv.rcv_nxt as u64 + r.rcv.out_of_order() as u64;
+            (segs * s.snd.params.mss as u64).min(s.snd.total_bytes())
+        }
+        (_, Transport::Cbr(c)) => c.bytes_received,
+        _ => 0,
+    }
+}
+
 /// A flow's figures over the window: counters less their values at the
-/// snapshot (a flow absent then started after it), goodput over the part
-/// of the window it was sending in.
+/// snapshot (a flow absent then started after it), and its goodput:
+///
+/// - a flow that started in the window: `bytes_acked · 8` over its life
+///   (start to completion, or the window's end), as over a whole run —
+///   every byte it counts crossed the path in that span;
+/// - a flow that started before the window: the payload bytes its
+///   receiver got in the window (first arrivals) · 8 over the window's
+///   whole length, even when it completed early in it. Bytes acknowledged
+///   in the window may have crossed the path before it opened (up to a
+///   window of data in flight), and dividing by the sliver the flow lived
+///   in the window inflated them; bytes received in it crossed the
+///   receiver's link in it.
 fn flow_window(
     f: &mut FlowResult,
     a: Option<&FlowResult>,
@@ -179,9 +209,16 @@ fn flow_window(
         .sender()
         .and_then(|x| x.completion_time)
         .unwrap_or(end);
-    let from = s.start.max(snap.at);
-    f.goodput_bps = if s.started && stop > from {
-        f.bytes_acked as f64 * 8.0 / to_secs(stop - from)
+    f.goodput_bps = if s.start >= snap.at {
+        if s.started && stop > s.start {
+            f.bytes_acked as f64 * 8.0 / to_secs(stop - s.start)
+        } else {
+            0.0
+        }
+    } else if end > snap.at {
+        let before = snap.rx.get(f.id as usize).copied().unwrap_or(0);
+        let got = received(h).saturating_sub(before);
+        got as f64 * 8.0 / to_secs(end - snap.at)
     } else {
         0.0
     };
@@ -223,10 +260,11 @@ fn queue_window(
     };
     q.mean_len_pkts = avg(q.mean_len_pkts, a.mean_len_pkts);
     q.mean_len_bytes = avg(q.mean_len_bytes, a.mean_len_bytes);
+    // (a difference of two floating-point sums: a residue below 0 is 0)
     q.mean_delay_s = if q.dequeued == 0 {
         0.0
     } else {
-        sojourn / q.dequeued as f64
+        (sojourn / q.dequeued as f64).max(0.0)
     };
     let mut h = hist.histogram();
     let ok = h.subtract(hist0.histogram()).is_ok();
@@ -247,19 +285,16 @@ fn queue_window(
     }
 }
 
-/// A link's figures over the window `(ta, tb)`: transmissions, losses,
-/// and the busy fraction (busy time at each end = utilisation × time, as
-/// the results report it; booked when a transmission starts, so each end
-/// may carry up to one packet time, hence the clamp).
-fn link_window(l: &mut LinkResult, a: &LinkResult, (ta, tb): (f64, f64)) {
+/// A link's figures over a window of `span` ns: transmissions, losses,
+/// and the busy fraction (busy time booked in the window, a difference of
+/// integers: exactly 0 when nothing was sent; a transmission's time is
+/// booked when it starts, so the last may reach past the end, hence the
+/// bound at 1).
+fn link_window(l: &mut LinkResult, a: &LinkResult, span: Time) {
     debug_assert_eq!(l.link, a.link);
-    let span = tb - ta;
     l.tx_packets = l.tx_packets.saturating_sub(a.tx_packets);
     l.tx_bytes = l.tx_bytes.saturating_sub(a.tx_bytes);
     l.lost = l.lost.saturating_sub(a.lost);
-    l.utilization = if span > 0.0 {
-        ((l.utilization * tb - a.utilization * ta) / span).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
+    l.busy_ns = l.busy_ns.saturating_sub(a.busy_ns);
+    l.utilization = super::collect::utilisation(l.busy_ns, span);
 }

@@ -9,6 +9,7 @@
 
 pub mod cc;
 pub mod profile;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod sender;
@@ -53,9 +54,11 @@ pub struct TcpCtx<'a> {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
-    /// Payload bytes per full segment (MSS).
+    /// Payload bytes per full segment (MSS): bytes, or a size with a unit.
+    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
     pub mss: Option<u32>,
     /// TCP/IP header bytes added to every segment; a pure ACK is this size.
+    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
     pub header_bytes: Option<u32>,
     /// Initial congestion window, segments.
     pub init_cwnd: Option<f64>,
@@ -122,6 +125,13 @@ pub struct TcpOptions {
     /// PRR-SSRB, the default), or as ns-3 3.44 codes it, "ns3" (see
     /// `recovery/sack.rs`).
     pub sack_variant: Option<SackVariant>,
+    /// The last segment of a sized transfer carries FIN and the receiver
+    /// acknowledges it at once (Linux `tcp_send_fin` puts FIN on the last
+    /// queued data, `tcp_fin` schedules the ACK; ns-3 `TcpSocketBase`
+    /// sends FIN with the last data and `DoPeerClose` ACKs it). Off:
+    /// ns-2's one-way TCP, which has no FIN, where an unpaired last
+    /// segment waits for the delayed-ACK timer.
+    pub fin: Option<bool>,
 }
 
 impl TcpOptions {
@@ -158,7 +168,8 @@ impl TcpOptions {
             limited_transmit,
             tlp,
             rto_restart,
-            sack_variant
+            sack_variant,
+            fin
         );
     }
 }
@@ -210,6 +221,13 @@ pub struct TcpParams {
     /// `None`: "rfc".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack_variant: Option<SackVariant>,
+    pub fin: bool,
+    /// The flow's congestion control is rate-based
+    /// (`CongestionControl::rate_based`): the sender keeps delivery-rate
+    /// state and paces at the controller's rate (set by the sender, not a
+    /// scenario key).
+    #[serde(skip)]
+    pub rate_cc: bool,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -249,6 +267,8 @@ impl Default for TcpParams {
             tlp: false,
             rto_restart: None,
             sack_variant: None,
+            fin: false,
+            rate_cc: false,
             explicit: TcpOptions::default(),
         }
     }
@@ -323,6 +343,7 @@ impl TcpParams {
         set!(ack_first_segment);
         set!(limited_transmit);
         set!(tlp);
+        set!(fin);
         if o.recovery.is_some() {
             self.recovery = o.recovery;
         }

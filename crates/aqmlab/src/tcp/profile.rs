@@ -22,6 +22,7 @@
 //! | `rto_restart` (¶) | unset (the scheme's rule) | `first-partial-ack` (`NewAck (ackNumber, m_isFirstPartialAck)`) | `every-ack` (`tcp_rearm_rto`) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `ack_first_segment` | false | true (§) | false (†) |
+//! | `fin` | false (one-way `Agent/TCP`: no FIN) | true (`TcpSocketBase`: FIN with the last data, ACKed at once) | true (`tcp_send_fin`, `tcp_fin`) |
 //! | `header_bytes` | 40 (`tcpip_base_hdr_size_`) | 40 (+12 timestamps) | 40 (+12 timestamps) |
 //! | CUBIC `variant` (‡) | `linux-2.6.22` | `ns3` (`TcpCubic`) | `linux` (`tcp_cubic.c`) |
 //!
@@ -149,6 +150,7 @@ impl Profile {
                 // TcpSocketBase::ProcessAck: NewAck (ackNumber,
                 // m_isFirstPartialAck) in CA_RECOVERY
                 p.rto_restart = Some(RtoRestart::FirstPartialAck);
+                p.fin = true;
             }
             Profile::Linux => {
                 p.init_cwnd = 10.0;
@@ -171,6 +173,7 @@ impl Profile {
                 p.limited_transmit = true;
                 // tcp_ack: FLAG_SET_XMIT_TIMER -> tcp_rearm_rto
                 p.rto_restart = Some(RtoRestart::EveryAck);
+                p.fin = true;
             }
         }
         p

@@ -33,6 +33,9 @@
 //! segment, and for out-of-order arrivals the last in-order one. The option
 //! adds 12 bytes (10 + 2 NOPs) to every segment and ACK.
 //!
+//! A segment carrying FIN (`tcp.fin`: the last of a sized transfer) is
+//! acknowledged at once, as ns-3 and Linux do.
+//!
 //! Parameters (from [`TcpParams`]): `delayed_ack`, `delack_count`,
 //! `delack_timeout`, `header_bytes`, `sack`, `timestamps`.
 
@@ -313,7 +316,15 @@ impl Receiver {
             if self.sack {
                 self.release_runs();
             }
-            if filled_gap || !self.delayed_ack || ack_now || std::mem::take(&mut self.ack_next) {
+            // a FIN is acknowledged at once (ns-3 `DoPeerClose`; Linux
+            // `tcp_fin` schedules the ACK), not after the delayed-ACK timer
+            let fin = p.has(flags::FIN);
+            if filled_gap
+                || !self.delayed_ack
+                || ack_now
+                || fin
+                || std::mem::take(&mut self.ack_next)
+            {
                 self.send_ack(0, ctx);
             } else {
                 self.pending += 1;

@@ -59,11 +59,15 @@
 //!   Unpaced before the first RTT sample (Linux leaves the rate unlimited
 //!   while `srtt_us` is 0). Retransmissions on a partial ACK or fast
 //!   retransmit (Reno/NewReno) leave at once; SACK recovery's are paced.
+//! - `fin = true`: the last segment of a sized transfer carries FIN (RFC
+//!   793 §3.5; Linux `tcp_send_fin` and ns-3 `TcpSocketBase` send it with
+//!   the last data), which the receiver acknowledges at once.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
 
 use super::cc::{CcState, CongestionControl, Recovery};
+use super::rate::RateEstimator;
 use super::receiver::TS_OPTION_BYTES;
 use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
@@ -188,6 +192,9 @@ pub struct Sender {
     syn_resent: bool,
     pub start_time: Time,
     pub completion_time: Option<Time>,
+    /// Delivery-rate state (`tcp::rate`), for a rate-based controller
+    /// only (`params.rate_cc`).
+    rate: Option<Box<RateEstimator>>,
 }
 
 impl Sender {
@@ -203,7 +210,16 @@ impl Sender {
         dst: NodeId,
         bytes: Option<u64>,
     ) -> Sender {
-        let p: std::sync::Arc<TcpParams> = p.into();
+        let mut p: std::sync::Arc<TcpParams> = p.into();
+        let rate_cc = cc.rate_based();
+        if rate_cc {
+            // a rate-based controller paces at its own rate (its own copy
+            // of the parameters: the flag is read on every send)
+            let mut q = (*p).clone();
+            q.rate_cc = true;
+            q.pacing = true;
+            p = q.into();
+        }
         let (total_segs, last_payload) = match bytes {
             None => (u32::MAX, p.mss),
             Some(b) => {
@@ -283,6 +299,7 @@ impl Sender {
             ecn_reductions: 0,
             loss_probes: 0,
             fast_retransmits: 0,
+            rate: rate_cc.then(Box::default),
         }
     }
 
@@ -579,7 +596,14 @@ impl Sender {
     /// Pacing rate in bytes per second (Linux `tcp_update_pacing_rate`), or
     /// `None` when unpaced.
     pub fn pacing_rate(&self) -> Option<f64> {
-        if !self.params.pacing || !self.has_rtt || self.srtt <= 0.0 {
+        if !self.params.pacing {
+            return None;
+        }
+        if self.params.rate_cc {
+            let wire = (self.params.mss + self.params.header_bytes + self.ts_bytes()) as f64;
+            return self.cc.pacing_rate(&self.cc_state).map(|r| r * wire);
+        }
+        if !self.has_rtt || self.srtt <= 0.0 {
             return None;
         }
         let ratio = if self.cc_state.cwnd < self.cc_state.ssthresh / 2.0 {
@@ -625,6 +649,9 @@ impl Sender {
                     self.snd_nxt = seq + 1;
                 }
             }
+            if self.params.rate_cc {
+                self.check_app_limited();
+            }
             return;
         }
         let wnd = self
@@ -637,6 +664,48 @@ impl Sender {
             let s = self.snd_nxt;
             self.send_segment(s, ctx);
             self.snd_nxt += 1;
+        }
+        if self.params.rate_cc {
+            self.check_app_limited();
+        }
+    }
+
+    /// `tcp_rate_check_app_limited`: a sized transfer has sent all its
+    /// data and the flight is below cwnd.
+    fn check_app_limited(&mut self) {
+        let in_flight = (self.snd_max - self.snd_una).saturating_sub(self.rec.not_in_flight());
+        if self.snd_max >= self.total_segs && in_flight < self.window() {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.check_app_limited(in_flight);
+            }
+        }
+    }
+
+    /// A rate-based controller's step on an ACK (Linux `tcp_ack`:
+    /// `tcp_rate_gen`, then `tcp_cong_control` → `cong_control`): the
+    /// delivery-rate sample, then the controller sets cwnd (and its pacing
+    /// rate) before new data is sent. `losses` is the number of segments
+    /// recovery retransmitted on this ACK (each one a segment it found
+    /// lost).
+    fn rate_step(&mut self, ack: &Packet, prior_in_flight: u32, retx_before: u64, now: Time) {
+        self.sync(now);
+        let losses = (self.retransmits - retx_before) as u32;
+        let Some(r) = self.rate.as_deref_mut() else {
+            return;
+        };
+        let mut rs = r.on_ack(
+            now,
+            self.snd_una,
+            ack.sack_blocks(),
+            ack.has(flags::ECE),
+            losses,
+            prior_in_flight,
+            self.cc_state.min_rtt,
+        );
+        rs.in_recovery = self.in_recovery;
+        self.cc.cong_control(&mut self.cc_state, &rs);
+        if self.cc.wants_app_limited() {
+            r.set_app_limited(self.cc_state.in_flight);
         }
     }
 
@@ -667,7 +736,15 @@ impl Sender {
             self.params.mss
         };
         let retx = seq < self.snd_max;
+        if self.params.rate_cc {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(seq, ctx.now, self.snd_max - self.snd_una);
+            }
+        }
         let mut f = flags::DATA;
+        if seq + 1 == self.total_segs && self.params.fin {
+            f |= flags::FIN;
+        }
         if retx {
             self.retransmits += 1;
             self.rtt_seq = None; // Karn: no sample across a retransmission
@@ -770,6 +847,7 @@ impl Sender {
     }
 
     fn on_new_ack(&mut self, a: u32, ack: &Packet, ctx: &mut TcpCtx) {
+        let (prior_in_flight, retx_before) = (self.cc_state.in_flight, self.retransmits);
         let a = a.min(self.snd_max);
         let acked = a - self.snd_una;
         if let (true, Some(t)) = (self.params.timestamps, ack.ts_ecr.get()) {
@@ -834,6 +912,9 @@ impl Sender {
         } else if !self.in_recovery {
             self.dupacks = 0;
         }
+        if self.params.rate_cc {
+            self.rate_step(ack, prior_in_flight, retx_before, ctx.now);
+        }
         if self.snd_una >= self.total_segs {
             self.state = SenderState::Done;
             self.completion_time = Some(ctx.now);
@@ -850,6 +931,7 @@ impl Sender {
     }
 
     fn on_dupack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
+        let (prior_in_flight, retx_before) = (self.cc_state.in_flight, self.retransmits);
         self.dupacks += 1;
         if self.pto_armed {
             // SACKed data: no probe now (RFC 8985 §7.2); the RTO guards
@@ -865,7 +947,10 @@ impl Sender {
         });
         self.flush_timers(ctx);
         self.flush_retx(ctx);
-        if send || (self.params.limited_transmit && !self.in_recovery) {
+        if self.params.rate_cc {
+            self.rate_step(ack, prior_in_flight, retx_before, ctx.now);
+        }
+        if send || self.params.rate_cc || (self.params.limited_transmit && !self.in_recovery) {
             self.send_available(ctx);
         }
     }

@@ -88,7 +88,11 @@ impl SizeCdf {
             }
             pts.push((b, p / 100.0));
         }
-        if pts.last().is_some_and(|&(_, p)| p == 1.0) {
+        if pts.last().is_some_and(|&(b, p)| p == 1.0 && b < 1.0) {
+            // every draw would be 0 bytes: refuse rather than turn them
+            // into 1-byte transfers
+            Err("the largest size is below 1 byte; a transfer carries at least 1 byte".into())
+        } else if pts.last().is_some_and(|&(_, p)| p == 1.0) {
             Ok(SizeCdf(pts))
         } else {
             Err("the last point must be at 100 percent".into())
@@ -128,9 +132,9 @@ impl CdfSpec {
             "web-search" => SizeCdf::parse(WEB_SEARCH),
             "data-mining" => SizeCdf::parse(DATA_MINING),
             path => {
-                let t = std::fs::read_to_string(path).map_err(|e| {
-                    format!("cannot read `{path}` ({e}); give \"web-search\", \"data-mining\" or a CDF file")
-                })?;
+                let what = "\"web-search\", \"data-mining\" or a CDF file";
+                let t = crate::scenario::read_text(std::path::Path::new(path), what)
+                    .map_err(|e| format!("cannot read `{path}` ({e}); give {what}"))?;
                 SizeCdf::parse(&t).map_err(|m| format!("`{path}`: {m}"))
             }
         }
@@ -142,12 +146,20 @@ impl CdfSpec {
                 return Err((k.into(), "give at least one host".into()));
             }
         }
-        // (a `prefix*` pattern is checked once expanded into hosts)
-        if self.senders.len() == 1 && !self.senders[0].ends_with('*') && self.senders == self.receivers {
-            return Err((
-                "receivers".into(),
-                "a flow needs a receiver other than its sender".into(),
-            ));
+        // (a `prefix*` pattern is checked once expanded into hosts, when
+        // validation runs again on the expanded lists)
+        let pattern = |v: &[String]| v.iter().any(|h| h.ends_with('*'));
+        if !pattern(&self.senders) && !pattern(&self.receivers) {
+            // a drawn sender needs a receiver other than itself: every
+            // sender must have one (else the draw could never end)
+            if let Some(s) = self.senders.iter().find(|s| self.receivers.iter().all(|r| r == *s)) {
+                return Err((
+                    "receivers".into(),
+                    format!(
+                        "sender `{s}` has no receiver other than itself; give each sender a receiver that is another host"
+                    ),
+                ));
+            }
         }
         if self.flows == 0 {
             return Err(("flows".into(), "must be at least 1".into()));
@@ -262,6 +274,8 @@ impl super::Workload for CdfWorkload {
     fn arrive(&mut self, now: Time) -> (Vec<Spawn>, Option<Time>) {
         let s = &self.spec;
         let src = s.senders[self.rng.below(s.senders.len() as u64) as usize].clone();
+        // rejection ends: validation gives every sender a receiver other
+        // than itself
         let dst = loop {
             let d = &s.receivers[self.rng.below(s.receivers.len() as u64) as usize];
             if *d != src {

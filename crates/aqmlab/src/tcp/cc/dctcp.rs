@@ -18,7 +18,13 @@
 //!   segments (step 10–11; Linux `dctcp_ssthresh`).
 //! - On loss (fast retransmit or timeout): `ssthresh = max(FlightSize/2, 2)`
 //!   as Reno (RFC 8257 §3.4; Linux `dctcp_react_to_loss`).
-//! - Window growth is Reno's (slow start, then +1/cwnd per ACK).
+//! - Window growth is Linux's Reno, per segment acknowledged
+//!   (`dctcp_cong_avoid` = `tcp_reno_cong_avoid(sk, ack, acked)`; ns-3
+//!   `TcpDctcp` derives from `TcpLinuxReno`): slow start adds the segments
+//!   an ACK covers, congestion avoidance 1/cwnd per segment, so with
+//!   delayed ACKs the window grows as fast as with an ACK per segment and
+//!   the marked fraction does not depend on the ACK ratio
+//!   ([`super::reno_increase_segments`]).
 //!
 //! Counting in segments instead of bytes gives the same `M` for full-sized
 //! segments. ECN must be on (`tcp.ecn = true`) for data to be ECN-capable.
@@ -27,7 +33,7 @@
 //! `dctcp_alpha_on_init`; RFC 8257 §3.3 leaves it to the implementation).
 
 use super::registry::EcnEcho;
-use super::{reno_increase, reno_ssthresh, CcState, CongestionControl};
+use super::{reno_increase_segments, reno_ssthresh, CcState, CongestionControl};
 use crate::net::packet::{flags, Packet};
 use serde::{Deserialize, Serialize};
 
@@ -130,8 +136,8 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        reno_increase(s);
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        reno_increase_segments(s, acked);
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {

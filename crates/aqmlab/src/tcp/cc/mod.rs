@@ -32,6 +32,7 @@
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
+//! | `bbr` | `bbr.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`) |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
@@ -52,11 +53,13 @@ registry::cc_kinds! {
     bic::BicConfig => Bic,
     maxnet::MaxNetSourceConfig => MaxNet,
     dctcp::DctcpConfig => Dctcp,
+    bbr::BbrConfig => Bbr,
 }
 
 use crate::engine::Time;
 use crate::net::ext::Ext;
 use crate::net::packet::Packet;
+pub use crate::tcp::rate::RateSample;
 use serde::Deserialize;
 
 pub use registry::CcAlgorithm;
@@ -161,6 +164,38 @@ pub trait CongestionControl: Send {
         Vec::new()
     }
 
+    /// The controller is rate-based (Linux `cong_control`): the sender
+    /// keeps per-segment delivery state (`tcp::rate`), hands it a
+    /// [`RateSample`] on every ACK through
+    /// [`CongestionControl::cong_control`], and paces at
+    /// [`CongestionControl::pacing_rate`]. Such a controller owns cwnd:
+    /// what it sets in `cong_control` holds for the sending that follows
+    /// the ACK; recovery still decides what to retransmit. Read once, when
+    /// the sender is built.
+    fn rate_based(&self) -> bool {
+        false
+    }
+
+    /// Every ACK (new or duplicate) of a [`CongestionControl::rate_based`]
+    /// controller, after loss recovery has processed it and before new data
+    /// is sent (Linux `tcp_cong_control` → `cong_control(sk, rs)`): set
+    /// `s.cwnd`. `on_ack` is not called for such a controller.
+    fn cong_control(&mut self, _s: &mut CcState, _rs: &RateSample) {}
+
+    /// Pacing rate in full-sized segments per second, for a
+    /// [`CongestionControl::rate_based`] controller (`sk_pacing_rate`
+    /// over the segment's size; the sender spaces segments by their size
+    /// on the wire).
+    fn pacing_rate(&self, _s: &CcState) -> Option<f64> {
+        None
+    }
+
+    /// The controller asks to mark the sender application-limited (BBR's
+    /// ProbeRTT sets `tp->app_limited`); read after `cong_control`.
+    fn wants_app_limited(&mut self) -> bool {
+        false
+    }
+
     /// The loss-recovery scheme used with this algorithm when the scenario
     /// does not set `tcp.recovery`.
     fn recovery(&self) -> Recovery {
@@ -193,6 +228,25 @@ pub fn reno_increase(s: &mut CcState) {
     } else {
         s.cwnd += 1.0 / s.cwnd;
     }
+}
+
+/// Linux `tcp_reno_cong_avoid(sk, ack, acked)` (also ns-3
+/// `TcpLinuxReno`): growth per segment acknowledged, not per ACK. Slow
+/// start adds `acked` segments up to ssthresh (`tcp_slow_start`), and what
+/// is left grows the window by `1/cwnd` per segment (`tcp_cong_avoid_ai`
+/// with `w = cwnd`, in fractional segments). With an ACK per segment it is
+/// [`reno_increase`]; with delayed ACKs it grows twice as fast.
+pub fn reno_increase_segments(s: &mut CcState, acked: u32) {
+    let mut acked = acked as f64;
+    if s.cwnd < s.ssthresh {
+        let grown = (s.cwnd + acked).min(s.ssthresh.max(s.cwnd));
+        acked -= grown - s.cwnd;
+        s.cwnd = grown;
+        if acked <= 0.0 {
+            return;
+        }
+    }
+    s.cwnd += acked / s.cwnd;
 }
 
 /// The state a reduction should start from. The sender inflates `cwnd` by
@@ -278,6 +332,21 @@ mod tests {
             reno_increase(&mut s);
         }
         assert!((s.cwnd - 10.95).abs() < 0.01, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn per_segment_growth_counts_segments_acked() {
+        // slow start: a delayed ACK of 2 segments adds 2, capped at ssthresh
+        let mut s = st(10.0, 11.0);
+        reno_increase_segments(&mut s, 2);
+        // 1 segment to reach ssthresh, the other in congestion avoidance
+        assert!((s.cwnd - (11.0 + 1.0 / 11.0)).abs() < 1e-12, "{}", s.cwnd);
+        // congestion avoidance: one RTT of cwnd/2 delayed ACKs adds ~1
+        let mut s = st(20.0, 5.0);
+        for _ in 0..10 {
+            reno_increase_segments(&mut s, 2);
+        }
+        assert!((s.cwnd - 20.0 - 1.0).abs() < 0.03, "{}", s.cwnd);
     }
 
     #[test]
