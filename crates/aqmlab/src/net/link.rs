@@ -8,7 +8,7 @@
 use crate::aqm::{DropCause, DropTail, QdCtx, QueueDisc};
 use crate::engine::{RngStream, Time};
 use crate::net::classifier::Classifier;
-use crate::net::packet::{Class, NodeId, Packet};
+use crate::net::packet::{NodeId, Packet};
 use std::collections::VecDeque;
 
 pub use super::port_stats::{ClassCounters, PortStats, SojournHist};
@@ -306,6 +306,7 @@ pub struct Link {
 mod tests {
     use super::*;
     use crate::aqm::{DropTailConfig, Limit};
+    use crate::net::packet::Class;
 
     fn snapshot(p: &Port, now: Time) -> String {
         format!(
