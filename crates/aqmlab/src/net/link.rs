@@ -173,16 +173,8 @@ impl Port {
         let class = pkt.ext.class();
         let r = self.disc.enqueue(pkt, &mut ctx);
         self.stats.record_arrival(class, ctx.marked as u64, r);
-        match r {
-            // the histogram's buffer, which the packet's dequeue reads one
-            // serialisation time or more from now (a hint: with 10⁵ hosts
-            // a cold line)
-            Ok(()) => {
-                if let Some(b) = self.stats.sojourn_buffer() {
-                    crate::engine::prefetch_addr(b);
-                }
-            }
-            Err(_) => drops.push(pkt),
+        if r.is_err() {
+            drops.push(pkt);
         }
         self.flush_drops(drops);
     }

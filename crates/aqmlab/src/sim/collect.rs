@@ -98,10 +98,10 @@ impl Simulation {
             let (near, far) = self.link_places(LinkId(gi as u32));
             let lost = {
                 let lp = &self.lps[far.ix()];
-                lp.links[lp.link_ix[gi] as usize].l.lost
+                lp.links[lp.link_ix[gi] as usize].link.lost
             };
             let lp = &self.lps[near.ix()];
-            let l = &lp.links[lp.link_ix[gi] as usize].l;
+            let l = &lp.links[lp.link_ix[gi] as usize].link;
             queues.push(queue_result(l, end));
             links.push(LinkResult {
                 link: l.name.clone(),
@@ -138,7 +138,7 @@ impl Simulation {
                 all.push((
                     sl.id,
                     QueueSeries {
-                        link: sl.l.name.clone(),
+                        link: sl.link.name.clone(),
                         samples: v.clone(),
                     },
                 ));
@@ -265,7 +265,7 @@ impl Simulation {
     pub(super) fn collect(&mut self, end: Time, wall: f64) -> RunResult {
         for lp in self.lps.iter_mut() {
             for sl in lp.links.iter_mut() {
-                sl.l.port.stats.fold_bypassed();
+                sl.link.port.stats.fold_bypassed();
             }
         }
         let (queues, links) = self.collect_links(end);

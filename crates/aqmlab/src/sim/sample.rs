@@ -13,7 +13,7 @@ impl Lp {
     pub(super) fn on_sample(&mut self, sh: &Shared) {
         let t = to_secs(self.now);
         for (li, v) in self.series.iter_mut() {
-            let port = &self.links[li.ix()].l.port;
+            let port = &self.links[li.ix()].link.port;
             let qd = &port.disc;
             let len = qd.len_pkts();
             let c = port.stats.counters();
