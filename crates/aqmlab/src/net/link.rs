@@ -56,7 +56,7 @@ impl std::ops::DerefMut for Disc {
 
 impl Disc {
     /// Bytes from a `Disc`'s start that [`Port::may_bypass`] reads: the tag,
-    /// then DropTail's limit and count (checked in `crate::sim::hints`).
+    /// then DropTail's limit and count (checked in `sim/hints.rs`).
     pub const HOT_BYTES: usize = 8 + DropTail::HOT_BYTES;
 
     // The calls a packet makes, dispatched statically for the inline case.
@@ -96,10 +96,10 @@ impl Disc {
 /// statistics every discipline shares ([`PortStats`], its only writer and
 /// reader).
 ///
-/// `#[repr(C)]`, hot fields first (see [`crate::sim::hints`]): what a
+/// `#[repr(C)]`, hot fields first (see `sim/hints.rs`): what a
 /// packet bypassing an idle link's empty DropTail queue touches (the
 /// classifier's pointer, the statistics' first fields, the discipline's
-/// tag, limit and count) lies at the two places [`crate::sim::hints`]
+/// tag, limit and count) lies at the two places `sim/hints.rs`
 /// names; a queued packet also touches the rest of the statistics and
 /// the discipline's buffers; the random stream (whose address only is
 /// passed to the discipline; only RED-like disciplines draw from it) is

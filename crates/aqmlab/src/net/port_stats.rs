@@ -22,7 +22,7 @@ use hdrhistogram::Histogram;
 ///
 /// `#[repr(C)]`: what a bypassing packet writes (the last delay, the count
 /// of bypassed packets not yet folded in) first, the rest after (see
-/// [`crate::sim::hints`] for the layout rule).
+/// `sim/hints.rs` for the layout rule).
 #[repr(C)]
 #[derive(Clone, Debug, Default)]
 pub struct PortStats {
@@ -229,7 +229,7 @@ impl PortStats {
     }
 
     /// The delay histogram's heap buffer that recording a delay other than
-    /// 0 reads, if it has one (for [`crate::sim::hints`]).
+    /// 0 reads, if it has one (for `sim/hints.rs`).
     pub(crate) fn sojourn_buffer(&self) -> Option<*const u8> {
         self.sojourn.buffer()
     }
