@@ -86,17 +86,17 @@ struct ListArgs {
 /// `aqmlab list [name]`, from the same registry the scenario parser uses.
 fn list(a: ListArgs) -> CliResult {
     if a.markdown {
-        print!("{}", aqmlab::registry::list_markdown());
+        print!("{}", aqmlab::catalogue::list_markdown());
         return Ok(());
     }
     match a.name {
-        None => print!("{}", aqmlab::registry::list_all()),
-        Some(n) => match aqmlab::registry::describe(&n) {
+        None => print!("{}", aqmlab::catalogue::list_all()),
+        Some(n) => match aqmlab::catalogue::describe(&n) {
             Some(text) => print!("{text}"),
             None => {
                 return Err(CliError::Input(aqmlab::registry::cut(&format!(
                 "`aqmlab list {n}`: no kind, congestion control or workload named `{n}`; names: {}",
-                aqmlab::registry::names().join(", ")
+                aqmlab::catalogue::names().join(", ")
             ))))
             }
         },

@@ -644,7 +644,7 @@ fn list_prints_the_registry() {
     {
         assert!(out.contains(&format!("  {k} ")), "{k} missing: {out}");
     }
-    assert_eq!(out, aqmlab::registry::list_all());
+    assert_eq!(out, aqmlab::catalogue::list_all());
     let o = aqmlab().args(["list", "red"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8_lossy(&o.stdout);

@@ -9,6 +9,7 @@
 //! ```
 
 pub mod aqm;
+pub mod catalogue;
 pub mod engine;
 pub mod fluid;
 pub mod metrics;
@@ -19,6 +20,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod traffic;
+pub mod units;
 
 pub use metrics::RunResult;
 pub use scenario::{Scenario, ScenarioError};

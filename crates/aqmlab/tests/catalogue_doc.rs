@@ -12,7 +12,7 @@ fn committed_catalogue_page_equals_the_generator_output() {
     );
     let committed = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{path}: {e}; generate it with `aqmlab list --markdown`"));
-    let generated = aqmlab::registry::list_markdown();
+    let generated = aqmlab::catalogue::list_markdown();
     if committed != generated {
         let line = committed
             .lines()
@@ -32,7 +32,7 @@ fn committed_catalogue_page_equals_the_generator_output() {
 /// to 0, `max_th` must be set unless `auto`).
 #[test]
 fn red_thresholds_show_the_code_defaults() {
-    let red = aqmlab::registry::families()
+    let red = aqmlab::catalogue::families()
         .into_iter()
         .flat_map(|f| f.kinds)
         .find(|k| k.kind == "red")

@@ -315,7 +315,7 @@ fn echoed_input_is_cut() {
 /// defaults the parser fills in, and each listed bound is enforced.
 #[test]
 fn tcp_catalogue_matches_the_tcp_table() {
-    use aqmlab::registry::{tcp_catalogue, TCP_PARAMS};
+    use aqmlab::catalogue::{tcp_catalogue, TCP_PARAMS};
     let resolved = toml::Table::try_from(aqmlab::tcp::TcpParams::default()).unwrap();
     // Keys without a default (`profile`, `recovery`) are absent from the
     // resolved table; every other listed key must be there, and no more.
@@ -356,9 +356,9 @@ fn tcp_catalogue_matches_the_tcp_table() {
 /// and every parameter with its default.
 #[test]
 fn list_text_covers_every_kind_and_parameter() {
-    use aqmlab::registry::{describe, list_all, names};
+    use aqmlab::catalogue::{describe, list_all, names};
     let all = list_all();
-    for f in aqmlab::registry::families() {
+    for f in aqmlab::catalogue::families() {
         for k in &f.kinds {
             assert!(
                 all.contains(&format!("  {:<12} {}", k.kind, k.about)),

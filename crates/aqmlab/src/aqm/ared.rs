@@ -18,7 +18,7 @@
 
 use super::red::RedConfig;
 use crate::engine::Time;
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

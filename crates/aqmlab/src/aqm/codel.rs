@@ -51,7 +51,7 @@
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::Time;
 use crate::net::packet::{Ecn, Packet};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -36,7 +36,7 @@ impl DropTailConfig {
 
 /// `#[repr(C)]`: the limit and the count first, which is all that an idle
 /// link's port reads to let a packet pass an empty queue
-/// (`Port::passes`), then the buffers.
+/// (`Port::may_bypass`), then the buffers.
 #[repr(C)]
 pub struct DropTail {
     limit: Limit,

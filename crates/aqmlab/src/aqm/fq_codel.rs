@@ -34,7 +34,7 @@ use super::flow_queues::FlowQueues;
 pub use super::flow_queues::bucket_of;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::Packet;
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

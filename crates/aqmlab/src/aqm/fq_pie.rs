@@ -47,7 +47,7 @@ use super::flow_queues::FlowQueues;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::{Ecn, Packet};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

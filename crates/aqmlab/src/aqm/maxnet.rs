@@ -55,7 +55,7 @@ use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{to_secs, Time};
 use crate::net::ext::Ext;
 use crate::net::packet::Packet;
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use super::fifo::Fifo;
 

@@ -207,7 +207,7 @@ impl<'de> Deserialize<'de> for Limit {
                         };
                     }
                 }
-                crate::scenario::units::parse_size(t)
+                crate::units::parse_size(t)
                     .map(Limit::Bytes)
                     .map_err(|e| err(format!("invalid limit `{s}`: {e}")))
             }

@@ -29,7 +29,7 @@
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::{to_secs, Time};
 use crate::net::packet::{Ecn, Packet};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use super::fifo::Fifo;
 

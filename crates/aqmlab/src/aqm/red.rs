@@ -97,7 +97,7 @@ pub struct RedConfig {
     #[serde(default)]
     pub auto: bool,
     #[serde(default = "d_target_delay")]
-    pub target_delay: crate::scenario::units::Dur,
+    pub target_delay: crate::units::Dur,
     /// The count rule: FJ93 (default) or ns-3 3.44's `RedQueueDisc`.
     #[serde(default)]
     pub variant: RedVariant,
@@ -120,8 +120,8 @@ fn d_max_p() -> f64 {
 fn d_mean_pktsize() -> u32 {
     500
 }
-fn d_target_delay() -> crate::scenario::units::Dur {
-    crate::scenario::units::Dur(5_000_000)
+fn d_target_delay() -> crate::units::Dur {
+    crate::units::Dur(5_000_000)
 }
 
 /// RED's thresholds and weight after automatic configuration, in the units

@@ -35,7 +35,7 @@ use super::codel::{
 use super::flow_queues::bucket_of;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::Packet;
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -53,7 +53,7 @@
 use crate::engine::Time;
 use crate::net::ext::{Class, Ext};
 use crate::net::packet::{FlowId, Packet};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

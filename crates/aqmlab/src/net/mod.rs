@@ -4,6 +4,7 @@ pub mod classifier;
 pub mod ext;
 pub mod link;
 pub mod packet;
+pub mod port_stats;
 pub mod routing;
 
 pub use ext::{Class, Ext, ExtEcho, MaxNetFields};

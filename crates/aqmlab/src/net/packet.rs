@@ -11,7 +11,7 @@ pub use crate::net::ext::{Class, Ext};
 use std::num::NonZeroU64;
 
 /// A node, by its index in the topology's node list. A newtype, as
-/// [`crate::sim::ids::LinkId`]: no arithmetic by accident, and conversions to
+/// `sim::ids::LinkId`: no arithmetic by accident, and conversions to
 /// and from table indices are explicit ([`NodeId::ix`], `NodeId(i as u32)`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);

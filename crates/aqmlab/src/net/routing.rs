@@ -206,18 +206,23 @@ impl Routes {
         }
     }
 
-    /// Prefetch the entries [`Routes::next_link`] reads first for `node`
-    /// and `dst` (a hint, with no effect on results): with 10⁵ hosts a
-    /// host's entries are cache misses, and a lookup made to prefetch what
-    /// comes after it would wait for them.
+    /// The addresses of the entries [`Routes::next_link`] reads first for
+    /// `node` and `dst` (for a cache hint: with 10⁵ hosts a host's entries
+    /// are cache misses).
     #[inline]
-    pub fn prefetch_lookup(&self, node: NodeId, dst: NodeId) {
-        if let Some(x) = self.single.get(node.ix()) {
-            crate::engine::prefetch_addr(x as *const u32 as *const u8);
-        }
-        if let Some(x) = self.attach.get(dst.ix()) {
-            crate::engine::prefetch_addr(x as *const (u32, u32) as *const u8);
-        }
+    pub fn first_entries(
+        &self,
+        node: NodeId,
+        dst: NodeId,
+    ) -> (Option<*const u8>, Option<*const u8>) {
+        (
+            self.single
+                .get(node.ix())
+                .map(|x| x as *const u32 as *const u8),
+            self.attach
+                .get(dst.ix())
+                .map(|x| x as *const (u32, u32) as *const u8),
+        )
     }
 
     /// The link on which `node` sends a packet of `flow` towards `dst`, or

@@ -57,8 +57,7 @@ use std::sync::{Arc, Mutex};
 /// Port of every receiver.
 pub const RECEIVER_PORT: u16 = 5001;
 
-/// The smallest and largest `output.pcap_snaplen`.
-pub const SNAPLEN_RANGE: (u32, u32) = (54, 65535);
+pub use crate::scenario::SNAPLEN_RANGE;
 
 /// IPv4 address of node `n`.
 pub fn node_ip(n: NodeId) -> [u8; 4] {
@@ -80,17 +79,9 @@ pub fn flow_port(f: FlowId) -> u16 {
 /// directions of the link with that name, or the one direction `a->b`.
 /// Each with the pcap file's name, `<link>.<from>-<to>.pcap`.
 pub fn directions(sc: &Scenario, name: &str) -> Vec<(String, String)> {
-    let mut v = Vec::new();
-    for l in &sc.links {
-        let n = l.display_name();
-        for (a, b) in [(&l.a, &l.b), (&l.b, &l.a)] {
-            let dir = format!("{a}->{b}");
-            if name == n || name == dir {
-                v.push((dir, safe(&format!("{n}.{a}-{b}.pcap"))));
-            }
-        }
-    }
-    v
+    (sc.link_directions(name).into_iter())
+        .map(|(n, a, b)| (format!("{a}->{b}"), safe(&format!("{n}.{a}-{b}.pcap"))))
+        .collect()
 }
 
 fn safe(s: &str) -> String {
@@ -103,41 +94,6 @@ fn safe(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Check `output.pcap` and `output.pcap_snaplen` (key path, message).
-pub fn validate(sc: &Scenario) -> Result<(), (String, String)> {
-    for (i, name) in sc.output.pcap.iter().enumerate() {
-        if directions(sc, name).is_empty() {
-            let mut names: Vec<String> = sc.links.iter().map(|l| l.display_name()).collect();
-            names.sort();
-            return Err((
-                format!("output.pcap[{i}]"),
-                format!(
-                    "no link `{}`; give a link name ({}) or one direction `a->b`",
-                    cut(name),
-                    names.join(", ")
-                ),
-            ));
-        }
-    }
-    let (lo, hi) = SNAPLEN_RANGE;
-    let s = sc.output.pcap_snaplen;
-    if !(lo..=hi).contains(&s) {
-        return Err((
-            "output.pcap_snaplen".into(),
-            format!("must be between {lo} and {hi} bytes, got {s}"),
-        ));
-    }
-    Ok(())
-}
-
-fn cut(s: &str) -> String {
-    if s.chars().count() > 100 {
-        format!("{}…", s.chars().take(100).collect::<String>())
-    } else {
-        s.to_string()
-    }
 }
 
 struct Trace {

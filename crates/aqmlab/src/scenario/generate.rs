@@ -722,7 +722,7 @@ mod ecmp_tests {
         assert_eq!(up.len(), 4);
         assert!(up.iter().all(|&n| n > 100), "{up:?}");
         let b = Simulation::new(&sc, 3).run();
-        let j = |r: &crate::metrics::RunResult| {
+        let j = |r: &crate::RunResult| {
             let mut v = serde_json::to_value(r).unwrap();
             v.as_object_mut().unwrap().remove("wall_seconds");
             v.to_string()

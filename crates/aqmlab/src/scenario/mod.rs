@@ -7,7 +7,7 @@
 pub mod generate;
 pub mod limits;
 pub mod paths;
-pub mod units;
+pub use crate::units;
 
 use crate::aqm::QueueSpec;
 use crate::tcp::cc::CcConfig;
@@ -471,6 +471,9 @@ pub struct OutputSpec {
     pub warmup: Option<Dur>,
 }
 
+/// The smallest and largest `output.pcap_snaplen`.
+pub const SNAPLEN_RANGE: (u32, u32) = (54, 65535);
+
 fn default_snaplen() -> u32 {
     128
 }
@@ -687,9 +690,73 @@ impl Scenario {
         }
         self.validate_workloads(&names)?;
         self.validate_flows(&names)?;
-        crate::output::pcap::validate(self)?;
+        self.validate_pcap()?;
         paths::check(self)?;
-        crate::sim::partition::check_overrides(self)?;
+        self.validate_lp()?;
+        Ok(())
+    }
+
+    /// The link directions a name in `output.pcap` selects, as (the link's
+    /// name, from, to): both directions of the link with that name, or the
+    /// one direction `a->b`.
+    pub fn link_directions(&self, name: &str) -> Vec<(String, &str, &str)> {
+        let mut v = Vec::new();
+        for l in &self.links {
+            let n = l.display_name();
+            for (a, b) in [(&l.a, &l.b), (&l.b, &l.a)] {
+                if name == n || name == format!("{a}->{b}") {
+                    v.push((n.clone(), a.as_str(), b.as_str()));
+                }
+            }
+        }
+        v
+    }
+
+    /// Check `output.pcap` and `output.pcap_snaplen`.
+    fn validate_pcap(&self) -> Result<(), (String, String)> {
+        for (i, name) in self.output.pcap.iter().enumerate() {
+            if self.link_directions(name).is_empty() {
+                let mut names: Vec<String> = self.links.iter().map(|l| l.display_name()).collect();
+                names.sort();
+                return Err((
+                    format!("output.pcap[{i}]"),
+                    format!(
+                        "no link `{}`; give a link name ({}) or one direction `a->b`",
+                        cut(name),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        let (lo, hi) = SNAPLEN_RANGE;
+        let s = self.output.pcap_snaplen;
+        if !(lo..=hi).contains(&s) {
+            return Err((
+                "output.pcap_snaplen".into(),
+                format!("must be between {lo} and {hi} bytes, got {s}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every `[lp]` key must name a node (or be a pattern matching one).
+    fn validate_lp(&self) -> Result<(), (String, String)> {
+        let nodes = || self.nodes.hosts.iter().chain(&self.nodes.routers);
+        for (k, v) in &self.lp {
+            let hit = match k.strip_suffix('*') {
+                Some(prefix) => nodes().any(|n| n.starts_with(prefix)),
+                None => nodes().any(|n| n == k),
+            };
+            if !hit {
+                return Err((
+                    format!("lp.{k}"),
+                    format!("`{k}` names no node (a node name or a prefix ending in `*`)"),
+                ));
+            }
+            if v.is_empty() {
+                return Err((format!("lp.{k}"), "a process name must not be empty".into()));
+            }
+        }
         Ok(())
     }
 

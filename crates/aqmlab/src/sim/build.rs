@@ -253,7 +253,7 @@ impl Simulation {
                 let lp = &mut lps[lp.ix()];
                 lp.link_ix[gi] = lp.links.len() as u32;
                 lp.links.push(SimLink {
-                    l: build_link(sl, seed, &node_names, &topo.is_router),
+                    link: build_link(sl, seed, &node_names, &topo.is_router),
                     id: LinkId(gi as u32),
                     tx_lp,
                     rx_lp,
@@ -266,7 +266,7 @@ impl Simulation {
         for lp in &mut lps {
             lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
             let ends: Vec<_> = (lp.links.iter())
-                .map(|sl| (sl.tx_lp, sl.rx_lp, sl.l.delay))
+                .map(|sl| (sl.tx_lp, sl.rx_lp, sl.link.delay))
                 .collect();
             let (lanes, n) = super::lane::assign(&ends, lp.id);
             for (sl, lane) in lp.links.iter_mut().zip(lanes) {
@@ -311,11 +311,10 @@ impl Simulation {
                 }
                 if lp.id == node_lp[fp.src.ix()] {
                     // the sender's first hop, as its first send would
-                    // look it up: its start then prefetches that link's
-                    // record like any sender's timer
+                    // look it up
                     f.snd_link = topo.routes.next_link(fp.src, fp.dst, fid);
                     let tie = f.tie(TimerKind::Start);
-                    let ev = Ev::Timer(lf, TimerKind::Start, f.snd_link);
+                    let ev = Ev::Timer(lf, TimerKind::Start);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
                 lp.flow_ix.set(fid, lf);
@@ -346,7 +345,7 @@ impl Simulation {
             }
             let id = lp.id;
             lp.series = (lp.links.iter().enumerate())
-                .filter(|(_, sl)| sl.l.monitored && sl.tx_lp == id)
+                .filter(|(_, sl)| sl.link.monitored && sl.tx_lp == id)
                 .map(|(i, _)| (LocalLink(i as u32), Vec::new()))
                 .collect();
             if !lp.series.is_empty() {

@@ -98,10 +98,10 @@ impl Simulation {
             let (near, far) = self.link_places(LinkId(gi as u32));
             let lost = {
                 let lp = &self.lps[far.ix()];
-                lp.links[lp.link_ix[gi] as usize].l.lost
+                lp.links[lp.link_ix[gi] as usize].link.lost
             };
             let lp = &self.lps[near.ix()];
-            let l = &lp.links[lp.link_ix[gi] as usize].l;
+            let l = &lp.links[lp.link_ix[gi] as usize].link;
             queues.push(queue_result(l, end));
             links.push(LinkResult {
                 link: l.name.clone(),
@@ -138,7 +138,7 @@ impl Simulation {
                 all.push((
                     sl.id,
                     QueueSeries {
-                        link: sl.l.name.clone(),
+                        link: sl.link.name.clone(),
                         samples: v.clone(),
                     },
                 ));
@@ -259,13 +259,13 @@ impl Simulation {
     }
 
     /// The results at `end` (now) over the whole run. Each port's packets
-    /// that passed its empty queue at once are first folded into its
-    /// statistics ([`crate::net::link::Port::settle`]), so that collection
+    /// that bypassed its empty queue are first folded into its statistics
+    /// ([`crate::net::port_stats::PortStats::fold_bypassed`]), so that collection
     /// borrows the delay histograms instead of copying them.
     pub(super) fn collect(&mut self, end: Time, wall: f64) -> RunResult {
         for lp in self.lps.iter_mut() {
             for sl in lp.links.iter_mut() {
-                sl.l.port.settle();
+                sl.link.port.stats.fold_bypassed();
             }
         }
         let (queues, links) = self.collect_links(end);
@@ -343,8 +343,8 @@ pub(super) fn fairness(flows: &[FlowResult]) -> BTreeMap<String, f64> {
 }
 
 fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
-    let c = l.port.counters();
-    let h = l.port.sojourn();
+    let c = l.port.stats.counters();
+    let h = l.port.stats.sojourn();
     let h = &*h;
     let q = |v: f64| {
         if c.dequeued == 0 {
@@ -367,7 +367,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         marked: c.marked,
         mean_len_pkts: 0.0,
         mean_len_bytes: 0.0,
-        mean_delay_s: l.port.mean_sojourn_ns() / 1e9,
+        mean_delay_s: l.port.stats.mean_sojourn_ns() / 1e9,
         p50_delay_s: q(0.5),
         p99_delay_s: q(0.99),
         max_delay_s: if c.dequeued == 0 {
@@ -375,7 +375,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         } else {
             to_secs(h.max())
         },
-        classes: class_results(&l.port.by_class()),
+        classes: class_results(&l.port.stats.by_class()),
         stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier.as_deref()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);

@@ -183,11 +183,9 @@ impl Endpoint for Cbr {
 /// receiving half's (delays, `first_rx`, `rx_done`, `tput`) in that of the
 /// destination node.
 ///
-/// The fields a delivery or a timer touches come first and the endpoints
-/// next (`#[repr(C)]` keeps this order, `align(64)` starts each record on a
-/// cache line): with 10⁵ flows every event of a flow misses in cache, and
-/// the event loop prefetches only the lines the event will use
-/// ([`Flow::prefetch_for`]). The order has no other effect.
+/// `#[repr(C, align(64))]`, hot fields first: what a delivery or a timer
+/// touches, then the endpoints, then the cold fields (the layout rule and
+/// its tests are in [`super::hints`]; the order has no other effect).
 #[repr(C, align(64))]
 pub struct Flow {
     // -- hot: every data packet delivered --
@@ -291,61 +289,6 @@ impl Flow {
         false
     }
 
-    /// Where a TCP flow's endpoints lie in its record (a `#[repr(u8)]`
-    /// enum holds its variant at the variant's alignment after the tag).
-    const TCP_AT: usize = std::mem::offset_of!(Flow, transport) + std::mem::align_of::<TcpPair>();
-    const RCV_AT: usize = Self::TCP_AT + std::mem::offset_of!(TcpPair, rcv);
-    const SND_AT: usize = Self::TCP_AT + std::mem::offset_of!(TcpPair, snd);
-    /// The first field every event of the flow touches.
-    const COMMON_AT: usize = std::mem::offset_of!(Flow, id);
-
-    /// Prefetch the lines of this record that an event at `side` will touch
-    /// (see [`crate::engine::prefetch`]): a data packet delivered touches
-    /// the flow's delivery fields and the receiver's hot fields; an ACK or a sender's timer the
-    /// sender's hot fields; a delayed ACK the receiver's. Addresses come
-    /// from the layout alone — nothing is read from the record, which is
-    /// not in cache yet. For a CBR flow the lines are the record's first
-    /// ones, harmlessly.
-    #[inline]
-    pub fn prefetch_for(&self, side: Side) {
-        use crate::engine::prefetch_range;
-        let at = |o: usize| (self as *const Flow as *const u8).wrapping_add(o);
-        match side {
-            Side::Data => {
-                prefetch_range(at(0), at(Self::RCV_AT + Receiver::HOT_BYTES));
-            }
-            Side::Snd => {
-                prefetch_range(at(Self::COMMON_AT), at(Self::TCP_AT));
-                prefetch_range(at(Self::SND_AT), at(Self::SND_AT + Sender::HOT_BYTES));
-            }
-            Side::Rcv => {
-                prefetch_range(at(Self::COMMON_AT), at(Self::RCV_AT + Receiver::HOT_BYTES));
-            }
-        }
-    }
-
-    /// Prefetch the lines a flow's start touches besides the sender's hot
-    /// ones (see [`Flow::prefetch_for`]): the sender's cold fields (its
-    /// start time, first data, handshake, pacing) and the record's own
-    /// (whether it has started), which lie after them.
-    #[inline]
-    pub fn prefetch_start(&self) {
-        let at = |o: usize| (self as *const Flow as *const u8).wrapping_add(o);
-        crate::engine::prefetch_range(
-            at(Self::SND_AT + Sender::HOT_BYTES),
-            at(std::mem::size_of::<Flow>()),
-        );
-    }
-
-    /// Prefetch the heap objects the sender points to; cheap only once the
-    /// record is in cache (the event loop calls it one event ahead).
-    #[inline]
-    pub fn prefetch_heap(&self) {
-        if let Transport::Tcp(t) = &self.transport {
-            t.snd.prefetch_heap();
-        }
-    }
-
     /// The tie-break of this flow's next timer of kind `k`: the delayed
     /// ACK belongs to the receiving end, every other timer to the sending
     /// end.
@@ -360,38 +303,6 @@ impl Flow {
         Tie {
             owner,
             seq: *seq - 1,
-        }
-    }
-}
-
-/// Which end of a flow an event runs, for [`Flow::prefetch_for`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// A data packet reaches the receiver.
-    Data,
-    /// An ACK reaches the sender, or a sender's timer fires.
-    Snd,
-    /// The receiver's delayed-ACK timer fires.
-    Rcv,
-}
-
-impl Side {
-    /// The end a packet is delivered to.
-    #[inline]
-    pub fn of_packet(p: &Packet) -> Side {
-        if p.is_forward() {
-            Side::Data
-        } else {
-            Side::Snd
-        }
-    }
-    /// The end whose timer `k` is.
-    #[inline]
-    pub fn of_timer(k: TimerKind) -> Side {
-        if k == TimerKind::DelAck {
-            Side::Rcv
-        } else {
-            Side::Snd
         }
     }
 }
@@ -447,8 +358,7 @@ impl Lp {
     pub(super) fn flush_endpoint(&mut self, sh: &Shared, lf: LocalFlow) {
         let f = &mut self.flows[lf.ix()];
         for (t, k) in self.timers.drain(..) {
-            self.events
-                .schedule_timer(t, f.tie(k), Ev::Timer(lf, k, f.snd_link));
+            self.events.schedule_timer(t, f.tie(k), Ev::Timer(lf, k));
         }
         let mut out = std::mem::take(&mut self.out);
         for mut p in out.drain(..) {
@@ -519,40 +429,5 @@ impl Lp {
             };
             self.events.schedule(t, tie, Ev::Workload(w));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tcp::cc::CcKind;
-    use crate::tcp::TcpParams;
-
-    /// The offsets the prefetch computes from the layout alone are where a
-    /// TCP flow's endpoints lie, and the hot parts stay within the lines
-    /// the layout promises: a delivered data packet touches the record's
-    /// first four cache lines, an ACK or a retransmission timeout its
-    /// second line and five of the sender's.
-    #[test]
-    fn hot_fields_lie_where_the_prefetch_looks() {
-        let p = TcpParams::default();
-        let cc = CcKind::NewReno(Default::default()).build();
-        let t = Transport::Tcp(TcpPair {
-            snd: Sender::new(p.clone(), cc, FlowId(0), NodeId(0), NodeId(1), None),
-            rcv: Receiver::new(&p, FlowId(0), NodeId(1), NodeId(0)),
-        });
-        let flows = [Flow::new(FlowId(0), "g".into(), "newreno", t, 0, None)];
-        let f = &flows[0];
-        let base = f as *const Flow as usize;
-        assert_eq!(base % 64, 0, "records start on a cache line");
-        let Transport::Tcp(t) = &f.transport else {
-            unreachable!()
-        };
-        assert_eq!(&t.rcv as *const Receiver as usize - base, Flow::RCV_AT);
-        assert_eq!(&t.snd as *const Sender as usize - base, Flow::SND_AT);
-        const { assert!(Flow::RCV_AT + Receiver::HOT_BYTES <= 4 * 64) };
-        const { assert!(Flow::COMMON_AT >= 64 && Flow::TCP_AT <= 128) };
-        let snd_lines = (Flow::SND_AT + Sender::HOT_BYTES).div_ceil(64) - Flow::SND_AT / 64;
-        assert!(snd_lines <= 5, "{snd_lines}");
     }
 }

@@ -1,7 +1,6 @@
 //! The events of a logical process. Plain data: no closures, no allocation;
 //! ids are local to the process that runs the event.
 
-use super::endpoint::Side;
 use super::ids::{LocalFlow, LocalLink};
 use crate::tcp::TimerKind;
 
@@ -9,17 +8,10 @@ use crate::tcp::TimerKind;
 pub enum Ev {
     /// The transmitter of a link finished serialising its packet.
     TxDone(LocalLink),
-    /// The packet at the head of a link's pipe reaches the far node; the
-    /// flow is the local flow it is delivered to there, or `ABSENT` when
-    /// the node forwards it, and the side is the end of that flow it
-    /// reaches (both used only to prefetch that flow's record, without
-    /// reading the packet in the pipe's buffer).
-    Arrive(LocalLink, LocalFlow, Side),
-    /// A flow endpoint's timer (a CBR source's next packet is its `Pace`);
-    /// the third field is the link the flow's sender sends on
-    /// (`Flow::snd_link`, or `NO_ROUTE`), used only to prefetch that
-    /// link's record a few timers ahead without reading the flow's.
-    Timer(LocalFlow, TimerKind, u32),
+    /// The packet at the head of a link's pipe reaches the far node.
+    Arrive(LocalLink),
+    /// A flow endpoint's timer (a CBR source's next packet is its `Pace`).
+    Timer(LocalFlow, TimerKind),
     /// Sample the monitored queues.
     Sample,
     /// Sample the traced congestion windows.

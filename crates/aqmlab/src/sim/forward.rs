@@ -6,9 +6,8 @@
 //! ([`Msg`]) handed over at the next window boundary — at least one link
 //! delay (the lookahead) before it is due.
 
-use super::endpoint::Side;
 use super::event::{owner, Ev};
-use super::ids::{FlowIx, LinkId, LocalFlow, LocalLink, LpId, ABSENT};
+use super::ids::{LinkId, LocalLink, LpId, ABSENT};
 use super::lane::{Transit, NO_LANE};
 use super::lp::Lp;
 use super::Shared;
@@ -19,19 +18,10 @@ use crate::net::routing::{Routes, NO_ROUTE};
 
 /// A link direction as a logical process holds it.
 ///
-/// `#[repr(C, align(64))]` with [`Link`] and its `Port` laid out hot-first
-/// (see ARCHITECTURE, Memory layout): a send on an idle link whose
-/// DropTail queue is empty, and the transmission's end, touch the record's
-/// first [`SimLink::TX_END`] bytes (tie-break counters, id, far end, loss,
-/// delay, rate, the transmitter's state and counters, the port's count of
-/// such packets and the discipline's limit and count: three cache lines;
-/// on a link with a delay lane the packet goes straight into the lane, see
-/// `Lp::transmit`, elsewhere into `tx` after the pipe);
-/// an arrival from a pipe touches the first line and the pipe's header
-/// ([`SimLink::RX_END`]); a packet that waits in the queue also touches
-/// the port's statistics, the discipline's buffers and the queue-length
-/// integral after them. [`SimLink::prefetch_rx`] and
-/// [`SimLink::prefetch_tx`] bring in exactly the lines of the first two.
+/// `#[repr(C, align(64))]`, hot fields first: what an arrival, a
+/// transmission's start and end and a send on an idle link touch lie in
+/// the record's first lines (the layout rule and its tests are in
+/// [`super::hints`]).
 #[repr(C, align(64))]
 pub struct SimLink {
     /// Events the far end and the transmitter scheduled (tie-break counters).
@@ -45,60 +35,7 @@ pub struct SimLink {
     /// The delay lane its packets propagate in ([`super::lane`]), or
     /// [`NO_LANE`]: its own pipe.
     pub lane: u8,
-    pub l: Link,
-}
-
-impl SimLink {
-    /// Bytes from the record's start that an arrival reads besides the
-    /// pipe (tie-break counter, far end, loss).
-    pub const RX_END: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, delay);
-    /// Where the pipe's header lies, and its end.
-    const PIPE_AT: usize = std::mem::offset_of!(SimLink, l) + std::mem::offset_of!(Link, pipe);
-    const PIPE_END: usize =
-        Self::PIPE_AT + std::mem::size_of::<std::collections::VecDeque<(Time, Packet)>>();
-    /// Bytes from the record's start that a send on an idle link with an
-    /// empty DropTail queue, and its transmission's end, touch.
-    pub const TX_END: usize = std::mem::offset_of!(SimLink, l)
-        + std::mem::offset_of!(Link, port)
-        + crate::net::link::Port::PASS_END;
-    /// The end of what a queued packet touches besides (see
-    /// [`SimLink::prefetch_queue`]).
-    const QUEUE_END: usize = std::mem::offset_of!(SimLink, l)
-        + std::mem::offset_of!(Link, port)
-        + crate::net::link::Port::QUEUE_END;
-
-    /// Prefetch the lines an arrival from this link's pipe touches (a
-    /// hint; nothing is read from the record).
-    #[inline(always)]
-    pub fn prefetch_rx(&self) {
-        let p = self as *const SimLink as *const u8;
-        crate::engine::prefetch_range(p, p.wrapping_add(Self::RX_END));
-        crate::engine::prefetch_range(
-            p.wrapping_add(Self::PIPE_AT),
-            p.wrapping_add(Self::PIPE_END),
-        );
-    }
-
-    /// Prefetch the lines a transmission's start or end touches.
-    #[inline(always)]
-    pub fn prefetch_tx(&self) {
-        let p = self as *const SimLink as *const u8;
-        crate::engine::prefetch_range(p, p.wrapping_add(Self::TX_END));
-    }
-
-    /// Prefetch the lines after those of [`SimLink::prefetch_tx`] that a
-    /// packet queued behind the busy transmitter touches, and its dequeue
-    /// at the transmission's end: the queue's statistics, the discipline's
-    /// packet and the queue-length integral (the port up to its random
-    /// stream).
-    #[inline(always)]
-    pub fn prefetch_queue(&self) {
-        let p = self as *const SimLink as *const u8;
-        crate::engine::prefetch_range(
-            p.wrapping_add(Self::TX_END),
-            p.wrapping_add(Self::QUEUE_END),
-        );
-    }
+    pub link: Link,
 }
 
 impl SimLink {
@@ -145,17 +82,19 @@ impl Lp {
         let li = self.local_link(id);
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        if sl.l.tx_state == TxState::Idle && sl.l.port.passes(&pkt) {
+        if sl.link.tx_state == TxState::Idle && sl.link.port.may_bypass(&pkt) {
             // an idle link with an empty DropTail queue (with 10⁵ hosts
             // nearly every send of an access link): the packet goes to the
             // transmitter directly, counted as queued and dequeued at once,
             // instead of being written into the queue and read back
-            sl.l.port.count_pass(&mut pkt, now);
+            sl.link.port.bypass(&mut pkt, now);
             self.transmit(sh, li, pkt);
         } else {
-            sl.l.port.enqueue(pkt, now, &mut self.drops);
-            if sl.l.tx_state == TxState::Idle {
+            sl.link.port.enqueue(pkt, now, &mut self.drops);
+            if sl.link.tx_state == TxState::Idle {
                 self.start_tx(sh, li);
+            } else {
+                self.hint_queued(li);
             }
         }
         self.account_drops();
@@ -164,7 +103,7 @@ impl Lp {
     #[inline]
     fn start_tx(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
-        if let Some(p) = self.links[li.ix()].l.port.dequeue(now, &mut self.drops) {
+        if let Some(p) = self.links[li.ix()].link.port.dequeue(now, &mut self.drops) {
             self.transmit(sh, li, p);
         }
     }
@@ -186,19 +125,19 @@ impl Lp {
     fn transmit(&mut self, sh: &Shared, li: LocalLink, p: Packet) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        let d = tx_time(p.size, sl.l.rate_bps);
-        sl.l.tx_size = p.size;
-        sl.l.busy_ns += d;
+        let d = tx_time(p.size, sl.link.rate_bps);
+        sl.link.tx_size = p.size;
+        sl.link.busy_ns += d;
         let tie = sl.tx_tie();
         self.events.schedule(now + d, tie, Ev::TxDone(li));
         let sl = &mut self.links[li.ix()];
         if sl.lane != NO_LANE && self.taps.is_empty() {
-            sl.l.tx_state = TxState::InLane;
-            let at = now + d + sl.l.delay;
+            sl.link.tx_state = TxState::InLane;
+            let at = now + d + sl.link.delay;
             self.push_lane(&sh.routes, li, at, p);
         } else {
-            sl.l.tx_state = TxState::Held;
-            sl.l.tx = Some(p);
+            sl.link.tx_state = TxState::Held;
+            sl.link.tx = Some(p);
         }
     }
 
@@ -241,20 +180,20 @@ impl Lp {
     pub(super) fn on_tx_done(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        let held = sl.l.tx_state == TxState::Held;
-        sl.l.tx_state = TxState::Idle;
+        let held = sl.link.tx_state == TxState::Held;
+        sl.link.tx_state = TxState::Idle;
         if held {
-            let p = sl.l.tx.take().expect("transmitting");
+            let p = sl.link.tx.take().expect("transmitting");
             if let Some(Some(_)) = self.taps.get(li.ix()) {
                 let tcp = self.tap_params(&p);
-                let rate = self.links[li.ix()].l.rate_bps;
+                let rate = self.links[li.ix()].link.rate_bps;
                 if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
                     // Stamped with the start of its transmission.
                     tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
                 }
             }
             let sl = &mut self.links[li.ix()];
-            let at = now + sl.l.delay;
+            let at = now + sl.link.delay;
             if sl.lane != NO_LANE {
                 self.push_lane(&sh.routes, li, at, p);
             } else if sl.rx_lp == self.id {
@@ -270,8 +209,8 @@ impl Lp {
             }
         }
         let sl = &mut self.links[li.ix()];
-        sl.l.tx_pkts += 1;
-        sl.l.tx_bytes += sl.l.tx_size as u64;
+        sl.link.tx_pkts += 1;
+        sl.link.tx_bytes += sl.link.tx_size as u64;
         self.start_tx(sh, li);
         self.account_drops();
     }
@@ -286,20 +225,13 @@ impl Lp {
         p: Packet,
     ) {
         let sl = &mut self.links[li.ix()];
-        if sl.l.pipe.is_empty() {
-            let f = delivered_to(&self.flow_ix, &sl.l, &p);
-            let side = Side::of_packet(&p);
+        if sl.link.pipe.is_empty() {
             let tie = sl.rx_tie();
-            self.events.schedule(at, tie, Ev::Arrive(li, f, side));
-            let to = sl.l.to;
-            if let Some(x) = self.flows.get(f.ix()) {
-                x.prefetch_for(side);
-            }
-            if let Some(r) = routes {
-                self.prefetch_onward(r, to, &p);
-            }
+            let to = sl.link.to;
+            self.events.schedule(at, tie, Ev::Arrive(li));
+            self.hint_pipe(routes, to, &p);
         }
-        self.links[li.ix()].l.pipe.push_back((at, p));
+        self.links[li.ix()].link.pipe.push_back((at, p));
     }
 
     /// A packet enters the delay lane of link `li` (whose far end is
@@ -308,19 +240,8 @@ impl Lp {
     fn push_lane(&mut self, routes: &Routes, li: LocalLink, at: Time, p: Packet) {
         let sl = &mut self.links[li.ix()];
         let tie = sl.rx_tie();
-        let flow = delivered_to(&self.flow_ix, &sl.l, &p);
-        let side = Side::of_packet(&p);
-        let (to, lossy, lane) = (sl.l.to, sl.l.loss > 0.0, sl.lane);
-        // the flow's record, as `push_pipe` does for a packet entering an
-        // empty pipe, and the route entries of the link it leaves on next,
-        // whose record is prefetched [`super::lp::LANE_AHEAD`] arrivals
-        // before its own (by then the lookup finds them in cache)
-        if let Some(x) = self.flows.get(flow.ix()) {
-            x.prefetch_for(side);
-        }
-        if let Some(d) = onward_dst(to, &p) {
-            routes.prefetch_lookup(to, d);
-        }
+        let (to, lossy, lane) = (sl.link.to, sl.link.loss > 0.0, sl.lane);
+        self.hint_lane(routes, to, &p);
         self.lanes.push(
             lane,
             Transit {
@@ -328,9 +249,7 @@ impl Lp {
                 owner: tie.owner,
                 seq: tie.seq,
                 link: li,
-                flow,
                 to,
-                side,
                 lossy,
                 pkt: p,
             },
@@ -349,7 +268,7 @@ impl Lp {
     #[inline]
     fn reach_far_end(&mut self, sh: &Shared, li: LocalLink, lossy: bool, to: NodeId, p: Packet) {
         if lossy {
-            let link = &mut self.links[li.ix()].l;
+            let link = &mut self.links[li.ix()].link;
             if link.loss_rng.chance(link.loss) {
                 link.lost += 1;
                 self.drops.push(p);
@@ -358,42 +277,6 @@ impl Lp {
             }
         }
         self.receive(sh, to, p);
-    }
-
-    /// Prefetch the record of the link the packet `p` will be sent on once
-    /// it reaches `node` (a hint, with no effect on results): the next hop
-    /// when `node` forwards it, or, for an ACK delivered to its sender, the
-    /// link the sender's next segment leaves on, with its queue's lines
-    /// (in slow start an ACK sends two segments, and the second waits in
-    /// the queue). With 10⁵ hosts these
-    /// records do not stay in cache between a host's packets. Only where a
-    /// link's local index needs no table read (a sequential run).
-    #[inline]
-    pub(super) fn prefetch_onward(&self, routes: &Routes, node: NodeId, p: &Packet) {
-        if !self.links_identity {
-            return;
-        }
-        if let Some(d) = onward_dst(node, p) {
-            // an ACK that opens the window by more than one segment (slow
-            // start) sends a second one into the link's queue
-            let ack = p.dst == node;
-            self.prefetch_link(routes.next_link(node, d, p.flow), ack);
-        }
-    }
-
-    /// Prefetch the record of global link `id` where its local index is
-    /// the id itself (a hint, with no effect on results); with `queue`,
-    /// also the lines a packet queued there touches.
-    #[inline]
-    pub(super) fn prefetch_link(&self, id: u32, queue: bool) {
-        if self.links_identity {
-            if let Some(x) = self.links.get(id as usize) {
-                x.prefetch_tx();
-                if queue {
-                    x.prefetch_queue();
-                }
-            }
-        }
     }
 
     /// A packet that crossed a cut link from another process.
@@ -405,23 +288,16 @@ impl Lp {
 
     pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
         let sl = &mut self.links[li.ix()];
-        let (_, p) = sl.l.pipe.pop_front().expect("pipe");
-        if let Some((t, q)) = sl.l.pipe.front() {
-            let f = delivered_to(&self.flow_ix, &sl.l, q);
-            let (t, side) = (*t, Side::of_packet(q));
+        let (_, p) = sl.link.pipe.pop_front().expect("pipe");
+        if let Some((t, _)) = sl.link.pipe.front() {
+            let t = *t;
             let tie = sl.rx_tie();
-            self.events.schedule(t, tie, Ev::Arrive(li, f, side));
-            // the delivery is at least one packet spacing away: bring in
-            // the lines of the flow's record it will touch now, and the
-            // record of the link it will leave on
-            if let Some(x) = self.flows.get(f.ix()) {
-                x.prefetch_for(side);
-            }
+            self.events.schedule(t, tie, Ev::Arrive(li));
             let sl = &self.links[li.ix()];
-            let q = &sl.l.pipe.front().expect("just read").1;
-            self.prefetch_onward(&sh.routes, sl.l.to, q);
+            let q = &sl.link.pipe.front().expect("just read").1;
+            self.hint_pipe(Some(&sh.routes), sl.link.to, q);
         }
-        let link = &self.links[li.ix()].l;
+        let link = &self.links[li.ix()].link;
         let (lossy, to) = (link.loss > 0.0, link.to);
         self.reach_far_end(sh, li, lossy, to, p);
     }
@@ -435,113 +311,5 @@ impl Lp {
             debug_assert_ne!(li, NO_ROUTE, "validated routes");
             self.send_on_link(sh, LinkId(li), p);
         }
-    }
-}
-
-/// Where the packet `p`, once at `node`, is sent next: its destination
-/// when `node` forwards it; for an ACK delivered to its sender, the
-/// receiver (the sender's next segment leaves on the same link); none for
-/// a data packet delivered.
-#[inline]
-fn onward_dst(node: NodeId, p: &Packet) -> Option<NodeId> {
-    if p.dst != node {
-        Some(p.dst)
-    } else if Side::of_packet(p) == Side::Snd {
-        Some(p.src)
-    } else {
-        None
-    }
-}
-
-/// The local flow a packet on `link` is delivered to at the link's far end,
-/// or `ABSENT` when that node forwards it (for prefetching only).
-#[inline]
-fn delivered_to(flow_ix: &FlowIx, link: &Link, p: &Packet) -> LocalFlow {
-    if p.dst == link.to {
-        LocalFlow(flow_ix.get(p.flow))
-    } else {
-        LocalFlow(ABSENT)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::mem::{align_of, offset_of, size_of};
-
-    /// An arrival names its flow's side in the event (so that the event
-    /// loop need not read the pipe's buffer to prefetch the flow's
-    /// record) without making the event-queue entries any larger.
-    #[test]
-    fn an_arrival_event_carries_its_side_in_twelve_bytes() {
-        assert_eq!(size_of::<Ev>(), 12);
-    }
-
-    /// The fields an arrival reads or writes lie in the lines
-    /// `prefetch_rx` brings in (the record's first line and the pipe's
-    /// header), those of a send on an idle link with an empty DropTail
-    /// queue (the transmission's start and end, the port's count of such
-    /// packets and the discipline's limit and count) in `prefetch_tx`'s,
-    /// the record's first three; the port's statistics, the queue's
-    /// buffers, the packet held by a link without a lane and the cold
-    /// fields after both.
-    #[test]
-    fn hot_fields_lie_where_the_prefetch_looks() {
-        assert_eq!(align_of::<SimLink>(), 64, "records start on a cache line");
-        let end = |o: usize, n: usize| o + n;
-        let rx = [
-            end(offset_of!(SimLink, rx_seq), 8),
-            end(offset_of!(SimLink, id), 4),
-            end(offset_of!(SimLink, l.loss), 8),
-            end(offset_of!(SimLink, l.to), 4),
-        ];
-        for e in rx {
-            assert!(e <= SimLink::RX_END, "{e} > {}", SimLink::RX_END);
-        }
-        const { assert!(SimLink::RX_END <= 64) };
-        assert_eq!(SimLink::PIPE_AT, offset_of!(SimLink, l.pipe));
-        assert_eq!(
-            SimLink::PIPE_END.div_ceil(64) - SimLink::PIPE_AT / 64,
-            1,
-            "the pipe's header lies in one line"
-        );
-        let tx = [
-            end(offset_of!(SimLink, tx_seq), 8),
-            end(offset_of!(SimLink, rx_lp), 2),
-            end(offset_of!(SimLink, l.rate_bps), 8),
-            end(offset_of!(SimLink, l.delay), 8),
-            end(offset_of!(SimLink, l.tx_pkts), 8),
-            end(offset_of!(SimLink, l.tx_bytes), 8),
-            end(offset_of!(SimLink, l.busy_ns), 8),
-            end(offset_of!(SimLink, l.tx_state), 1),
-            end(offset_of!(SimLink, l.tx_size), 4),
-            end(offset_of!(SimLink, l.port.classifier), 8),
-            end(offset_of!(SimLink, l.port.last_sojourn), 8),
-            end(
-                offset_of!(SimLink, l.port.disc),
-                crate::net::link::Disc::HOT_BYTES,
-            ),
-        ];
-        for e in tx {
-            assert!(e <= SimLink::TX_END, "{e} > {}", SimLink::TX_END);
-        }
-        assert_eq!(
-            SimLink::TX_END,
-            offset_of!(SimLink, l.port.disc) + crate::net::link::Disc::HOT_BYTES
-        );
-        const { assert!(SimLink::TX_END.div_ceil(64) <= 3) };
-        let cold = [
-            offset_of!(SimLink, l.pipe),
-            offset_of!(SimLink, l.tx),
-            offset_of!(SimLink, l.lost),
-            offset_of!(SimLink, l.port.rng),
-            offset_of!(SimLink, l.monitored),
-            offset_of!(SimLink, l.name),
-            offset_of!(SimLink, l.loss_rng),
-        ];
-        for o in cold {
-            assert!(o >= SimLink::TX_END, "{o} < {}", SimLink::TX_END);
-        }
-        const { assert!(SimLink::TX_END.div_ceil(64) < size_of::<SimLink>() / 64) };
     }
 }

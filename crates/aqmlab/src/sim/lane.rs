@@ -24,8 +24,7 @@
 //! whether it is lossy), so on a lossless link it reads nothing of the
 //! link's record.
 
-use super::endpoint::Side;
-use super::ids::{LocalFlow, LocalLink, LpId};
+use super::ids::{LocalLink, LpId};
 use crate::engine::Time;
 use crate::net::packet::{NodeId, Packet};
 use std::collections::VecDeque;
@@ -46,13 +45,8 @@ pub struct Transit {
     pub owner: u64,
     pub seq: u64,
     pub link: LocalLink,
-    /// The local flow the packet is delivered to at the far end, or
-    /// `ABSENT` when that node forwards it (for prefetching only).
-    pub flow: LocalFlow,
     /// The link's far end.
     pub to: NodeId,
-    /// The end of the flow the packet reaches (for prefetching only).
-    pub side: Side,
     /// The link drops packets at random (it has a loss probability).
     pub lossy: bool,
     pub pkt: Packet,
@@ -198,9 +192,7 @@ mod tests {
             owner,
             seq,
             link: LocalLink(0),
-            flow: LocalFlow(0),
             to: NodeId(0),
-            side: Side::Data,
             lossy: false,
             pkt: Packet::default(),
         }

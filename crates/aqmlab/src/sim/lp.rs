@@ -4,9 +4,10 @@
 //! a parallel run ([`super::parallel`]) has several that exchange packets
 //! crossing cut links as messages ([`Msg`]).
 
-use super::endpoint::{Flow, Side};
+use super::endpoint::Flow;
 use super::event::Ev;
 use super::forward::{Msg, SimLink};
+use super::hints::HintState;
 use super::ids::{FlowIx, LocalFlow, LocalLink, LpId};
 use super::lane::Lanes;
 use super::Shared;
@@ -34,14 +35,6 @@ pub struct Ledger {
     /// Packets that left it over a cut link.
     pub cut_out: u64,
 }
-
-/// How many timers ahead of the next one the event loop prefetches a
-/// timer's flow record (and, for a sender's timer, its link's).
-const TIMER_AHEAD: usize = 3;
-
-/// How many arrivals behind a lane's head the event loop prefetches the
-/// record of the link an arrival leaves on next.
-pub(super) const LANE_AHEAD: usize = 3;
 
 /// Drops logged before they are added to the per-flow counters.
 pub(super) const DROP_LOG: usize = 64;
@@ -87,9 +80,8 @@ pub struct Lp {
     pub sampler_events: u64,
     pub cwnd_events: u64,
     pub ledger: Ledger,
-    /// The timer whose lines `prefetch_next` prefetched last, [`TIMER_AHEAD`]
-    /// timers ahead (a hint only).
-    ahead: (LocalFlow, TimerKind),
+    /// What the cache hints remember between events ([`super::hints`]).
+    pub(super) hints: HintState,
     /// Packets that left over cut links in the current window.
     pub outbox: Vec<Msg>,
     /// Packet taps by local link index; empty when none is set.
@@ -123,7 +115,7 @@ impl Lp {
             sampler_events: 0,
             cwnd_events: 0,
             ledger: Ledger::default(),
-            ahead: (LocalFlow(super::ids::ABSENT), TimerKind::Start),
+            hints: HintState::default(),
             outbox: Vec::new(),
             taps: Vec::new(),
             out: Vec::with_capacity(64),
@@ -150,15 +142,12 @@ impl Lp {
             match lane {
                 Some(l) => {
                     let tr = self.lanes.pop(l);
-                    if let Some(a) = self.lanes.ahead(l, LANE_AHEAD) {
-                        self.prefetch_onward(&sh.routes, a.to, &a.pkt);
-                    }
-                    self.prefetch_next();
+                    self.hint_next(sh, Some(l));
                     self.on_transit(sh, tr);
                 }
                 None => {
                     let (_, ev) = self.events.pop().expect("peeked");
-                    self.prefetch_next();
+                    self.hint_next(sh, None);
                     self.dispatch(sh, ev);
                 }
             }
@@ -187,96 +176,11 @@ impl Lp {
     fn dispatch(&mut self, sh: &Shared, ev: Ev) {
         match ev {
             Ev::TxDone(l) => self.on_tx_done(sh, l),
-            Ev::Arrive(l, _, _) => self.on_arrive(sh, l),
-            Ev::Timer(f, k, _) => self.on_timer(sh, f, k),
+            Ev::Arrive(l) => self.on_arrive(sh, l),
+            Ev::Timer(f, k) => self.on_timer(sh, f, k),
             Ev::Sample => self.on_sample(sh),
             Ev::CwndSample => self.on_cwnd_sample(sh),
             Ev::Workload(w) => self.on_workload(sh, w),
-        }
-    }
-
-    /// Prefetch the state the next events will touch while the current one
-    /// runs (hints with no effect on results; see
-    /// [`crate::engine::prefetch`]): with 10⁵ flows the records do not fit
-    /// in cache. A delivery's flow record was prefetched when the delivery
-    /// was scheduled (a packet put in a delay lane or at the head of a
-    /// pipe); a timer's is prefetched [`TIMER_AHEAD`] timers ahead, with
-    /// the record of the link a sender's timer sends on. One
-    /// event ahead, the record is in cache and the heap objects it points
-    /// to can be prefetched too. (The record of the link an arrival from a
-    /// lane leaves on is prefetched [`LANE_AHEAD`] arrivals ahead, in
-    /// [`Lp::run_until`].)
-    #[inline]
-    fn prefetch_next(&mut self) {
-        if let Some(&Ev::Timer(f, k, l)) = self.events.timer_ahead(TIMER_AHEAD) {
-            // once per timer: the next events see the same timer there
-            // until one is taken, and prefetching its lines again (about
-            // four events in five with 10⁵ flows) only spent instructions
-            if self.ahead != (f, k) {
-                self.ahead = (f, k);
-                if let Some(x) = self.flows.get(f.ix()) {
-                    x.prefetch_for(Side::of_timer(k));
-                    if k == TimerKind::Start {
-                        x.prefetch_start();
-                    }
-                }
-                if Side::of_timer(k) == Side::Snd {
-                    // a sender's timer (with 10⁵ flows mostly the
-                    // retransmission timeout, or the start) sends on the
-                    // host's link, named in the event; a start sends its
-                    // initial window at once, and all its segments but
-                    // the first wait in the link's queue
-                    self.prefetch_link(l, k == TimerKind::Start);
-                }
-            }
-        }
-        let (links, flows) = (&self.links, &self.flows);
-        let next = self.events.peek_entry();
-        if let Some((l, k)) = self.lanes.peek() {
-            if next.is_none_or(|(q, _)| k < q) {
-                // an arrival from a lane: the flow it reaches (the link's
-                // record is not read unless the link is lossy)
-                let tr = self.lanes.ahead(l, 0).expect("peeked");
-                if let Some(x) = flows.get(tr.flow.ix()) {
-                    x.prefetch_for(tr.side);
-                    if tr.side == Side::Snd {
-                        x.prefetch_heap();
-                    }
-                }
-                return;
-            }
-        }
-        match next.map(|(_, e)| e) {
-            // a transmission ends one serialisation time after it started,
-            // with the link's record still in cache: prefetching its lines
-            // again only occupied the line-fill buffers (without it the
-            // star runs 1-2 % faster at 10 and at 10⁵ flows); on a link
-            // with a lane the packet is already in it
-            Some(&Ev::TxDone(_)) => {}
-            Some(&Ev::Arrive(l, f, side)) => {
-                if let Some(x) = links.get(l.ix()) {
-                    x.prefetch_rx();
-                }
-                // the event names the flow and its side, so the packet in
-                // the pipe's buffer (a heap line of its own) is not read
-                // here to learn them
-                if let Some(x) = flows.get(f.ix()) {
-                    x.prefetch_for(side);
-                    if side == Side::Snd {
-                        x.prefetch_heap();
-                    }
-                }
-            }
-            Some(&Ev::Timer(f, k, _)) => {
-                if let Some(x) = flows.get(f.ix()) {
-                    let side = Side::of_timer(k);
-                    x.prefetch_for(side);
-                    if side == Side::Snd {
-                        x.prefetch_heap();
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
@@ -285,7 +189,7 @@ impl Lp {
         self.links
             .iter()
             .map(|sl| {
-                let l = &sl.l;
+                let l = &sl.link;
                 let near = sl.tx_lp == self.id;
                 let far = sl.rx_lp == self.id;
                 (near as u64) * (l.port.disc.len_pkts() as u64 + l.tx.is_some() as u64)

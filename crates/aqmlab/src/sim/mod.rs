@@ -20,6 +20,7 @@ mod collect;
 mod endpoint;
 mod event;
 mod forward;
+mod hints;
 pub mod ids;
 mod lane;
 mod lp;
@@ -93,7 +94,7 @@ impl Simulation {
     pub fn set_tap(&mut self, link: &str, tap: PacketTap) -> bool {
         for lp in self.lps.iter_mut() {
             let id = lp.id;
-            let found = (lp.links.iter()).position(|sl| sl.tx_lp == id && sl.l.name == link);
+            let found = (lp.links.iter()).position(|sl| sl.tx_lp == id && sl.link.name == link);
             if let Some(i) = found {
                 lp.taps.resize_with(lp.links.len(), || None);
                 lp.taps[i] = Some(tap);
@@ -116,8 +117,8 @@ impl Simulation {
     pub fn classifier(&self, name: &str) -> Option<&crate::net::classifier::Classifier> {
         (self.lps.iter())
             .flat_map(|lp| lp.links.iter().filter(move |sl| sl.tx_lp == lp.id))
-            .find(|sl| sl.l.name == name)
-            .and_then(|sl| sl.l.port.classifier.as_deref())
+            .find(|sl| sl.link.name == name)
+            .and_then(|sl| sl.link.port.classifier.as_deref())
     }
 
     /// Heap bytes of the ports' delay histograms, and how many ports hold a
@@ -126,10 +127,10 @@ impl Simulation {
         let ports = || {
             (self.lps.iter())
                 .flat_map(|lp| lp.links.iter().filter(move |sl| sl.tx_lp == lp.id))
-                .map(|sl| &sl.l.port)
+                .map(|sl| &sl.link.port)
         };
-        let dense = ports().filter(|p| p.dense_histogram()).count();
-        (ports().map(|p| p.hist_bytes()).sum(), dense)
+        let dense = ports().filter(|p| p.stats.dense_histogram()).count();
+        (ports().map(|p| p.stats.hist_bytes()).sum(), dense)
     }
 
     /// Why a simulation built to use threads runs sequentially, if it does.

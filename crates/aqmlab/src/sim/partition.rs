@@ -75,27 +75,6 @@ pub fn named_lp<'a>(sc: &'a Scenario, n: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Every `[lp]` key must name a node (or be a pattern matching one).
-pub fn check_overrides(sc: &Scenario) -> Result<(), (String, String)> {
-    let nodes = || sc.nodes.hosts.iter().chain(&sc.nodes.routers);
-    for (k, v) in &sc.lp {
-        let hit = match k.strip_suffix('*') {
-            Some(prefix) => nodes().any(|n| n.starts_with(prefix)),
-            None => nodes().any(|n| n == k),
-        };
-        if !hit {
-            return Err((
-                format!("lp.{k}"),
-                format!("`{k}` names no node (a node name or a prefix ending in `*`)"),
-            ));
-        }
-        if v.is_empty() {
-            return Err((format!("lp.{k}"), "a process name must not be empty".into()));
-        }
-    }
-    Ok(())
-}
-
 /// Expected work per node: a unit per packet hop leaving it (data and
 /// ACK paths of every flow) and per flow end.
 fn node_weights(sc: &Scenario, topo: &Topology) -> Vec<f64> {

@@ -13,10 +13,10 @@ impl Lp {
     pub(super) fn on_sample(&mut self, sh: &Shared) {
         let t = to_secs(self.now);
         for (li, v) in self.series.iter_mut() {
-            let port = &self.links[li.ix()].l.port;
+            let port = &self.links[li.ix()].link.port;
             let qd = &port.disc;
             let len = qd.len_pkts();
-            let c = port.counters();
+            let c = port.stats.counters();
             v.push(QueueSample {
                 arrivals: c.arrivals,
                 dropped: c.dropped(),
@@ -28,7 +28,7 @@ impl Lp {
                 delay_s: if len == 0 {
                     0.0
                 } else {
-                    to_secs(port.last_sojourn)
+                    to_secs(port.stats.last_sojourn())
                 },
             });
         }

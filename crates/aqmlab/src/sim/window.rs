@@ -96,8 +96,9 @@ impl Simulation {
                 let (near, _) = self.link_places(LinkId(gi as u32));
                 let lp = &self.lps[near.ix()];
                 lp.links[lp.link_ix[gi] as usize]
-                    .l
+                    .link
                     .port
+                    .stats
                     .sojourn()
                     .into_owned()
             })
@@ -137,7 +138,7 @@ impl Simulation {
         for (gi, q) in whole.queues.iter_mut().enumerate() {
             let (near, _) = self.link_places(LinkId(gi as u32));
             let lp = &self.lps[near.ix()];
-            let now = lp.links[lp.link_ix[gi] as usize].l.port.sojourn();
+            let now = lp.links[lp.link_ix[gi] as usize].link.port.stats.sojourn();
             queue_window(q, &a.queues[gi], (ta, tb), &now, &snap.sojourn[gi]);
         }
         for (l, la) in whole.links.iter_mut().zip(&a.links) {

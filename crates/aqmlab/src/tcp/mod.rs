@@ -16,7 +16,7 @@ pub mod sender;
 
 use crate::engine::Time;
 use crate::net::packet::Packet;
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
@@ -55,10 +55,10 @@ pub struct TcpCtx<'a> {
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
     /// Payload bytes per full segment (MSS): bytes, or a size with a unit.
-    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
+    #[serde(default, deserialize_with = "crate::units::opt_bytes_u32")]
     pub mss: Option<u32>,
     /// TCP/IP header bytes added to every segment; a pure ACK is this size.
-    #[serde(default, deserialize_with = "crate::scenario::units::opt_bytes_u32")]
+    #[serde(default, deserialize_with = "crate::units::opt_bytes_u32")]
     pub header_bytes: Option<u32>,
     /// Initial congestion window, segments.
     pub init_cwnd: Option<f64>,

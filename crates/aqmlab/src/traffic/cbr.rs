@@ -12,7 +12,7 @@
 
 use crate::engine::{Time, NS_PER_SEC};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
-use crate::scenario::units::Rate;
+use crate::units::Rate;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -21,7 +21,7 @@
 
 use super::{Role, Spawn};
 use crate::engine::{secs, stream_id, RngStream, Time};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use crate::tcp::cc::{deserialize_cc, CcConfig};
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};

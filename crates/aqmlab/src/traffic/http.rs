@@ -23,7 +23,7 @@
 //! `response_size` = 4 KB (4000 B), `cc` = newreno, `tcp` (overrides).
 
 use crate::engine::{secs, RngStream, Time};
-use crate::scenario::units::{Dur, Size};
+use crate::units::{Dur, Size};
 use crate::tcp::cc::{deserialize_cc, CcConfig};
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};

@@ -23,7 +23,7 @@
 
 use super::{Role, Spawn};
 use crate::engine::Time;
-use crate::scenario::units::{Dur, Size};
+use crate::units::{Dur, Size};
 use crate::tcp::cc::{deserialize_cc, CcConfig};
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};

@@ -17,7 +17,6 @@ registry::workload_kinds! {
     cdf::CdfSpec => Cdf,
 }
 
-pub use crate::scenario::FlowSpec;
 pub use cbr::{Cbr, CbrSpec};
 pub use http::{HttpSpec, HttpWorkload, Role, Spawn};
 pub use web::{WebSpec, WebWorkload};
@@ -27,7 +26,7 @@ pub use registry::WorkloadKind;
 /// A workload generator running inside a simulation. It opens connections
 /// ([`Spawn`]) at arrival times it chooses and when transfers complete; the
 /// simulation keeps the flows of each item (connection, object) and reports
-/// per-item timings ([`crate::metrics::RequestResult`]).
+/// per-item timings (`metrics::RequestResult`).
 pub trait Workload: Send {
     fn name(&self) -> &str;
     /// The `kind` as written in scenarios.

@@ -44,7 +44,7 @@
 
 use super::{Role, Spawn};
 use crate::engine::{secs, RngStream, Time};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use crate::tcp::cc::{deserialize_cc, CcConfig};
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};
@@ -244,7 +244,7 @@ impl WebSpec {
             );
         }
         let max = match self.size_unit {
-            SizeUnit::Bytes => crate::scenario::units::MAX_SIZE as f64,
+            SizeUnit::Bytes => crate::units::MAX_SIZE as f64,
             SizeUnit::Packets => 1e9,
         };
         if self.size_max > max {

@@ -45,7 +45,7 @@
 
 use super::{CcState, LossEpisode, CongestionControl};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
-use crate::scenario::units::Dur;
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "htcp", ... }`.

@@ -103,7 +103,7 @@ use super::{CcState, CongestionControl, Recovery};
 use crate::engine::{to_secs, Time};
 use crate::net::ext::{Ext, ExtEcho, MaxNetFields};
 use crate::net::packet::Packet;
-use crate::scenario::units::Rate;
+use crate::units::Rate;
 use serde::{Deserialize, Serialize};
 
 /// The smallest window, segments. With one segment in flight a receiver
