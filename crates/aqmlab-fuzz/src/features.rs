@@ -7,7 +7,8 @@
 //! changed (what [`crate::pointer`] compares an error's key with).
 
 use super::{edge_int, get, get_mut, path_str, paths, random_value, Seg, UNITS};
-use aqmlab::registry::{families, literal, Param, TCP_PARAMS};
+use aqmlab::catalogue::{families, TCP_PARAMS};
+use aqmlab::registry::{literal, Param};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;

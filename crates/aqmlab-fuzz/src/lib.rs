@@ -1070,10 +1070,10 @@ mod tests {
         for (_, ks) in TABLE_KEYS.iter().chain(TOPOLOGY_KEYS) {
             known.extend(ks.iter().copied());
         }
-        for p in aqmlab::registry::TCP_PARAMS {
+        for p in aqmlab::catalogue::TCP_PARAMS {
             known.insert(p.name);
         }
-        for f in aqmlab::registry::families() {
+        for f in aqmlab::catalogue::families() {
             for k in f.kinds {
                 known.extend(k.params.iter().map(|p| p.name));
             }
@@ -1088,7 +1088,7 @@ mod tests {
                 let last = k.rsplit('.').next().unwrap_or(k);
                 seen += 1;
                 let a_kind = TOPOLOGY_KEYS.iter().any(|(kind, _)| *kind == last)
-                    || aqmlab::registry::families()
+                    || aqmlab::catalogue::families()
                         .iter()
                         .any(|f| f.kinds.iter().any(|x| x.kind == last));
                 if !known.contains(last) && !a_kind {
