@@ -66,6 +66,9 @@ pub enum BbrVariant {
     #[default]
     #[serde(rename = "v1")]
     V1,
+    /// BBR v3 as google/bbr's v3 `tcp_bbr.c` (`bbr3.rs`).
+    #[serde(rename = "v3")]
+    V3,
 }
 
 /// `cc = { kind = "bbr", variant = "v1" }`.
@@ -73,6 +76,11 @@ pub enum BbrVariant {
 #[serde(default, deny_unknown_fields)]
 pub struct BbrConfig {
     pub variant: BbrVariant,
+    /// v3 only: the path is a shallow-threshold ECN one (Linux's route
+    /// flag `TCP_ECN_LOW`), so v3 reacts to CE marks when min_rtt ≤ 5 ms.
+    /// Needs `tcp.ecn = true` for the marks to be echoed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
 }
 
 const HIGH_GAIN: f64 = 2885.0 / 1000.0;
@@ -793,22 +801,40 @@ impl CongestionControl for Bbr {
 impl super::registry::Registered for BbrConfig {
     const KIND: &'static str = "bbr";
     const ABOUT: &'static str =
-        "BBR v1 (Linux 6.1 tcp_bbr.c; Cardwell et al., ACM Queue 2016): rate-based, paced; use with SACK (e.g. profile = \"linux-6.1\")";
-    const PARAMS: &'static [crate::registry::Param] = &[crate::param!(
-        "variant",
-        "",
-        "\"v1\"",
-        "\"v2\"",
-        "BBR version: v1 (Linux 6.1 tcp_bbr.c)"
-    )];
+        "BBR v1 (Linux 6.1 tcp_bbr.c; Cardwell et al., ACM Queue 2016) or v3 (google/bbr v3 tcp_bbr.c): rate-based, paced; use with SACK (e.g. profile = \"linux-6.1\")";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(
+            "variant",
+            "",
+            "\"v1\" | \"v3\"",
+            "\"v2\"",
+            "BBR version: v1 (Linux 6.1 tcp_bbr.c) or v3 (google/bbr v3 tcp_bbr.c)"
+        ),
+        crate::param!(
+            "ecn",
+            "",
+            "true | false",
+            "\"yes\"",
+            "v3: shallow-threshold ECN path (TCP_ECN_LOW): react to CE marks when min_rtt <= 5 ms"
+        ),
+    ];
     fn validate(&self) -> Result<(), (String, String)> {
+        if self.ecn && self.variant != BbrVariant::V3 {
+            return Err((
+                "ecn".into(),
+                "applies to variant = \"v3\" only, got variant = \"v1\"".into(),
+            ));
+        }
         Ok(())
     }
 }
 
 impl super::registry::CcAlgorithm for BbrConfig {
     fn build(&self) -> Box<dyn CongestionControl> {
-        Box::new(Bbr::new(self))
+        match self.variant {
+            BbrVariant::V1 => Box::new(Bbr::new(self)),
+            BbrVariant::V3 => Box::new(super::bbr3::Bbr3::new(self.ecn)),
+        }
     }
 }
 

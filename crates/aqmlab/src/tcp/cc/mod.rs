@@ -32,12 +32,13 @@
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
-//! | `bbr` | `bbr.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`) |
+//! | `bbr` | `bbr.rs`, `bbr3.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`); `variant = "v3"`: google/bbr v3 `tcp_bbr.c` |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
 //! number of segments that ACK covers (2 with delayed ACKs).
 
+pub mod bbr3;
 pub mod registry;
 
 // The registry: one line per algorithm (module, config type, enum variant).
