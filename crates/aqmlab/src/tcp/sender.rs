@@ -204,13 +204,19 @@ impl Sender {
 
     pub fn new(
         p: impl Into<std::sync::Arc<TcpParams>>,
-        cc: Box<dyn CongestionControl>,
+        mut cc: Box<dyn CongestionControl>,
         flow: FlowId,
         src: NodeId,
         dst: NodeId,
         bytes: Option<u64>,
     ) -> Sender {
         let mut p: std::sync::Arc<TcpParams> = p.into();
+        // the controller's random stream: (run seed, flow id), as every
+        // component's stream (`engine::RngStream`)
+        use crate::engine::{splitmix64, stream_id};
+        cc.seed(splitmix64(
+            p.cc_seed ^ splitmix64(stream_id("cc") ^ flow.0 as u64),
+        ));
         let rate_cc = cc.rate_based();
         if rate_cc {
             // a rate-based controller paces at its own rate (its own copy
@@ -238,6 +244,9 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             last_rtt: None,
+            // Linux counts segments in window growth; ns-2, ns-3's
+            // TcpNewReno and RFC 5681 count ACKs (`CcState::count_segments`)
+            count_segments: p.profile == Some(super::profile::Profile::Linux),
         };
         let kind = p.recovery.unwrap_or(match cc.recovery() {
             Recovery::Reno => RecoveryKind::Reno,

@@ -1,8 +1,8 @@
 //! BBR v3 — `cc = { kind = "bbr", variant = "v3" }`.
 //!
 //! Source: google/bbr branch `v3`, `net/ipv4/tcp_bbr.c` (`BBR_VERSION` 3,
-//! the file as published with the v3 release, Linux 6.4-based tree), read
-//! with draft-ietf-ccwg-bbr (Cardwell, Swett, Beshay, "BBR Congestion
+//! read at commit 001a430b3ddbbc6d9173061a74d8b580c757b91b of
+//! github.com/google/bbr), read with draft-ietf-ccwg-bbr (Cardwell, Swett, Beshay, "BBR Congestion
 //! Control") where the two agree. Gains and thresholds are the source's
 //! 8-bit fixed-point values (`BBR_UNIT` = 256): Startup pacing gain
 //! 277/100 + 1/256 = 710/256, Startup and steady cwnd gain 2, Drain gain
@@ -60,9 +60,15 @@
 //! segments of an ACK mark the round lossy, as `bbr_note_loss`), as are
 //! TLP-repaired losses (`bbr_run_loss_probe_recovery`) and undo
 //! (`bbr_undo_cwnd`: no spurious-loss undo here); `tp->is_cwnd_limited` is
-//! in-flight before the ACK ≥ cwnd; the random draws come from a splitmix
-//! generator seeded per run; the app-limited fast path (a CPU saving that
-//! leaves the model unchanged), PLB and idle restart are not modelled.
+//! in-flight before the ACK ≥ cwnd; `get_random_u32_below` is SplitMix64
+//! over a counter started at the flow's seed (from the scenario seed and
+//! the flow id, `CongestionControl::seed`); `probe_rtt_min` takes an
+//! expired-window sample whether or not its ACK was delayed
+//! (`rs->is_ack_delayed` is not kept), and the latest-delivery filter is
+//! advanced on TLP-retransmission ACKs too (`is_acking_tlp_retrans_seq`);
+//! every ACK takes the slow path (`bbr_run_fast_path`, a CPU saving on
+//! some app-limited ACKs that also skips their ACK-aggregation sample, is
+//! not modelled), nor are PLB and idle restart.
 
 use super::{CcState, CongestionControl, RateSample};
 use crate::engine::Time;
@@ -93,9 +99,15 @@ const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
 const EXTRA_ACKED_MAX: Time = 100_000_000;
 const ECN_MAX_RTT: Time = 5_000_000;
 const BETA: f64 = fx(256 * 30 / 100);
-const ECN_ALPHA_GAIN: f64 = fx(256 / 16);
-const ECN_FACTOR: f64 = fx(256 / 3);
-const ECN_THRESH: f64 = fx(256 / 2);
+/// The ECN quantities stay in the source's fixed point (α, the CE ratio
+/// and the cut are 8-bit fractions): `bbr_ecn_alpha_gain`,
+/// `bbr_ecn_factor`, `bbr_ecn_thresh`.
+const ECN_ALPHA_GAIN: u32 = 256 / 16;
+const ECN_FACTOR: u32 = 256 / 3;
+const ECN_THRESH: u32 = 256 / 2;
+/// One unit of the source's bandwidth fixed point (`BW_UNIT` = 2^24 per
+/// packet per µs), in segments per second: `bw_lo`'s floor.
+const BW_ONE: f64 = 1e6 / (1u64 << 24) as f64;
 const ECN_REPROBE_GAIN: f64 = fx(256 / 2);
 const LOSS_THRESH: f64 = fx(256 * 2 / 100);
 const FULL_LOSS_CNT: u32 = 6;
@@ -204,7 +216,8 @@ pub struct Bbr3 {
     bw_probe_up_rounds: u32,
     probe_wait: Time,
     ecn_eligible: bool,
-    ecn_alpha: f64,
+    /// `ecn_alpha`, 0..=256 (`BBR_UNIT` = 1).
+    ecn_alpha: u32,
     bw_probe_samples: bool,
     prev_probe_too_high: bool,
     stopped_risky_probe: bool,
@@ -287,7 +300,7 @@ impl Bbr3 {
             bw_probe_up_rounds: 0,
             probe_wait: 0,
             ecn_eligible: false,
-            ecn_alpha: 1.0,
+            ecn_alpha: 256,
             bw_probe_samples: false,
             prev_probe_too_high: false,
             stopped_risky_probe: false,
@@ -338,7 +351,7 @@ impl Bbr3 {
     }
 
     pub fn ecn_alpha(&self) -> f64 {
-        self.ecn_alpha
+        fx(self.ecn_alpha)
     }
 
     pub fn min_rtt(&self) -> Option<Time> {
@@ -354,14 +367,11 @@ impl Bbr3 {
         self.max_bw().min(self.bw_lo)
     }
 
+    /// `get_random_u32_below(n)`: SplitMix64 over a counter started at the
+    /// flow's seed (`CongestionControl::seed`).
     fn rand_below(&mut self, n: u64) -> u64 {
-        // splitmix64: a deterministic get_random_u32_below
         self.seed = self.seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.seed ^ self.delivered.rotate_left(29) ^ self.now;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        z % n
+        crate::engine::splitmix64(self.seed) % n
     }
 
     /// `bbr_bdp`: ceil(bw · min_rtt · gain); init_cwnd before an RTT.
@@ -602,7 +612,7 @@ impl Bbr3 {
         self.inflight_hi = bdp.max(self.inflight_latest);
     }
 
-    fn check_ecn_too_high_in_startup(&mut self, ce_ratio: f64) {
+    fn check_ecn_too_high_in_startup(&mut self, ce_ratio: u32) {
         if self.full_bw_reached || !self.ecn_eligible {
             return;
         }
@@ -616,9 +626,9 @@ impl Bbr3 {
         }
     }
 
-    /// `bbr_update_ecn_alpha`: the CE ratio of the last round, if used.
-    fn update_ecn_alpha(&mut self, rs: &RateSample, delivered_ce: u64) -> Option<f64> {
-        let _ = rs;
+    /// `bbr_update_ecn_alpha`: the CE ratio of the last round (8-bit
+    /// fixed point), if used.
+    fn update_ecn_alpha(&mut self, delivered_ce: u64) -> Option<u32> {
         if !self.ecn_eligible && self.ecn_ok && self.min_rtt <= ECN_MAX_RTT {
             self.ecn_eligible = true;
         }
@@ -630,9 +640,10 @@ impl Bbr3 {
         if delivered == 0 {
             return None;
         }
-        let ce_ratio = ce as f64 / delivered as f64;
-        let alpha = (1.0 - ECN_ALPHA_GAIN) * self.ecn_alpha + ECN_ALPHA_GAIN * ce_ratio;
-        self.ecn_alpha = alpha.min(1.0);
+        let ce_ratio = ((ce << 8) / delivered) as u32;
+        let alpha = (((256 - ECN_ALPHA_GAIN) * self.ecn_alpha) >> 8)
+            + ((ECN_ALPHA_GAIN * ce_ratio) >> 8);
+        self.ecn_alpha = alpha.min(256);
         self.alpha_last_delivered = self.delivered;
         self.alpha_last_delivered_ce = delivered_ce;
         self.check_ecn_too_high_in_startup(ce_ratio);
@@ -671,8 +682,8 @@ impl Bbr3 {
         }
         if let Some(d) = rs.delivered {
             if rs.delivered_ce > 0 && d > 0 && self.ecn_eligible {
-                let thresh = (d as f64 * ECN_THRESH).floor();
-                if rs.delivered_ce as f64 > thresh {
+                let thresh = (d * ECN_THRESH as u64) >> 8;
+                if rs.delivered_ce > thresh {
                     return true;
                 }
             }
@@ -717,7 +728,9 @@ impl Bbr3 {
         let mut ecn_inflight_lo = UNSET;
         if self.ecn_in_round {
             self.init_lower_bounds(false);
-            ecn_inflight_lo = (self.inflight_lo * (1.0 - self.ecn_alpha * ECN_FACTOR)).floor();
+            // bbr_ecn_cut: 1 − α·ecn_factor, in 8-bit fixed point
+            let cut = 256 - ((self.ecn_alpha * ECN_FACTOR) >> 8);
+            ecn_inflight_lo = (self.inflight_lo * fx(cut)).floor();
         }
         if self.loss_in_round {
             self.init_lower_bounds(true);
@@ -727,6 +740,7 @@ impl Bbr3 {
                 .max((self.inflight_lo * (1.0 - BETA)).floor());
         }
         self.inflight_lo = self.inflight_lo.min(ecn_inflight_lo);
+        self.bw_lo = self.bw_lo.max(BW_ONE);
     }
 
     fn reset_lower_bounds(&mut self) {
@@ -1113,7 +1127,7 @@ impl CongestionControl for Bbr3 {
         let delivered_ce = rs.total_delivered_ce;
         if self.round_start {
             self.rounds_since_probe = (self.rounds_since_probe + 1).min(0xff);
-            self.update_ecn_alpha(rs, delivered_ce);
+            self.update_ecn_alpha(delivered_ce);
         }
         self.ecn_in_round |= self.ecn_eligible && rs.is_ece;
         self.sample_bw = rs.rate().unwrap_or(0.0);
@@ -1153,6 +1167,10 @@ impl CongestionControl for Bbr3 {
         std::mem::take(&mut self.app_limited_request)
     }
 
+    fn seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
     fn stats(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("bw_pkts_per_s", self.bw()),
@@ -1166,7 +1184,7 @@ impl CongestionControl for Bbr3 {
             ("probe_up_count", self.probe_up_count as f64),
             ("inflight_hi", self.inflight_hi().unwrap_or(-1.0)),
             ("inflight_lo", self.inflight_lo().unwrap_or(-1.0)),
-            ("ecn_alpha", self.ecn_alpha),
+            ("ecn_alpha", fx(self.ecn_alpha)),
         ]
     }
 }

@@ -36,7 +36,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{CcState, LossEpisode, CongestionControl};
+use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "bic", ... }`.
@@ -156,7 +156,18 @@ impl CongestionControl for Bic {
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
-        if s.cwnd <= s.ssthresh {
+        if s.count_segments {
+            // bictcp_cong_avoid: tcp_slow_start, the rest to
+            // tcp_cong_avoid_ai(tp, cnt, acked)
+            let mut acked = acked.max(1);
+            if s.cwnd < s.ssthresh {
+                acked = slow_start_segments(s, acked);
+                if acked == 0 {
+                    return;
+                }
+            }
+            s.cwnd += self.increase(s.cwnd) * acked as f64 / s.cwnd;
+        } else if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         } else {
             s.cwnd += self.increase(s.cwnd) * acked.max(1) as f64 / s.cwnd;

@@ -43,7 +43,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{CcState, LossEpisode, CongestionControl};
+use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
 use crate::scenario::units::Dur;
 use serde::{Deserialize, Serialize};
@@ -282,7 +282,12 @@ impl CongestionControl for Htcp {
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
         self.measure_throughput(s, acked);
-        if s.cwnd <= s.ssthresh {
+        if s.count_segments && s.cwnd < s.ssthresh {
+            // htcp_cong_avoid: tcp_slow_start(tp, acked)
+            slow_start_segments(s, acked.max(1));
+            return;
+        }
+        if !s.count_segments && s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
             return;
         }

@@ -14,7 +14,7 @@
 //! and lost segments excluded, as ns-3's `TcpNewReno::GetSsThresh` over
 //! `BytesInFlight`), never the window inflated in fast recovery.
 
-use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
+use super::{reno_grow, reno_ssthresh, CcState, CongestionControl, Recovery};
 
 pub struct NewReno;
 
@@ -22,8 +22,8 @@ impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
     }
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        reno_increase(s);
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        reno_grow(s, acked);
     }
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         reno_ssthresh(s)

@@ -30,7 +30,7 @@
 //! inflation is removed by `reduction_view`; SACK recovery (PRR) never
 //! inflates `cwnd`.
 
-use super::{reno_increase, CcState, LossEpisode, CongestionControl};
+use super::{reno_grow, CcState, LossEpisode, CongestionControl};
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +123,7 @@ impl CongestionControl for Vegas {
         self.cnt_rtt += 1;
     }
 
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
         if !self.started {
             self.started = true;
@@ -162,7 +162,7 @@ impl CongestionControl for Vegas {
                     }
                     s.cwnd = s.cwnd.max(2.0);
                 }
-                _ => reno_increase(s),
+                _ => reno_grow(s, acked),
             }
             self.cnt_rtt = 0;
             self.min_rtt = None;
