@@ -34,7 +34,10 @@ fn single_flow_fills_the_link_and_cycles() {
     // Startup at 2.77: the rate reaches the bottleneck after ~5 rounds,
     // then 3 rounds without 25 % growth (measured: round 10)
     let exit = stats["startup_exit_round"];
-    assert!((7.0..=12.0).contains(&exit), "Startup ended at round {exit}");
+    assert!(
+        (7.0..=12.0).contains(&exit),
+        "Startup ended at round {exit}"
+    );
 
     // ProbeRTT: cwnd = max(4, ceil(bw · min_rtt / 2)) for max(200 ms, one
     // round) once probe_rtt_min is 5 s old, the 5 s counted from the end
@@ -54,7 +57,11 @@ fn single_flow_fills_the_link_and_cycles() {
     println!("ProbeRTT dips: {dips:?} (half BDP {half_bdp})");
     assert_eq!(dips.len(), 5, "ProbeRTT every ~5.2 s in 30 s: {dips:?}");
     assert_eq!(stats["probe_rtt_count"], 5.0);
-    assert!((5.0..5.3).contains(&dips[0].0), "first at {:.3} s", dips[0].0);
+    assert!(
+        (5.0..5.3).contains(&dips[0].0),
+        "first at {:.3} s",
+        dips[0].0
+    );
     for (i, d) in dips.iter().enumerate() {
         // 5 ms samples: 200 ms after in-flight reaches the target, plus
         // the drain to it and the round that must end

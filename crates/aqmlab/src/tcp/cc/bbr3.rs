@@ -641,8 +641,8 @@ impl Bbr3 {
             return None;
         }
         let ce_ratio = ((ce << 8) / delivered) as u32;
-        let alpha = (((256 - ECN_ALPHA_GAIN) * self.ecn_alpha) >> 8)
-            + ((ECN_ALPHA_GAIN * ce_ratio) >> 8);
+        let alpha =
+            (((256 - ECN_ALPHA_GAIN) * self.ecn_alpha) >> 8) + ((ECN_ALPHA_GAIN * ce_ratio) >> 8);
         self.ecn_alpha = alpha.min(256);
         self.alpha_last_delivered = self.delivered;
         self.alpha_last_delivered_ce = delivered_ce;
