@@ -65,8 +65,8 @@
 //!   cwnd, Drain pacing 1/2.89 (Linux 2885/1000 and 1000/2885): followed;
 //! - `InFlight`: gain · BDP in bytes, not rounded up, + 3 send quanta of
 //!   *one segment* (`SetSendQuantum`), no rounding to even, +2 segments in
-//!   the 5/4 phase; the initial window alone before an RTT sample (Linux:
-//!   + 3 TSO goals of ~1 ms at the pacing rate, rounded to even):
+//!   the 5/4 phase; the initial window alone before an RTT sample (Linux
+//!   adds 3 TSO goals of ~1 ms at the pacing rate and rounds to even):
 //!   followed — at 10 Mbit/s this is 3 segments less than Linux's 6;
 //! - `EnterProbeBW`: start phase `7 − (int) U[0, 6)`, then one advance,
 //!   so never the 3/4 phase nor the cruise phase after it (Linux draws
