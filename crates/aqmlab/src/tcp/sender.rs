@@ -217,6 +217,9 @@ impl Sender {
         cc.seed(splitmix64(
             p.cc_seed ^ splitmix64(stream_id("cc") ^ flow.0 as u64),
         ));
+        // Linux counts segments in window growth; ns-2, ns-3's TcpNewReno
+        // and RFC 5681 count ACKs (`CongestionControl::count_segments`)
+        cc.count_segments(p.profile == Some(super::profile::Profile::Linux));
         let rate_cc = cc.rate_based();
         if rate_cc {
             // a rate-based controller paces at its own rate (its own copy
@@ -244,9 +247,6 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             last_rtt: None,
-            // Linux counts segments in window growth; ns-2, ns-3's
-            // TcpNewReno and RFC 5681 count ACKs (`CcState::count_segments`)
-            count_segments: p.profile == Some(super::profile::Profile::Linux),
         };
         let kind = p.recovery.unwrap_or(match cc.recovery() {
             Recovery::Reno => RecoveryKind::Reno,

@@ -102,6 +102,8 @@ pub struct Bic {
     loss_cwnd: f64,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl Bic {
@@ -111,6 +113,7 @@ impl Bic {
             w_max: 0.0,
             loss_cwnd: 0.0,
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 
@@ -156,7 +159,7 @@ impl CongestionControl for Bic {
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
-        if s.count_segments {
+        if self.count_segments {
             // bictcp_cong_avoid: tcp_slow_start, the rest to
             // tcp_cong_avoid_ai(tp, cnt, acked)
             let mut acked = acked.max(1);
@@ -172,6 +175,10 @@ impl CongestionControl for Bic {
         } else {
             s.cwnd += self.increase(s.cwnd) * acked.max(1) as f64 / s.cwnd;
         }
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {

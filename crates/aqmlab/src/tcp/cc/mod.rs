@@ -38,7 +38,7 @@
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
 //! number of segments that ACK covers (2 with delayed ACKs).
 //!
-//! Per ACK or per segment acknowledged ([`CcState::count_segments`], set
+//! Per ACK or per segment acknowledged ([`CongestionControl::count_segments`], set
 //! by `profile = "linux-6.1"`): each stack's rule, as its source counts.
 //! Slow start (SS) "per segment" is Linux 6.1 `tcp_slow_start(tp, acked)`
 //! (up to ssthresh, the rest of the ACK to congestion avoidance where the
@@ -113,13 +113,6 @@ pub struct CcState {
     pub snd_nxt: u32,
     /// The latest per-ACK RTT sample (see [`CongestionControl::on_rtt`]).
     pub last_rtt: Option<Time>,
-    /// Window growth counts the segments an ACK covers, as Linux does
-    /// (`tcp_slow_start(tp, acked)`, `tcp_cong_avoid_ai(tp, w, acked)`):
-    /// set under `profile = "linux-6.1"`. Otherwise growth is per ACK, as
-    /// RFC 5681, ns-2 and ns-3's `TcpNewReno` (`SlowStart` adds one
-    /// segment per ACK whatever `segmentsAcked` is). See the table in
-    /// this file's header for which algorithm follows it.
-    pub count_segments: bool,
 }
 
 impl CcState {
@@ -137,7 +130,6 @@ impl CcState {
             snd_una: 0,
             snd_nxt: 0,
             last_rtt: None,
-            count_segments: false,
         }
     }
 }
@@ -236,6 +228,16 @@ pub trait CongestionControl: Send {
     /// scenario seed and two flows draw different sequences.
     fn seed(&mut self, _seed: u64) {}
 
+    /// Window growth counts the segments an ACK covers, as Linux does
+    /// (`tcp_slow_start(tp, acked)`, `tcp_cong_avoid_ai(tp, w, acked)`):
+    /// called once by the sender, `true` under `profile = "linux-6.1"`.
+    /// Otherwise growth is per ACK, as RFC 5681, ns-2 and ns-3's
+    /// `TcpNewReno` (`SlowStart` adds one segment per ACK whatever
+    /// `segmentsAcked` is). The table in this file's header says which
+    /// algorithm follows it. (The flag lives in the controller, not in
+    /// [`CcState`], whose size is part of the sender's hot cache lines.)
+    fn count_segments(&mut self, _on: bool) {}
+
     /// The loss-recovery scheme used with this algorithm when the scenario
     /// does not set `tcp.recovery`.
     fn recovery(&self) -> Recovery {
@@ -280,9 +282,9 @@ pub fn slow_start_segments(s: &mut CcState, acked: u32) -> u32 {
 }
 
 /// Reno-family growth under the stack's counting rule
-/// ([`CcState::count_segments`]).
-pub fn reno_grow(s: &mut CcState, acked: u32) {
-    if s.count_segments {
+/// ([`CongestionControl::count_segments`]).
+pub fn reno_grow(s: &mut CcState, acked: u32, count_segments: bool) {
+    if count_segments {
         reno_increase_segments(s, acked.max(1));
     } else {
         reno_increase(s);
@@ -371,7 +373,6 @@ mod tests {
             snd_una: 0,
             snd_nxt: 0,
             last_rtt: None,
-            count_segments: false,
         }
     }
 
@@ -418,8 +419,8 @@ mod tests {
             let t: T = toml::from_str(&format!("cc = \"{kind}\"")).unwrap();
             for (count, want) in [(false, 11.0), (true, 12.0)] {
                 let mut cc = t.cc.build();
+                cc.count_segments(count);
                 let mut s = st(10.0, 100.0);
-                s.count_segments = count;
                 cc.on_ack(&mut s, 2);
                 assert_eq!(s.cwnd, want, "{kind}, count_segments {count}");
             }
@@ -429,15 +430,14 @@ mod tests {
         let t: T = toml::from_str("cc = \"newreno\"").unwrap();
         for (count, want) in [(false, 20.05), (true, 20.1)] {
             let mut cc = t.cc.build();
+            cc.count_segments(count);
             let mut s = st(20.0, 5.0);
-            s.count_segments = count;
             cc.on_ack(&mut s, 2);
             assert!((s.cwnd - want).abs() < 1e-12, "{count}: {}", s.cwnd);
         }
         // the ACK that crosses ssthresh: 1 segment to reach it, the other
         // in congestion avoidance (tcp_slow_start's leftover)
         let mut s = st(10.0, 11.0);
-        s.count_segments = true;
         assert_eq!(slow_start_segments(&mut s, 2), 1);
         assert_eq!(s.cwnd, 11.0);
     }

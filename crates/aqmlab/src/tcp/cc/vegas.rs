@@ -82,6 +82,8 @@ pub struct Vegas {
     base_rtt: Option<Time>,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl Vegas {
@@ -96,6 +98,7 @@ impl Vegas {
             min_rtt: None,
             base_rtt: None,
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 
@@ -162,13 +165,17 @@ impl CongestionControl for Vegas {
                     }
                     s.cwnd = s.cwnd.max(2.0);
                 }
-                _ => reno_grow(s, acked),
+                _ => reno_grow(s, acked, self.count_segments),
             }
             self.cnt_rtt = 0;
             self.min_rtt = None;
         } else if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         }
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
