@@ -1,7 +1,10 @@
 """Plot BBR's and CUBIC's goodput per buffer size from the sweep of
 scenarios/bbr/coexistence.toml (standard library only; writes an SVG).
 
-Usage: python3 scenarios/bbr/plot_coexistence.py DIR/sweep.csv OUT.svg
+Usage: python3 scenarios/bbr/plot_coexistence.py DIR/sweep.csv OUT.svg [LABEL]
+
+LABEL names the BBR version in the title and legend (default "BBR v1"; the
+sweep of `aqmlab sweep ... --set flows.1.cc.variant=v3` is "BBR v3").
 """
 
 import csv
@@ -9,7 +12,7 @@ import sys
 from collections import defaultdict
 
 
-def main(src: str, dst: str) -> None:
+def main(src: str, dst: str, bbr_label: str = "BBR v1") -> None:
     runs: dict[str, list[tuple[float, float]]] = defaultdict(list)
     with open(src, newline="") as f:
         for r in csv.DictReader(f):
@@ -17,17 +20,19 @@ def main(src: str, dst: str) -> None:
                 (float(r["goodput_bps_bbr"]) / 1e6, float(r["goodput_bps_cubic"]) / 1e6)
             )
     labels = list(runs)
-    means = [
-        (sum(b for b, _ in v) / len(v), sum(c for _, c in v) / len(v)) for v in runs.values()
-    ]
+    means = [(sum(b for b, _ in v) / len(v), sum(c for _, c in v) / len(v)) for v in runs.values()]
     w, h, left, bottom, top = 640, 360, 60, 50, 40
     ymax = 50.0
     slot = (w - left - 20) / len(labels)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-        'font-family="sans-serif" font-size="12">',
-        f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">'
-        "1 BBR v1 + 1 CUBIC, 50 Mbit/s, 30 ms: goodput by buffer (mean of seeds)</text>",
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+            'font-family="sans-serif" font-size="12">'
+        ),
+        (
+            f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">'
+            f"1 {bbr_label} + 1 CUBIC, 50 Mbit/s, 30 ms: goodput by buffer (mean of seeds)</text>"
+        ),
     ]
     plot_h = h - bottom - top
     for tick in range(0, 51, 10):
@@ -47,11 +52,9 @@ def main(src: str, dst: str) -> None:
                 f'<rect x="{x0 + j * bw}" y="{h - bottom - bh}" width="{bw - 2}" '
                 f'height="{bh}" fill="{colour}"/>'
             )
-        out.append(
-            f'<text x="{x0 + bw}" y="{h - bottom + 16}" text-anchor="middle">{label}</text>'
-        )
+        out.append(f'<text x="{x0 + bw}" y="{h - bottom + 16}" text-anchor="middle">{label}</text>')
     out.append(f'<rect x="{w - 150}" y="{top}" width="10" height="10" fill="#1f77b4"/>')
-    out.append(f'<text x="{w - 135}" y="{top + 9}">BBR v1</text>')
+    out.append(f'<text x="{w - 135}" y="{top + 9}">{bbr_label}</text>')
     out.append(f'<rect x="{w - 150}" y="{top + 16}" width="10" height="10" fill="#d62728"/>')
     out.append(f'<text x="{w - 135}" y="{top + 25}">CUBIC</text>')
     out.append(f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle">DropTail buffer</text>')
@@ -61,4 +64,4 @@ def main(src: str, dst: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

@@ -60,9 +60,9 @@ def in_target(metric: str, a: float, n: float) -> bool:
 
 
 def run_aqmlab(
-    exe: str, s: Scenario, out: Path, cubic: str, replicate: int = 0
+    exe: str, s: Scenario, out: Path, cubic: str, replicate: int = 0, bbr: str = "ns3"
 ) -> dict[str, float]:
-    toml = write_toml(s, out, cubic, replicate)
+    toml = write_toml(s, out, cubic, replicate, bbr)
     res = out / toml.stem
     t0 = time.time()
     p = subprocess.run(
@@ -206,6 +206,11 @@ def main() -> None:
         help='aqmlab CUBIC variant for the CUBIC rows ("ns3" models ns-3\'s TcpCubic)',
     )
     ap.add_argument(
+        "--bbr",
+        default="ns3",
+        help='aqmlab BBR variant for the BBR rows ("ns3" models ns-3\'s TcpBbr, "v1" is Linux\'s)',
+    )
+    ap.add_argument(
         "--replicates",
         type=int,
         default=None,
@@ -245,7 +250,7 @@ def main() -> None:
             for k, v in ns3[s.name].items()
             if k not in ("scenario", "flow_goodput_mbps", "starts_us") and v != ""
         }
-        a = run_aqmlab(args.aqmlab, s, out, args.cubic)
+        a = run_aqmlab(args.aqmlab, s, out, args.cubic, bbr=args.bbr)
         du = a["utilisation"] - n["utilisation"]
         dg = rel(a["goodput_mbps"], n["goodput_mbps"])
         dj = a["jain"] - n["jain"]
@@ -283,7 +288,7 @@ def main() -> None:
             for k in sorted(ns3_reps[s.name]):
                 if k < args.replicates and k not in aq_reps.get(s.name, {}):
                     aq_reps.setdefault(s.name, {})[k] = run_aqmlab(
-                        args.aqmlab, s, out, args.cubic, k
+                        args.aqmlab, s, out, args.cubic, k, args.bbr
                     )
         multi_seed(names, ns3_reps, aq_reps)
         write_replicates(out / "replicates.csv", names, ns3_reps, aq_reps)
@@ -295,8 +300,14 @@ def main() -> None:
     for name, n, a in perf:
         nretx = f"{n['retransmits']:.0f}" if "retransmits" in n else "–"
         nrto = f"{n['rtos']:.0f}" if "rtos" in n else "–"
+        # a row run with ns3_dumbbell.py directly has no process times
+        proc = (
+            f"{n['process_wall_s']:.0f} / {n['process_cpu_s']:.1f}"
+            if "process_wall_s" in n
+            else "–"
+        )
         print(
-            f"| {name} | {n['run_wall_s']:.1f} / {n['run_cpu_s']:.1f} | {n['process_wall_s']:.0f} / {n['process_cpu_s']:.1f} "
+            f"| {name} | {n['run_wall_s']:.1f} / {n['run_cpu_s']:.1f} | {proc} "
             f"| {a['wall_s']:.2f} / {a['cpu_s']:.2f} | {nretx} / {a['retransmits']:.0f} | {nrto} / {a['timeouts']:.0f} |"
         )
     print(f"\naqmlab outputs in {out}")

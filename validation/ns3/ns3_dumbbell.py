@@ -31,7 +31,8 @@ ns-3 defaults are kept (TcpSocketBase: SACK, timestamps, MinRto 1 s,
 DelAckCount 2, 200 ms delayed-ACK timer, InitialCwnd 10, limited transmit;
 TcpL4Protocol: PRR recovery; TcpCubic: HyStart on) except:
 - SegmentSize 1448 (default 536), SndBufSize/RcvBufSize 64 MiB (default
-  128 KiB would cap the window), congestion ops TcpNewReno or TcpCubic;
+  128 KiB would cap the window), congestion ops TcpNewReno, TcpCubic or
+  TcpBbr (which turns pacing on itself);
 - the device queue of every PointToPoint NetDevice is 1 packet (default
   100 packets, which would add 100 packets of FIFO under the queue disc);
 - the bottleneck queue disc is the scenario's; every other device gets a
@@ -299,7 +300,8 @@ def run(
     sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
     sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 26))
     sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 26))
-    cc = "ns3::TcpNewReno" if s.cc == "newreno" else "ns3::TcpCubic"
+    ops = {"newreno": "TcpNewReno", "cubic": "TcpCubic", "bbr": "TcpBbr"}
+    cc = "ns3::" + ops[s.cc]
     sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TypeId.LookupByName(cc)))
     sd("ns3::DropTailQueue<Packet>::MaxSize", ns.QueueSizeValue(ns.QueueSize("1p")))
     sd("ns3::PfifoFastQueueDisc::MaxSize", ns.QueueSizeValue(ns.QueueSize("100000p")))

@@ -282,7 +282,10 @@ impl Simulation {
         for gi in 0..sc.flows.len() {
             let p = match gi.checked_sub(1) {
                 Some(prev) if sc.flows[prev].tcp == sc.flows[gi].tcp => params[prev].clone(),
-                _ => std::sync::Arc::new(sc.tcp_params(gi)),
+                _ => std::sync::Arc::new(crate::tcp::TcpParams {
+                    cc_seed: seed,
+                    ..sc.tcp_params(gi)
+                }),
             };
             params.push(p);
         }

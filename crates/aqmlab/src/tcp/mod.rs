@@ -228,6 +228,11 @@ pub struct TcpParams {
     /// scenario key).
     #[serde(skip)]
     pub rate_cc: bool,
+    /// The run's seed, from which each flow's congestion-control seed is
+    /// derived (`CongestionControl::seed`; set by the simulation builder
+    /// and the workloads, not a scenario key).
+    #[serde(skip)]
+    pub cc_seed: u64,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -269,6 +274,7 @@ impl Default for TcpParams {
             sack_variant: None,
             fin: false,
             rate_cc: false,
+            cc_seed: 0,
             explicit: TcpOptions::default(),
         }
     }

@@ -54,6 +54,14 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The segment supplying the sample was a retransmission.
     pub is_retrans: bool,
+    /// Segments outstanding when the segment supplying the sample was
+    /// sent, itself included (the BBR v3 `rs->tx_in_flight`).
+    pub tx_in_flight: u32,
+    /// Segments marked lost between that segment's sending and this ACK
+    /// (the BBR v3 `rs->lost` = `tp->lost − tx.lost`).
+    pub lost: u64,
+    /// The ACK carried ECE (`rs->is_ece`).
+    pub is_ece: bool,
     /// The sender is in fast recovery after this ACK.
     pub in_recovery: bool,
     /// The connection's totals after this ACK: `tp->delivered`,
@@ -61,6 +69,8 @@ pub struct RateSample {
     pub total_delivered: u64,
     pub total_lost: u64,
     pub delivered_time: Time,
+    /// `tp->delivered_ce` after this ACK.
+    pub total_delivered_ce: u64,
 }
 
 impl RateSample {
@@ -84,6 +94,10 @@ struct Tx {
     delivered_ce: u64,
     app_limited: bool,
     retrans: bool,
+    /// Outstanding segments with this one (`tx.in_flight`), `tp->lost`
+    /// at sending (`tx.lost`).
+    in_flight: u32,
+    lost: u64,
 }
 
 /// The connection's delivery state and the per-segment stamps of
@@ -112,6 +126,8 @@ struct Building {
     last_seq: u32,
     is_app_limited: bool,
     is_retrans: bool,
+    tx_in_flight: u32,
+    tx_lost: u64,
     send_phase: Time,
     newest_rtt_sent: Option<Time>,
 }
@@ -135,6 +151,8 @@ impl RateEstimator {
             delivered_ce: self.delivered_ce,
             app_limited: self.app_limited != 0,
             retrans: false,
+            in_flight: packets_out + 1,
+            lost: self.lost,
         };
         let i = seq.wrapping_sub(self.una) as usize;
         if i < self.seg.len() {
@@ -167,6 +185,8 @@ impl RateEstimator {
             b.prior = Some((tx.delivered, tx.delivered_ce, dt));
             b.is_app_limited = tx.app_limited;
             b.is_retrans = tx.retrans;
+            b.tx_in_flight = tx.in_flight;
+            b.tx_lost = tx.lost;
             b.last_seq = seq;
             self.first_tx = tx.sent;
             b.send_phase = tx.sent - tx.first_tx;
@@ -241,15 +261,19 @@ impl RateEstimator {
             rtt: b.newest_rtt_sent.map(|t| now - t),
             is_app_limited: b.is_app_limited,
             is_retrans: b.is_retrans,
+            is_ece: ece,
             total_delivered: self.delivered,
             total_lost: self.lost,
             delivered_time: self.delivered_time,
+            total_delivered_ce: self.delivered_ce,
             ..RateSample::default()
         };
         let Some((pd, pce, pt)) = b.prior else {
             return rs;
         };
         rs.prior_delivered = pd;
+        rs.tx_in_flight = b.tx_in_flight;
+        rs.lost = self.lost - b.tx_lost;
         rs.delivered = Some(self.delivered - pd);
         rs.delivered_ce = self.delivered_ce - pce;
         let interval = b.send_phase.max(now - pt);

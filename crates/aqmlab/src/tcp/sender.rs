@@ -204,13 +204,22 @@ impl Sender {
 
     pub fn new(
         p: impl Into<std::sync::Arc<TcpParams>>,
-        cc: Box<dyn CongestionControl>,
+        mut cc: Box<dyn CongestionControl>,
         flow: FlowId,
         src: NodeId,
         dst: NodeId,
         bytes: Option<u64>,
     ) -> Sender {
         let mut p: std::sync::Arc<TcpParams> = p.into();
+        // the controller's random stream: (run seed, flow id), as every
+        // component's stream (`engine::RngStream`)
+        use crate::engine::{splitmix64, stream_id};
+        cc.seed(splitmix64(
+            p.cc_seed ^ splitmix64(stream_id("cc") ^ flow.0 as u64),
+        ));
+        // Linux counts segments in window growth; ns-2, ns-3's TcpNewReno
+        // and RFC 5681 count ACKs (`CongestionControl::count_segments`)
+        cc.count_segments(p.profile == Some(super::profile::Profile::Linux));
         let rate_cc = cc.rate_based();
         if rate_cc {
             // a rate-based controller paces at its own rate (its own copy

@@ -247,6 +247,7 @@ impl CdfWorkload {
         let mut params = TcpParams::default();
         params.apply(global);
         params.apply(&spec.tcp);
+        params.cc_seed = seed;
         CdfWorkload {
             cdf: spec.load().expect("validated size distribution"),
             spec: spec.clone(),

@@ -113,6 +113,7 @@ impl HttpWorkload {
         let mut params = TcpParams::default();
         params.apply(global);
         params.apply(&spec.tcp);
+        params.cc_seed = seed;
         HttpWorkload {
             spec: spec.clone(),
             params,

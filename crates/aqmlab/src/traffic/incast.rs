@@ -99,8 +99,8 @@ impl crate::registry::Registered for IncastSpec {
 }
 
 impl super::registry::WorkloadKind for IncastSpec {
-    fn build(&self, tcp: &TcpOptions, _seed: u64) -> Box<dyn super::Workload> {
-        Box::new(IncastWorkload::new(self, tcp))
+    fn build(&self, tcp: &TcpOptions, seed: u64) -> Box<dyn super::Workload> {
+        Box::new(IncastWorkload::new(self, tcp, seed))
     }
     fn name(&self) -> &str {
         &self.name
@@ -138,10 +138,13 @@ pub struct IncastWorkload {
 }
 
 impl IncastWorkload {
-    pub fn new(spec: &IncastSpec, global: &TcpOptions) -> Self {
+    /// `seed`: the run's, for the flows' congestion control
+    /// (`TcpParams::cc_seed`).
+    pub fn new(spec: &IncastSpec, global: &TcpOptions, seed: u64) -> Self {
         let mut params = TcpParams::default();
         params.apply(global);
         params.apply(&spec.tcp);
+        params.cc_seed = seed;
         IncastWorkload {
             spec: spec.clone(),
             params,
@@ -227,7 +230,7 @@ mod tests {
             "name = \"i\"\nclient = \"c\"\nservers = [\"s0\", \"s1\", \"s2\"]\nrounds = 2\n",
         )
         .unwrap();
-        let mut w = IncastWorkload::new(&spec, &TcpOptions::default());
+        let mut w = IncastWorkload::new(&spec, &TcpOptions::default(), 1);
         let (r, next) = w.arrive(0);
         assert!(next.is_none());
         assert_eq!(r.len(), 3);

@@ -336,6 +336,7 @@ impl WebWorkload {
         let mut params = TcpParams::default();
         params.apply(global);
         params.apply(&spec.tcp);
+        params.cc_seed = seed;
         params.handshake = true;
         let mut w = WebWorkload {
             spec: spec.clone(),

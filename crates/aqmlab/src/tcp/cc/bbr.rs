@@ -50,10 +50,43 @@
 //! time in nanoseconds rather than µs and jiffies; in-flight is the
 //! sender's RFC 6675 pipe (`bbr_packets_in_net_at_edt`'s EDT correction
 //! is nil: segments leave at their paced time); the newly lost segments of
-//! an ACK are those recovery retransmitted on it; the random start phase
-//! hashes the time, delivered count and RTT (deterministic per run) for
-//! `prandom_u32_max`; the idle-restart event (`CA_EVENT_TX_START`) is not
-//! modelled (bulk and single-shot transfers never restart from idle).
+//! an ACK are those recovery retransmitted on it; `prandom_u32_max` (the
+//! random start phase) is SplitMix64 over the flow's seed, drawn from the
+//! scenario seed and the flow id (`CongestionControl::seed`), mixed with
+//! the time and delivered count of the draw; the idle-restart event
+//! (`CA_EVENT_TX_START`) is not modelled (bulk and single-shot transfers
+//! never restart from idle).
+//!
+//! `variant = "ns3"`: ns-3 3.44's `TcpBbr` (`src/internet/model/
+//! tcp-bbr.cc`, NITK's port of Linux v1), read beside Linux. Where it
+//! differs, and what this variant does:
+//!
+//! - gains: `HighGain` 2.89 for Startup's pacing and cwnd and Drain's
+//!   cwnd, Drain pacing 1/2.89 (Linux 2885/1000 and 1000/2885): followed;
+//! - `InFlight`: gain · BDP in bytes, not rounded up, + 3 send quanta of
+//!   *one segment* (`SetSendQuantum`), no rounding to even, +2 segments in
+//!   the 5/4 phase; the initial window alone before an RTT sample (Linux
+//!   adds 3 TSO goals of ~1 ms at the pacing rate and rounds to even):
+//!   followed — at 10 Mbit/s this is 3 segments less than Linux's 6;
+//! - `EnterProbeBW`: start phase `7 − (int) U[0, 6)`, then one advance,
+//!   so never the 3/4 phase nor the cruise phase after it (Linux draws
+//!   among 7): followed;
+//! - `InitPacingRate`: the min RTT in whole milliseconds (≥ 1 ms), no
+//!   pacing margin, and the bandwidth filter restarted with the sample
+//!   init_cwnd / RTT: followed;
+//! - `UpdateAckAggregation` counts bytes with the epoch in whole seconds
+//!   and `AckEpochAckedResetThresh` = 4096 bytes, so extra-acked stays
+//!   under ~3 segments (Linux: packets, µs, 2^20): followed;
+//! - no long-term (policer) bandwidth mode: followed;
+//! - a timeout (`CongestionStateSet(CA_LOSS)`) saves cwnd and starts a
+//!   round, without Linux's reset of the full-bandwidth estimate:
+//!   followed;
+//! - entering recovery sets cwnd = in-flight + max(last ACKed/SACKed, 1
+//!   segment) without restarting the round (Linux restarts it for its
+//!   round of packet conservation): followed;
+//! - min RTT from `tcb->m_lastRtt` with `<=` (Linux `rs->rtt_us` with
+//!   `<`, ignoring delayed-ACK samples on expiry); rounds counted only on
+//!   ACKs with a non-zero delivery rate: not modelled.
 
 use super::{CcState, CongestionControl, RateSample};
 use crate::engine::Time;
@@ -66,6 +99,13 @@ pub enum BbrVariant {
     #[default]
     #[serde(rename = "v1")]
     V1,
+    /// BBR v3 as google/bbr's v3 `tcp_bbr.c` (`bbr3.rs`).
+    #[serde(rename = "v3")]
+    V3,
+    /// BBR v1 as ns-3 3.44's `TcpBbr` (`tcp-bbr.cc`), where it differs
+    /// from Linux (this file's header lists the differences).
+    #[serde(rename = "ns3")]
+    Ns3,
 }
 
 /// `cc = { kind = "bbr", variant = "v1" }`.
@@ -73,10 +113,19 @@ pub enum BbrVariant {
 #[serde(default, deny_unknown_fields)]
 pub struct BbrConfig {
     pub variant: BbrVariant,
+    /// v3 only: the path is a shallow-threshold ECN one (Linux's route
+    /// flag `TCP_ECN_LOW`), so v3 reacts to CE marks when min_rtt ≤ 5 ms.
+    /// Needs `tcp.ecn = true` for the marks to be echoed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
 }
 
 const HIGH_GAIN: f64 = 2885.0 / 1000.0;
-const DRAIN_GAIN: f64 = 1000.0 / 2885.0;
+/// ns-3 `TcpBbr::HighGain` (2.89); its Drain gain is 1/2.89.
+const NS3_HIGH_GAIN: f64 = 2.89;
+/// ns-3 `TcpBbr::AckEpochAckedResetThresh`: 4096 *bytes* (Linux: 2^20
+/// packets).
+const NS3_ACK_EPOCH_ACKED_RESET_BYTES: f64 = 4096.0;
 const CWND_GAIN: f64 = 2.0;
 const PACING_GAIN: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 const CYCLE_LEN: usize = 8;
@@ -172,6 +221,8 @@ impl MinMax {
 }
 
 pub struct Bbr {
+    /// `variant = "ns3"`: ns-3 3.44 `TcpBbr`'s rules where they differ.
+    ns3: bool,
     mode: Mode,
     /// The cwnd BBR holds (Linux `snd_cwnd` under `cong_control`), segments.
     cwnd: f64,
@@ -222,8 +273,11 @@ pub struct Bbr {
 }
 
 impl Bbr {
-    pub fn new(_c: &BbrConfig) -> Bbr {
+    pub fn new(c: &BbrConfig) -> Bbr {
+        let ns3 = c.variant == BbrVariant::Ns3;
+        let high_gain = if ns3 { NS3_HIGH_GAIN } else { HIGH_GAIN };
         Bbr {
+            ns3,
             mode: Mode::Startup,
             cwnd: 0.0,
             pacing: 0.0,
@@ -245,8 +299,8 @@ impl Bbr {
             full_bw_reached: false,
             cycle_idx: 0,
             cycle_stamp: 0,
-            pacing_gain: HIGH_GAIN,
-            cwnd_gain: HIGH_GAIN,
+            pacing_gain: high_gain,
+            cwnd_gain: high_gain,
             has_seen_rtt: false,
             lt_is_sampling: false,
             lt_use_bw: false,
@@ -297,10 +351,21 @@ impl Bbr {
         self.min_rtt
     }
 
+    /// Startup's gains (2/ln 2: Linux 2.885, ns-3 2.89).
+    fn high_gain(&self) -> f64 {
+        if self.ns3 {
+            NS3_HIGH_GAIN
+        } else {
+            HIGH_GAIN
+        }
+    }
+
     /// `bbr_bdp`: gain · bw · min_rtt, rounded up; 10 before an RTT.
+    /// ns-3 (`TcpBbr::InFlight`, in bytes): not rounded.
     fn bdp(&self, bw: f64, gain: f64) -> f64 {
         match self.min_rtt {
             None => INIT_CWND,
+            Some(m) if self.ns3 => bw * m as f64 / 1e9 * gain,
             Some(m) => (bw * m as f64 / 1e9 * gain - 1e-9).ceil().max(0.0),
         }
     }
@@ -319,10 +384,19 @@ impl Bbr {
         (bytes / self.mss).floor().max(min).min(127.0)
     }
 
-    /// `bbr_quantization_budget`.
+    /// `bbr_quantization_budget`. ns-3: 3 send quanta of one segment
+    /// (`m_sendQuantum` = `m_segmentSize`), no rounding to even; nothing
+    /// added to the initial window before an RTT sample.
     fn quantization_budget(&self, cwnd: f64) -> f64 {
-        let mut c = cwnd + 3.0 * self.tso_segs_goal();
-        c = ((c as u64 + 1) & !1) as f64;
+        if self.ns3 && self.min_rtt.is_none() {
+            return cwnd;
+        }
+        let mut c = if self.ns3 {
+            cwnd + 3.0
+        } else {
+            let c = cwnd + 3.0 * self.tso_segs_goal();
+            ((c as u64 + 1) & !1) as f64
+        };
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             c += 2.0;
         }
@@ -334,14 +408,15 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
-    fn rand7(&mut self, a: u64, b: u64) -> usize {
-        // splitmix64 over the state: a deterministic prandom_u32_max(7)
+    /// A deterministic `prandom_u32_max(n)`: SplitMix64 over the flow's
+    /// seed, the time and the delivered count.
+    fn rand_below(&mut self, n: u64, a: u64, b: u64) -> usize {
         let mut z = self.seed ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ b.rotate_left(17);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^= z >> 31;
         self.seed = z;
-        (z % 7) as usize
+        (z % n) as usize
     }
 
     fn reset_startup_mode(&mut self) {
@@ -350,7 +425,10 @@ impl Bbr {
 
     fn reset_probe_bw_mode(&mut self, now: Time, delivered: u64) {
         self.mode = Mode::ProbeBw;
-        self.cycle_idx = CYCLE_LEN - 1 - self.rand7(now, delivered);
+        // Linux: prandom_u32_max(bbr_cycle_rand = 7), never the 3/4 phase;
+        // ns-3 EnterProbeBW: (int) U[0, 6), never 3/4 nor the next one
+        let n = if self.ns3 { 6 } else { 7 };
+        self.cycle_idx = CYCLE_LEN - 1 - self.rand_below(n, now, delivered);
         self.advance_cycle_phase(now);
     }
 
@@ -377,7 +455,8 @@ impl Bbr {
 
     fn set_pacing_rate(&mut self, s: &CcState, bw: f64, gain: f64) {
         let rate = gain * bw * (1.0 - PACING_MARGIN);
-        if !self.has_seen_rtt && s.srtt.is_some() {
+        let rtt_seen = if self.ns3 { s.min_rtt } else { s.srtt };
+        if !self.has_seen_rtt && rtt_seen.is_some() {
             self.init_pacing_rate(s);
         }
         if self.full_bw_reached || rate > self.pacing {
@@ -387,6 +466,22 @@ impl Bbr {
 
     /// `bbr_init_pacing_rate_from_rtt`.
     fn init_pacing_rate(&mut self, s: &CcState) {
+        if self.ns3 {
+            // TcpBbr::InitPacingRate: min RTT in whole ms (≥ 1 ms, 1 ms
+            // without one), no pacing margin; it also restarts the
+            // bandwidth filter at init_cwnd / RTT
+            let rtt_ms = match s.min_rtt {
+                Some(r) => {
+                    self.has_seen_rtt = true;
+                    (r / 1_000_000).max(1)
+                }
+                None => 1,
+            };
+            let bw = s.cwnd.max(1.0) / (rtt_ms as f64 / 1e3);
+            self.pacing = self.pacing_gain * bw;
+            self.bw.reset(self.rtt_cnt, bw);
+            return;
+        }
         let rtt = match s.srtt {
             Some(r) => {
                 self.has_seen_rtt = true;
@@ -440,8 +535,11 @@ impl Bbr {
         self.reset_lt_interval(rs);
     }
 
-    /// `bbr_lt_bw_sampling`.
+    /// `bbr_lt_bw_sampling` (ns-3's TcpBbr has no long-term mode).
     fn lt_bw_sampling(&mut self, now: Time, rs: &RateSample) {
+        if self.ns3 {
+            return;
+        }
         if self.lt_use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt_rtt_cnt += 1;
@@ -521,6 +619,10 @@ impl Bbr {
                 self.extra_acked[self.extra_acked_win_idx] = 0.0;
             }
         }
+        if self.ns3 {
+            self.update_ack_aggregation_ns3(now, rs);
+            return;
+        }
         let epoch = now.saturating_sub(self.ack_epoch_stamp);
         let mut expected = (self.bw() * epoch as f64 / 1e9).floor();
         if self.ack_epoch_acked as f64 <= expected
@@ -532,6 +634,30 @@ impl Bbr {
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xfffff);
         let extra = (self.ack_epoch_acked as f64 - expected).min(self.cwnd);
+        let i = self.extra_acked_win_idx;
+        if extra > self.extra_acked[i] {
+            self.extra_acked[i] = extra;
+        }
+    }
+
+    /// ns-3 `TcpBbr::UpdateAckAggregation`, in bytes as ns-3 counts: the
+    /// epoch's length is taken in whole seconds (`uint32_t epochProp`), so
+    /// the expected amount is 0 for epochs under 1 s, and the epoch
+    /// restarts once 4096 bytes have been ACKed in it: the extra-acked
+    /// estimate stays under ~3 segments.
+    fn update_ack_aggregation_ns3(&mut self, now: Time, rs: &RateSample) {
+        let mss = self.mss;
+        let acked = rs.acked_sacked as f64 * mss;
+        let epoch_s = (now.saturating_sub(self.ack_epoch_stamp) / 1_000_000_000) as f64;
+        let mut expected = (self.max_bw() * mss * epoch_s).floor();
+        let epoch_acked = self.ack_epoch_acked as f64;
+        if epoch_acked <= expected || epoch_acked + acked >= NS3_ACK_EPOCH_ACKED_RESET_BYTES {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = now;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked += acked as u64;
+        let extra = (self.ack_epoch_acked as f64 - expected).min(self.cwnd * mss) / mss;
         let i = self.extra_acked_win_idx;
         if extra > self.extra_acked[i] {
             self.extra_acked[i] = extra;
@@ -618,8 +744,9 @@ impl Bbr {
 
     fn update_gains(&mut self) {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
-            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
-            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::Startup => (self.high_gain(), self.high_gain()),
+            // Linux bbr_drain_gain = 1000/2885; ns-3 1/HighGain
+            Mode::Drain => (1.0 / self.high_gain(), self.high_gain()),
             Mode::ProbeBw => (
                 if self.lt_use_bw {
                     1.0
@@ -642,8 +769,14 @@ impl Bbr {
         }
         if state == CaState::Recovery && self.prev_ca != CaState::Recovery {
             self.packet_conservation = true;
-            self.next_rtt_delivered = rs.total_delivered;
-            cwnd = s.in_flight as f64 + acked;
+            if self.ns3 {
+                // CongestionStateSet(CA_RECOVERY): in flight + max(last
+                // ACKed/SACKed, 1 segment); the round goes on
+                cwnd = s.in_flight as f64 + acked.max(1.0);
+            } else {
+                self.next_rtt_delivered = rs.total_delivered;
+                cwnd = s.in_flight as f64 + acked;
+            }
         } else if self.prev_ca >= CaState::Recovery && state < CaState::Recovery {
             cwnd = cwnd.max(self.prior_cwnd);
             self.packet_conservation = false;
@@ -707,8 +840,13 @@ impl CongestionControl for Bbr {
         self.cwnd = 1.0;
         self.loss_high = Some(s.snd_nxt);
         self.prev_ca = CaState::Loss;
-        self.full_bw = 0.0;
         self.round_start = true;
+        if self.ns3 {
+            // CongestionStateSet(CA_LOSS): SaveCwnd (done by ssthresh)
+            // and a round start only
+            return;
+        }
+        self.full_bw = 0.0;
         let rs = RateSample {
             losses: 1,
             ..RateSample::default()
@@ -768,12 +906,20 @@ impl CongestionControl for Bbr {
             return Some(self.pacing);
         }
         // before the first ACK: bbr_init_pacing_rate_from_rtt
+        if self.ns3 {
+            let rtt_ms = s.min_rtt.map_or(1, |r| (r / 1_000_000).max(1));
+            return Some(NS3_HIGH_GAIN * s.cwnd.max(1.0) / (rtt_ms as f64 / 1e3));
+        }
         let rtt = s.srtt.map_or(1e6, |r| (r as f64).max(1e3));
         Some(HIGH_GAIN * s.cwnd.max(1.0) / (rtt / 1e9) * (1.0 - PACING_MARGIN))
     }
 
     fn wants_app_limited(&mut self) -> bool {
         std::mem::take(&mut self.app_limited_request)
+    }
+
+    fn seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
 
     fn stats(&self) -> Vec<(&'static str, f64)> {
@@ -793,22 +939,44 @@ impl CongestionControl for Bbr {
 impl super::registry::Registered for BbrConfig {
     const KIND: &'static str = "bbr";
     const ABOUT: &'static str =
-        "BBR v1 (Linux 6.1 tcp_bbr.c; Cardwell et al., ACM Queue 2016): rate-based, paced; use with SACK (e.g. profile = \"linux-6.1\")";
-    const PARAMS: &'static [crate::registry::Param] = &[crate::param!(
-        "variant",
-        "",
-        "\"v1\"",
-        "\"v2\"",
-        "BBR version: v1 (Linux 6.1 tcp_bbr.c)"
-    )];
+        "BBR v1 (Linux 6.1 tcp_bbr.c; Cardwell et al., ACM Queue 2016), v1 as ns-3 3.44 TcpBbr (variant ns3) or v3 (google/bbr v3 tcp_bbr.c): rate-based, paced; use with SACK (e.g. profile = \"linux-6.1\")";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!(
+            "variant",
+            "",
+            "\"v1\" | \"v3\" | \"ns3\"",
+            "\"v2\"",
+            "BBR version: v1 (Linux 6.1 tcp_bbr.c), v3 (google/bbr v3 tcp_bbr.c) or ns3 (v1 as ns-3 3.44 TcpBbr)"
+        ),
+        crate::param!(
+            "ecn",
+            "",
+            "true | false",
+            "\"yes\"",
+            "v3: shallow-threshold ECN path (TCP_ECN_LOW): react to CE marks when min_rtt <= 5 ms"
+        ),
+    ];
     fn validate(&self) -> Result<(), (String, String)> {
+        if self.ecn && self.variant != BbrVariant::V3 {
+            let v = match self.variant {
+                BbrVariant::Ns3 => "ns3",
+                _ => "v1",
+            };
+            return Err((
+                "ecn".into(),
+                format!("applies to variant = \"v3\" only, got variant = \"{v}\""),
+            ));
+        }
         Ok(())
     }
 }
 
 impl super::registry::CcAlgorithm for BbrConfig {
     fn build(&self) -> Box<dyn CongestionControl> {
-        Box::new(Bbr::new(self))
+        match self.variant {
+            BbrVariant::V1 | BbrVariant::Ns3 => Box::new(Bbr::new(self)),
+            BbrVariant::V3 => Box::new(super::bbr3::Bbr3::new(self.ecn)),
+        }
     }
 }
 

@@ -36,7 +36,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{CcState, LossEpisode, CongestionControl};
+use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "bic", ... }`.
@@ -102,6 +102,8 @@ pub struct Bic {
     loss_cwnd: f64,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl Bic {
@@ -111,6 +113,7 @@ impl Bic {
             w_max: 0.0,
             loss_cwnd: 0.0,
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 
@@ -156,11 +159,26 @@ impl CongestionControl for Bic {
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
-        if s.cwnd <= s.ssthresh {
+        if self.count_segments {
+            // bictcp_cong_avoid: tcp_slow_start, the rest to
+            // tcp_cong_avoid_ai(tp, cnt, acked)
+            let mut acked = acked.max(1);
+            if s.cwnd < s.ssthresh {
+                acked = slow_start_segments(s, acked);
+                if acked == 0 {
+                    return;
+                }
+            }
+            s.cwnd += self.increase(s.cwnd) * acked as f64 / s.cwnd;
+        } else if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         } else {
             s.cwnd += self.increase(s.cwnd) * acked.max(1) as f64 / s.cwnd;
         }
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {

@@ -32,7 +32,7 @@
 //! inflation is removed by `reduction_view`; SACK recovery (PRR) never
 //! inflates `cwnd`.
 
-use super::{CcState, LossEpisode, CongestionControl};
+use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "highspeed", ... }`.
@@ -118,6 +118,8 @@ pub struct HighSpeed {
     p: HighSpeedConfig,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl HighSpeed {
@@ -125,6 +127,7 @@ impl HighSpeed {
         HighSpeed {
             p: p.clone(),
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 }
@@ -134,13 +137,21 @@ impl CongestionControl for HighSpeed {
         "highspeed"
     }
 
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
-        if s.cwnd <= s.ssthresh {
+        if self.count_segments && s.cwnd < s.ssthresh {
+            // hstcp_cong_avoid: tcp_slow_start(tp, acked); its congestion
+            // avoidance counts ACKs (snd_cwnd_cnt += ai + 1)
+            slow_start_segments(s, acked.max(1));
+        } else if !self.count_segments && s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         } else {
             s.cwnd += self.p.a(s.cwnd) / s.cwnd;
         }
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {

@@ -43,7 +43,7 @@
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
 
-use super::{CcState, LossEpisode, CongestionControl};
+use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use crate::engine::{to_secs, Time, NS_PER_SEC};
 use crate::units::Dur;
 use serde::{Deserialize, Serialize};
@@ -139,6 +139,8 @@ pub struct Htcp {
     old_max_b: f64,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl Htcp {
@@ -157,6 +159,7 @@ impl Htcp {
             max_b: 0.0,
             old_max_b: 0.0,
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 
@@ -282,13 +285,22 @@ impl CongestionControl for Htcp {
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
         self.measure_throughput(s, acked);
-        if s.cwnd <= s.ssthresh {
+        if self.count_segments && s.cwnd < s.ssthresh {
+            // htcp_cong_avoid: tcp_slow_start(tp, acked)
+            slow_start_segments(s, acked.max(1));
+            return;
+        }
+        if !self.count_segments && s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
             return;
         }
         self.measure_rtt(s);
         self.alpha_update(s.now);
         s.cwnd += self.alpha * acked.max(1) as f64 / s.cwnd;
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {

@@ -32,12 +32,37 @@
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
-//! | `bbr` | `bbr.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`) |
+//! | `bbr` | `bbr.rs`, `bbr3.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`); `variant = "v3"`: google/bbr v3 `tcp_bbr.c` |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
 //! new data outside recovery (the sender's `on_ack`), and `acked` is the
 //! number of segments that ACK covers (2 with delayed ACKs).
+//!
+//! Per ACK or per segment acknowledged ([`CongestionControl::count_segments`], set
+//! by `profile = "linux-6.1"`): each stack's rule, as its source counts.
+//! Slow start (SS) "per segment" is Linux 6.1 `tcp_slow_start(tp, acked)`
+//! (up to ssthresh, the rest of the ACK to congestion avoidance where the
+//! algorithm passes it on); congestion avoidance (CA) "per segment" is
+//! `tcp_cong_avoid_ai(tp, w, acked)`. ns-3 3.44's `TcpNewReno` counts
+//! ACKs: `SlowStart` adds one segment per ACK whatever `segmentsAcked` is
+//! (the rest is returned and, below ssthresh, dropped) and
+//! `CongestionAvoidance` adds one `MSS²/cwnd` per ACK; ns-2's agents and
+//! RFC 5681 count ACKs too, so those profiles (and no profile, which the
+//! reproductions run) keep the per-ACK rule.
+//!
+//! | `cc` | no profile, `ns2-2.35`, `ns3-3.44` | `linux-6.1` |
+//! |---|---|---|
+//! | `reno`, `newreno` | SS +1, CA +1/cwnd per ACK | per segment (`tcp_reno_cong_avoid`) |
+//! | `vegas` (Reno fallback before 3 RTT samples) | per ACK | per segment (`tcp_reno_cong_avoid`) |
+//! | `bic` | SS +1 per ACK; CA per segment | SS and CA per segment (`bictcp_cong_avoid`) |
+//! | `highspeed` | SS +1, CA a(w)/w per ACK (RFC 3649) | SS per segment; CA per ACK (`hstcp_cong_avoid` counts ACKs) |
+//! | `htcp` | SS +1 per ACK; CA per segment | SS per segment; CA per segment (`htcp_cong_avoid` with `pkts_acked`) |
+//! | `cubic` | the variant's own rule (`cubic.rs`); the profile picks the variant | `linux`: per segment |
+//! | `dctcp` | per segment under every profile (Linux `tcp_dctcp` and ns-3 `TcpDctcp`, a `TcpLinuxReno`, both count segments) | per segment |
+//! | `compound`, `maxnet` | their papers' / ns-2's rule | the same (no Linux source) |
+//! | `bbr` | its own cwnd (`bbr_set_cwnd` adds the segments ACKed) | the same |
 
+pub mod bbr3;
 pub mod registry;
 
 // The registry: one line per algorithm (module, config type, enum variant).
@@ -196,6 +221,23 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// The flow's own random seed, derived from the run's seed and the
+    /// flow id (`TcpParams::cc_seed`), given once when the sender is
+    /// built. Controllers that draw random numbers (BBR's ProbeBW phases)
+    /// seed their generator from it, so a run is reproducible from its
+    /// scenario seed and two flows draw different sequences.
+    fn seed(&mut self, _seed: u64) {}
+
+    /// Window growth counts the segments an ACK covers, as Linux does
+    /// (`tcp_slow_start(tp, acked)`, `tcp_cong_avoid_ai(tp, w, acked)`):
+    /// called once by the sender, `true` under `profile = "linux-6.1"`.
+    /// Otherwise growth is per ACK, as RFC 5681, ns-2 and ns-3's
+    /// `TcpNewReno` (`SlowStart` adds one segment per ACK whatever
+    /// `segmentsAcked` is). The table in this file's header says which
+    /// algorithm follows it. (The flag lives in the controller, not in
+    /// [`CcState`], whose size is part of the sender's hot cache lines.)
+    fn count_segments(&mut self, _on: bool) {}
+
     /// The loss-recovery scheme used with this algorithm when the scenario
     /// does not set `tcp.recovery`.
     fn recovery(&self) -> Recovery {
@@ -227,6 +269,25 @@ pub fn reno_increase(s: &mut CcState) {
         s.cwnd += 1.0;
     } else {
         s.cwnd += 1.0 / s.cwnd;
+    }
+}
+
+/// Linux 6.1 `tcp_slow_start(tp, acked)`: grow by the segments acked up
+/// to ssthresh; return what is left for congestion avoidance.
+pub fn slow_start_segments(s: &mut CcState, acked: u32) -> u32 {
+    let grown = (s.cwnd + acked as f64).min(s.ssthresh.max(s.cwnd));
+    let used = (grown - s.cwnd).ceil().min(acked as f64) as u32;
+    s.cwnd = grown;
+    acked - used
+}
+
+/// Reno-family growth under the stack's counting rule
+/// ([`CongestionControl::count_segments`]).
+pub fn reno_grow(s: &mut CcState, acked: u32, count_segments: bool) {
+    if count_segments {
+        reno_increase_segments(s, acked.max(1));
+    } else {
+        reno_increase(s);
     }
 }
 
@@ -347,6 +408,38 @@ mod tests {
             reno_increase_segments(&mut s, 2);
         }
         assert!((s.cwnd - 20.0 - 1.0).abs() < 0.03, "{}", s.cwnd);
+    }
+
+    /// The profile rule: with `count_segments` (linux-6.1) a delayed ACK
+    /// of 2 segments in slow start adds 2 for every Linux-derived
+    /// algorithm; without it (no profile, ns-2, ns-3) it adds 1.
+    #[test]
+    fn slow_start_counts_segments_only_under_the_linux_rule() {
+        for kind in ["reno", "newreno", "bic", "highspeed", "htcp"] {
+            let t: T = toml::from_str(&format!("cc = \"{kind}\"")).unwrap();
+            for (count, want) in [(false, 11.0), (true, 12.0)] {
+                let mut cc = t.cc.build();
+                cc.count_segments(count);
+                let mut s = st(10.0, 100.0);
+                cc.on_ack(&mut s, 2);
+                assert_eq!(s.cwnd, want, "{kind}, count_segments {count}");
+            }
+        }
+        // congestion avoidance: Reno per segment adds 2/cwnd per delayed
+        // ACK under the Linux rule, 1/cwnd otherwise
+        let t: T = toml::from_str("cc = \"newreno\"").unwrap();
+        for (count, want) in [(false, 20.05), (true, 20.1)] {
+            let mut cc = t.cc.build();
+            cc.count_segments(count);
+            let mut s = st(20.0, 5.0);
+            cc.on_ack(&mut s, 2);
+            assert!((s.cwnd - want).abs() < 1e-12, "{count}: {}", s.cwnd);
+        }
+        // the ACK that crosses ssthresh: 1 segment to reach it, the other
+        // in congestion avoidance (tcp_slow_start's leftover)
+        let mut s = st(10.0, 11.0);
+        assert_eq!(slow_start_segments(&mut s, 2), 1);
+        assert_eq!(s.cwnd, 11.0);
     }
 
     #[test]

@@ -12,16 +12,23 @@
 //! and lost segments excluded, as ns-3's `TcpNewReno::GetSsThresh` over
 //! `BytesInFlight`), never the window inflated in fast recovery.
 
-use super::{reno_increase, reno_ssthresh, CcState, CongestionControl, Recovery};
+use super::{reno_grow, reno_ssthresh, CcState, CongestionControl, Recovery};
 
-pub struct Reno;
+#[derive(Default)]
+pub struct Reno {
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
+}
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
         "reno"
     }
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
-        reno_increase(s);
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
+        reno_grow(s, acked, self.count_segments);
+    }
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         reno_ssthresh(s)
@@ -44,6 +51,6 @@ impl super::registry::Registered for RenoConfig {
 
 impl super::registry::CcAlgorithm for RenoConfig {
     fn build(&self) -> Box<dyn CongestionControl> {
-        Box::new(Reno)
+        Box::new(Reno::default())
     }
 }

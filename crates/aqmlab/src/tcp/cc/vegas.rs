@@ -30,7 +30,7 @@
 //! inflation is removed by `reduction_view`; SACK recovery (PRR) never
 //! inflates `cwnd`.
 
-use super::{reno_increase, CcState, LossEpisode, CongestionControl};
+use super::{reno_grow, CcState, LossEpisode, CongestionControl};
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +82,8 @@ pub struct Vegas {
     base_rtt: Option<Time>,
     /// Inside a loss episode (see `reduction_view`).
     episode: LossEpisode,
+    /// [`CongestionControl::count_segments`].
+    count_segments: bool,
 }
 
 impl Vegas {
@@ -96,6 +98,7 @@ impl Vegas {
             min_rtt: None,
             base_rtt: None,
             episode: LossEpisode::default(),
+            count_segments: false,
         }
     }
 
@@ -123,7 +126,7 @@ impl CongestionControl for Vegas {
         self.cnt_rtt += 1;
     }
 
-    fn on_ack(&mut self, s: &mut CcState, _acked: u32) {
+    fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
         if !self.started {
             self.started = true;
@@ -162,13 +165,17 @@ impl CongestionControl for Vegas {
                     }
                     s.cwnd = s.cwnd.max(2.0);
                 }
-                _ => reno_increase(s),
+                _ => reno_grow(s, acked, self.count_segments),
             }
             self.cnt_rtt = 0;
             self.min_rtt = None;
         } else if s.cwnd <= s.ssthresh {
             s.cwnd += 1.0;
         }
+    }
+
+    fn count_segments(&mut self, on: bool) {
+        self.count_segments = on;
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
