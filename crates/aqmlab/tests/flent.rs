@@ -96,8 +96,9 @@ fn series_are_the_runs_figures_in_flents_units() {
     // throughput.csv's series (bytes per bin, in Mbit/s).
     assert!(b[..10].iter().all(|v| *v == 0.0));
     let t0 = &r.throughput[0];
-    for i in 0..x.len() {
-        assert!((a[i] - t0.bytes[i] as f64 * 8.0 / 0.1 / 1e6).abs() < 1e-9);
+    assert_eq!(a.len(), x.len());
+    for (v, bytes) in a.iter().zip(&t0.bytes) {
+        assert!((v - *bytes as f64 * 8.0 / 0.1 / 1e6).abs() < 1e-9);
     }
     // The sum's mean is the payload the bottleneck carried: at most its
     // wire rate (headers included), at least 90 % of it.
