@@ -234,7 +234,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest pending event, without removing it (what the next
-    /// [`EventQueue::pop`] returns). The simulation looks at it to prefetch
+    /// [`EventQueue::pop`] returns). The simulation looks at it to load ahead
     /// the state that event will touch while it handles the current one.
     #[inline]
     pub fn peek(&mut self) -> Option<&E> {
@@ -257,7 +257,7 @@ impl<E> EventQueue<E> {
 
     /// The timer `k` places after the earliest one in the wheel's current
     /// slot (`k = 0`: the earliest), if the slot holds that many: a timer
-    /// due soon, whose state the simulation prefetches a few events ahead.
+    /// due soon, whose state the cache hints load a few events ahead.
     #[inline]
     pub fn timer_ahead(&self, k: usize) -> Option<&E> {
         let r = &self.wheel.ready;
@@ -453,7 +453,7 @@ mod tests {
         /// `peek` is the next pop; `timer_ahead(k)`, when it answers, is
         /// the k-th earliest timer pending in the wheel, and after a peek
         /// it answers for k = 0 whenever one is (what the event loop's
-        /// prefetch relies on).
+        /// cache hints rely on).
         #[test]
         fn prop_matches_one_heap(ops in proptest::collection::vec(op(), 1..400)) {
             use std::cmp::Reverse;

@@ -210,10 +210,8 @@ pub struct Flow {
     /// segment (`NO_ROUTE` before; routes are fixed, and the first hop of
     /// a flow's segments depends only on its ends and its id). Segments
     /// leave on it without a route lookup (with 10⁵ hosts the host's
-    /// entry is a cache miss), and a sender's timer names it, so that the
-    /// event loop prefetches its record a few timers ahead (the start
-    /// too: before the lookup moved to the build, a start waited for that
-    /// record, about 0.7 of the star's 1.05 kcycles per start at 10⁵ flows).
+    /// entry is a cache miss), and the cache hints (`sim/hints.rs`) load
+    /// its record one event ahead of a timer or a start.
     pub snd_link: u32,
     /// Events the sending and the receiving end scheduled (tie-break
     /// counters).

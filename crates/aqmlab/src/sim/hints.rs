@@ -193,7 +193,17 @@ fn flow_start(x: &Flow) {
 #[inline]
 fn flow_heap(x: &Flow) {
     if let Transport::Tcp(t) = &x.transport {
-        t.snd.prefetch_heap();
+        let h = t.snd.heap_addresses();
+        if let Some(r) = h.rec {
+            prefetch_addr(r);
+        }
+        prefetch_addr(h.cc);
+        if let Some(e) = h.spill_front {
+            prefetch_addr(e);
+        }
+        if let Some((from, to)) = h.cold {
+            prefetch_range(from, to);
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 //! events would: every arrival is in its lane before its time comes.
 //!
 //! What it saves with 10⁵ hosts: a packet in flight is written to and read
-//! from a lane's ring, which the hardware prefetcher streams, instead of a
+//! from a lane's ring, which the CPU streams into cache by itself, instead of a
 //! pipe buffer of its own link (a cold line, and a page fault the first
 //! time each of 2·10⁵ buffers is allocated), and its arrival costs no heap
 //! push and pop. The arrival carries what it needs of the link (far end,

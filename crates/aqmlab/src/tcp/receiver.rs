@@ -71,8 +71,8 @@ pub enum EcnEcho {
 
 /// The fields a data segment or the delayed-ACK timer of a common
 /// receiver (no SACK, no timestamps) touches come first and together
-/// ([`Receiver::HOT_BYTES`], about two cache lines), for the event loop's
-/// prefetch (`#[repr(C)]` keeps the declared order; the order has no other
+/// ([`Receiver::HOT_BYTES`], about two cache lines), for the cache hints
+/// (`sim/hints.rs`; `#[repr(C)]` keeps the declared order; the order has no other
 /// effect).
 #[repr(C)]
 pub struct Receiver {

@@ -90,7 +90,7 @@ pub enum SenderState {
 /// pacing, RACK, handshake, ECN or TLP) touches come first and together, so
 /// that one event touches [`Sender::HOT_BYTES`] (five cache lines in a flow
 /// record, its recovery state and short send history included) and the
-/// event loop prefetches exactly those (`#[repr(C)]` keeps the declared
+/// cache hints (`sim/hints.rs`) load exactly those (`#[repr(C)]` keeps the declared
 /// order; the order has no other effect). What such a sender reads only in
 /// rare events (a fast retransmit's queue and count, the RACK timers'
 /// queue, the first segment's time, the send history beyond
@@ -162,8 +162,8 @@ pub struct Sender {
     // -- hot for an ACK, not for a timeout: --
     rtt_time: Time,
     // -- cold: pacing, RACK, handshake, start and end; ECN and TLP state
-    // (read only when `params.ecn` / `params.tlp`, and then prefetched one
-    // event ahead with the heap objects); the retransmission queue --
+    // (read only when `params.ecn` / `params.tlp`, and then loaded one
+    // event ahead with the heap objects by the cache hints); the retransmission queue --
     ecn: EcnState,
     /// TLP.end_seq: one past the highest segment sent when the probe left
     /// (a probe episode is open).
@@ -1136,33 +1136,44 @@ impl SendLog {
     }
 }
 
+/// See [`Sender::heap_addresses`].
+pub struct SenderHeap {
+    pub rec: Option<*const u8>,
+    pub cc: *const u8,
+    pub spill_front: Option<*const u8>,
+    /// [from, to) of the ECN and TLP state in the sender's cold part.
+    pub cold: Option<(*const u8, *const u8)>,
+}
+
 impl Sender {
-    /// Prefetch the heap objects behind the sender that an ACK or a timer
-    /// touches — the loss-recovery and congestion-control state and the
-    /// oldest entry of the send history — and, with ECN or TLP on, the
-    /// sender's cold line(s) holding their state, once the sender itself is in
-    /// cache (see [`crate::engine::prefetch`]; no effect on results).
+    /// Addresses of the heap objects behind the sender that an ACK or a
+    /// timer touches — the loss-recovery and congestion-control state and
+    /// the oldest entry of the send history — and, with ECN or TLP on, the
+    /// byte range of the sender's cold fields holding their state: what
+    /// `sim::hints` loads ahead (reading them has no effect on results).
     #[inline]
-    pub fn prefetch_heap(&self) {
-        use crate::engine::prefetch_addr;
-        if let Some(r) = self.rec.boxed() {
-            prefetch_addr(r as *const dyn LossRecovery as *const u8);
-        }
-        prefetch_addr(&*self.cc as *const dyn CongestionControl as *const u8);
-        if self.sent.spilled {
-            // (the deque's header lies in the cold part: read only when
-            // the history outgrew the inline ring)
-            if let Some(e) = self.sent_spill.front() {
-                prefetch_addr(e as *const (Time, bool) as *const u8);
-            }
-        }
-        if self.params.ecn || self.params.tlp {
-            // the ECN and TLP state and their counters, in the sender's
-            // cold part
-            crate::engine::prefetch_range(
-                &self.ecn as *const EcnState as *const u8,
-                (&self.loss_probes as *const u64).wrapping_add(1) as *const u8,
-            );
+    pub fn heap_addresses(&self) -> SenderHeap {
+        SenderHeap {
+            rec: self
+                .rec
+                .boxed()
+                .map(|r| r as *const dyn LossRecovery as *const u8),
+            cc: &*self.cc as *const dyn CongestionControl as *const u8,
+            // (the deque's header lies in the cold part: read only when the
+            // history outgrew the inline ring)
+            spill_front: if self.sent.spilled {
+                self.sent_spill
+                    .front()
+                    .map(|e| e as *const (Time, bool) as *const u8)
+            } else {
+                None
+            },
+            cold: (self.params.ecn || self.params.tlp).then(|| {
+                (
+                    &self.ecn as *const EcnState as *const u8,
+                    (&self.loss_probes as *const u64).wrapping_add(1) as *const u8,
+                )
+            }),
         }
     }
 

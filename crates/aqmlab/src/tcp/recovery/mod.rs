@@ -279,7 +279,7 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    /// The boxed scheme's object, if any (to prefetch it).
+    /// The boxed scheme's object, if any (for the cache hints to load it ahead).
     pub fn boxed(&self) -> Option<&dyn LossRecovery> {
         match self {
             Recovery::Boxed(r) => Some(r.as_ref()),
