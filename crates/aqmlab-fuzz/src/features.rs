@@ -78,6 +78,10 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "pcap",
             "pcap_snaplen",
             "warmup",
+            "log",
+            "log_flows",
+            "log_max_events",
+            "log_format",
         ],
     ),
     ("routing", &["ecmp"]),
@@ -618,8 +622,9 @@ pub fn workload(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     }
 }
 
-/// `[output]`: the warm-up around the run's duration, packet capture of
-/// links that exist or not, the pcap snap length at its bounds.
+/// `[output]`: the warm-up around the run's duration, packet capture and
+/// the event log of links that exist or not, the pcap snap length and the
+/// log's cap at their bounds, log flow groups that exist or not, formats.
 pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let dur = doc
         .get("duration")
@@ -646,6 +651,14 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
         links.extend(["bottleneck", "left->right", "hop0", "hub->sink"].map(String::from));
     }
     links.extend(["nope", "", "a->", "->"].map(String::from));
+    let mut groups: Vec<String> = (doc.get("flows").and_then(|f| f.as_array()))
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.get("group")?.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    groups.extend(["nope", ""].map(String::from));
     let root = doc.as_table_mut().expect("root table");
     let out = root
         .entry("output")
@@ -653,7 +666,41 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let Some(t) = out.as_table_mut() else {
         return "output is not a table".into();
     };
-    match rng.gen_range(0..3) {
+    match rng.gen_range(0..5) {
+        3 => {
+            let n = rng.gen_range(0..3);
+            let v: Vec<Value> = (0..n)
+                .map(|_| Value::String(links.choose(rng).expect("nonempty").clone()))
+                .collect();
+            let v = Value::Array(v);
+            let mut d = format!("output.log = {v}");
+            t.insert("log".into(), v);
+            if rng.gen_bool(0.5) {
+                let n = rng.gen_range(0..3);
+                let g: Vec<Value> = (0..n)
+                    .map(|_| Value::String(groups.choose(rng).expect("nonempty").clone()))
+                    .collect();
+                let g = Value::Array(g);
+                d += &format!(", output.log_flows = {g}");
+                t.insert("log_flows".into(), g);
+            }
+            d
+        }
+        4 => {
+            if rng.gen_bool(0.5) {
+                let n = *[0i64, 1, 2, 1000, 50_000_000, 50_000_001, -1, 1 << 62]
+                    .choose(rng)
+                    .expect("nonempty");
+                t.insert("log_max_events".into(), Value::Integer(n));
+                format!("output.log_max_events = {n}")
+            } else {
+                let f = *["csv", "parquet", "CSV", "arrow", ""]
+                    .choose(rng)
+                    .expect("nonempty");
+                t.insert("log_format".into(), Value::String(f.into()));
+                format!("output.log_format = {f:?}")
+            }
+        }
         0 => {
             let w = match rng.gen_range(0..3) {
                 0 => dur.clone(),

@@ -1111,6 +1111,7 @@ mod tests {
             ("workloads", "workloads["),
             ("warm-up", "output.warmup"),
             ("pcap", "output.pcap"),
+            ("event log", "output.log"),
             ("lp", "lp."),
             ("sweep", "sweep."),
             ("cc key", ".cc."),

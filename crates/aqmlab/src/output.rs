@@ -18,6 +18,7 @@
 //! Drop rate, everywhere (`links.csv`, `queues.csv`, sweep tables): packets
 //! dropped by the queue ÷ packets that arrived at it (`arrivals`).
 
+pub mod event_log;
 pub mod flent;
 pub mod pcap;
 pub mod summary;
@@ -516,6 +517,10 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     }
     if !r.throughput.is_empty() {
         write_throughput(r, &id, &st.path("throughput.csv")).map_err(named("throughput.csv"))?;
+    }
+    if let Some(log) = &r.event_log {
+        let name = event_log::file_name(log);
+        event_log::write(r, log, &id, &st.path(name)).map_err(named(name))?;
     }
     if !r.requests.is_empty() {
         let mut w = IdWriter::create(&st.path("requests.csv"), &id)?;

@@ -174,7 +174,48 @@ pub fn check(sc: &Scenario, seed: u64, r: &RunResult) -> Result<(), String> {
             ));
         }
     }
+    event_log(sc, r)?;
     delays(r)
+}
+
+/// The event log agrees with the queues' counters: per logged port, its
+/// enqueues, dequeues, drops and marks are the counters' (when the log
+/// holds every flow's events over the whole run, none lost), its records
+/// are in time order within the run, a sojourn is never longer than the
+/// time since the start.
+fn event_log(sc: &Scenario, r: &RunResult) -> Result<(), String> {
+    let Some(log) = &r.event_log else {
+        return Ok(());
+    };
+    let end = (r.sim_seconds * 1e9).round() as u64;
+    let mut last = 0;
+    let mut per: HashMap<u32, [u64; 4]> = HashMap::new();
+    for (i, x) in log.records.iter().enumerate() {
+        if x.t < last || x.t > end || x.sojourn > x.t {
+            return Err(format!(
+                "event log record {i}: time {} ns after {last} ns or past the end {end} ns, or sojourn {} ns longer than the time",
+                x.t, x.sojourn
+            ));
+        }
+        last = x.t;
+        per.entry(x.link).or_default()[x.event as usize] += 1;
+    }
+    if log.lost > 0 || r.warmup_s.is_some() || !sc.output.log_flows.is_empty() {
+        return Ok(());
+    }
+    for (&li, c) in &per {
+        let Some(q) = r.queues.get(li as usize) else {
+            return Err(format!("event log: link id {li} has no queue"));
+        };
+        let want = [q.enqueued, q.dequeued, q.dropped, q.marked];
+        if *c != want {
+            return Err(format!(
+                "event log of {}: (enqueue, dequeue, drop, mark) = {c:?}, counters {want:?}",
+                q.link
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every delay and time ≥ 0.

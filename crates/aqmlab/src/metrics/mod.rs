@@ -471,6 +471,9 @@ pub struct RunResult {
     /// absent for whole-run results.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup_s: Option<f64>,
+    /// The per-packet event log (`[output] log`), over the whole run.
+    #[serde(skip)]
+    pub event_log: Option<crate::net::event_log::EventLog>,
 }
 
 impl RunResult {

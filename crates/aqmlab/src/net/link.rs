@@ -8,7 +8,8 @@
 use crate::aqm::{DropCause, DropTail, QdCtx, QueueDisc};
 use crate::engine::{RngStream, Time};
 use crate::net::classifier::Classifier;
-use crate::net::packet::{NodeId, Packet};
+use crate::net::event_log::{LogEvent, LogReason, PortLog};
+use crate::net::packet::{Ecn, NodeId, Packet};
 use std::collections::VecDeque;
 
 pub use super::port_stats::{ClassCounters, PortStats, SojournHist};
@@ -107,23 +108,62 @@ impl Disc {
 /// after it in [`Link`] lies in one cache line.
 #[repr(C, align(32))]
 pub struct Port {
-    /// Edge classifier tagging the packet's class (`Ext::Rio`) before `disc`
-    /// sees the packet.
-    pub classifier: Option<Box<Classifier>>,
+    /// What sees the port's packets besides the discipline: the RIO-PS edge
+    /// classifier and the per-packet event log. `None` on most ports; an
+    /// idle DropTail port is bypassed only then.
+    pub edge: Option<Box<Edge>>,
     pub stats: PortStats,
     pub disc: Disc,
     scratch: Vec<(Packet, DropCause)>,
     pub rng: RngStream,
 }
 
+/// A port's optional parts (see [`Port::edge`]).
+#[derive(Default)]
+pub struct Edge {
+    /// Edge classifier tagging the packet's class (`Ext::Rio`) before the
+    /// discipline sees the packet.
+    pub classifier: Option<Classifier>,
+    /// The per-packet event log (`net/event_log.rs`).
+    pub log: Option<PortLog>,
+}
+
 impl Port {
     pub fn new(disc: impl Into<Disc>, rng: RngStream) -> Self {
         Port {
-            classifier: None,
+            edge: None,
             stats: PortStats::default(),
             disc: disc.into(),
             scratch: Vec::new(),
             rng,
+        }
+    }
+
+    /// The edge classifier, if any.
+    pub fn classifier(&self) -> Option<&Classifier> {
+        self.edge.as_deref().and_then(|e| e.classifier.as_ref())
+    }
+
+    /// Set (or remove) the edge classifier.
+    pub fn set_classifier(&mut self, c: Option<Classifier>) {
+        self.edge.get_or_insert_with(Default::default).classifier = c;
+        self.tidy_edge();
+    }
+
+    /// The event log, if any.
+    pub fn log(&self) -> Option<&PortLog> {
+        self.edge.as_deref().and_then(|e| e.log.as_ref())
+    }
+
+    /// Set (or remove) the event log.
+    pub fn set_log(&mut self, l: Option<PortLog>) {
+        self.edge.get_or_insert_with(Default::default).log = l;
+        self.tidy_edge();
+    }
+
+    fn tidy_edge(&mut self) {
+        if matches!(self.edge.as_deref(), Some(e) if e.classifier.is_none() && e.log.is_none()) {
+            self.edge = None;
         }
     }
 
@@ -141,7 +181,7 @@ impl Port {
     /// it into the queue and reading it back.
     #[inline]
     pub fn may_bypass(&self, pkt: &Packet) -> bool {
-        self.classifier.is_none()
+        self.edge.is_none()
             && matches!(&self.disc, Disc::DropTail(d) if d.is_empty() && d.accepts_alone(pkt.size))
     }
 
@@ -161,9 +201,15 @@ impl Port {
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time, drops: &mut Vec<Packet>) {
         self.integrate(now);
         pkt.enq_time = now;
-        if let Some(c) = self.classifier.as_mut() {
-            c.tag(&mut pkt, now);
-        }
+        let logged = match self.edge.as_deref_mut() {
+            Some(e) => {
+                if let Some(c) = e.classifier.as_mut() {
+                    c.tag(&mut pkt, now);
+                }
+                e.log.is_some()
+            }
+            None => false,
+        };
         let mut ctx = QdCtx {
             now,
             rng: &mut self.rng,
@@ -172,11 +218,33 @@ impl Port {
         };
         let class = pkt.ext.class();
         let r = self.disc.enqueue(pkt, &mut ctx);
-        self.stats.record_arrival(class, ctx.marked as u64, r);
+        let marked = ctx.marked;
+        self.stats.record_arrival(class, marked as u64, r);
+        if logged {
+            self.log_arrival(now, &pkt, r, marked);
+        }
         if r.is_err() {
             drops.push(pkt);
         }
-        self.flush_drops(drops);
+        self.flush_drops(drops, now);
+    }
+
+    /// Log an arrival's enqueue or drop and the marks made on it.
+    #[inline(never)]
+    fn log_arrival(&mut self, now: Time, pkt: &Packet, r: Result<(), DropCause>, marked: u32) {
+        let q = (self.disc.len_pkts(), self.disc.len_bytes());
+        let Some(log) = self.edge.as_deref_mut().and_then(|e| e.log.as_mut()) else {
+            return;
+        };
+        match r {
+            Ok(()) => log.record(now, pkt, LogEvent::Enqueue, LogReason::None, 0, q.0, q.1),
+            Err(c) => log.record_drop(now, pkt, c, true, q),
+        }
+        let mut m = *pkt;
+        m.ecn = Ecn::Ce;
+        for _ in 0..marked {
+            log.record(now, &m, LogEvent::Mark, LogReason::Disc, 0, q.0, q.1);
+        }
     }
 
     /// Take the next packet to transmit.
@@ -198,27 +266,58 @@ impl Port {
             marked: 0,
         };
         let p = self.disc.dequeue(&mut ctx);
-        (self.stats).record_dequeue_marks(p.as_ref().map(|p| p.ext.class()), ctx.marked as u64);
-        self.flush_drops(drops);
+        let marked = ctx.marked;
+        (self.stats).record_dequeue_marks(p.as_ref().map(|p| p.ext.class()), marked as u64);
+        self.flush_drops(drops, now);
         if let Some(p) = &p {
             self.stats.record_departure(now - p.enq_time);
+            if self.edge.is_some() {
+                self.log_departure(now, p, marked);
+            }
         }
         p
+    }
+
+    /// Log a departure and the marks made on it, if the port logs.
+    #[inline(never)]
+    fn log_departure(&mut self, now: Time, p: &Packet, marked: u32) {
+        let q = (self.disc.len_pkts(), self.disc.len_bytes());
+        let Some(log) = self.edge.as_deref_mut().and_then(|e| e.log.as_mut()) else {
+            return;
+        };
+        let sojourn = now - p.enq_time;
+        log.record(
+            now,
+            p,
+            LogEvent::Dequeue,
+            LogReason::None,
+            sojourn,
+            q.0,
+            q.1,
+        );
+        for _ in 0..marked {
+            log.record(now, p, LogEvent::Mark, LogReason::Disc, sojourn, q.0, q.1);
+        }
     }
 
     /// Move the discipline's drops (other than the arrival) to `drops`. Most
     /// calls find none: that test stays inline, the loop does not.
     #[inline]
-    fn flush_drops(&mut self, drops: &mut Vec<Packet>) {
+    fn flush_drops(&mut self, drops: &mut Vec<Packet>, now: Time) {
         if !self.scratch.is_empty() {
-            self.flush_drops_slow(drops);
+            self.flush_drops_slow(drops, now);
         }
     }
 
     #[inline(never)]
-    fn flush_drops_slow(&mut self, drops: &mut Vec<Packet>) {
+    fn flush_drops_slow(&mut self, drops: &mut Vec<Packet>, now: Time) {
+        let q = (self.disc.len_pkts(), self.disc.len_bytes());
+        let mut log = self.edge.as_deref_mut().and_then(|e| e.log.as_mut());
         for (p, c) in self.scratch.drain(..) {
             self.stats.record_drop(p.ext.class(), c);
+            if let Some(l) = log.as_deref_mut() {
+                l.record_drop(now, &p, c, false, q);
+            }
             drops.push(p);
         }
     }

@@ -1,6 +1,7 @@
 //! The network: packets, links with egress ports, nodes and routing.
 
 pub mod classifier;
+pub mod event_log;
 pub mod ext;
 pub mod link;
 pub mod packet;

@@ -131,6 +131,21 @@ pub struct Summary<'a> {
     pub conservation: &'a Conservation,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel: Option<&'a ParallelReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_log: Option<LogSummary>,
+}
+
+/// What the event log holds (`[output] log`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LogSummary {
+    /// The log's file.
+    pub file: &'static str,
+    /// Events written.
+    pub events: usize,
+    /// Events not written because a port reached `log_max_events`; the
+    /// log is then complete only up to that port's last written event.
+    pub lost: u64,
+    pub max_events_per_port: u64,
 }
 
 /// Reads one figure of a flow (`None`: the flow has none).
@@ -219,6 +234,12 @@ impl<'a> Summary<'a> {
             workloads: &r.workloads,
             conservation: &r.conservation,
             parallel: r.parallel.as_ref(),
+            event_log: r.event_log.as_ref().map(|l| LogSummary {
+                file: super::event_log::file_name(l),
+                events: l.records.len(),
+                lost: l.lost,
+                max_events_per_port: l.cap,
+            }),
         }
     }
 }

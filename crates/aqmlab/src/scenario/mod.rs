@@ -469,6 +469,39 @@ pub struct OutputSpec {
     /// whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Dur>,
+    /// Link directions (as `pcap`) whose ports log every packet event
+    /// (`net/event_log.rs`): `events.csv` or `events.parquet`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+    /// Flow groups of `[[flows]]` the log keeps; empty = every flow.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log_flows: Vec<String>,
+    /// Most events each logged port keeps (the rest are counted).
+    #[serde(
+        default = "default_log_max",
+        skip_serializing_if = "is_default_log_max"
+    )]
+    pub log_max_events: u64,
+    /// File format of the event log.
+    #[serde(default, skip_serializing_if = "is_default_log_format")]
+    pub log_format: LogFormat,
+}
+
+pub use crate::net::event_log::LogFormat;
+
+fn is_default_log_format(f: &LogFormat) -> bool {
+    *f == LogFormat::default()
+}
+
+/// Default and largest `output.log_max_events` (64 bytes each in memory).
+pub const LOG_MAX_EVENTS: (u64, u64) = (5_000_000, 50_000_000);
+
+fn default_log_max() -> u64 {
+    LOG_MAX_EVENTS.0
+}
+
+fn is_default_log_max(n: &u64) -> bool {
+    *n == LOG_MAX_EVENTS.0
 }
 
 /// The smallest and largest `output.pcap_snaplen`.
@@ -491,6 +524,10 @@ impl Default for OutputSpec {
             pcap: Vec::new(),
             pcap_snaplen: default_snaplen(),
             warmup: None,
+            log: Vec::new(),
+            log_flows: Vec::new(),
+            log_max_events: default_log_max(),
+            log_format: LogFormat::default(),
         }
     }
 }
@@ -712,14 +749,16 @@ impl Scenario {
         v
     }
 
-    /// Check `output.pcap` and `output.pcap_snaplen`.
+    /// Check `output.pcap`, `output.pcap_snaplen` and the event log's keys.
     fn validate_pcap(&self) -> Result<(), (String, String)> {
-        for (i, name) in self.output.pcap.iter().enumerate() {
+        let named = (self.output.pcap.iter().enumerate()).map(|(i, n)| ("pcap", i, n));
+        let logged = (self.output.log.iter().enumerate()).map(|(i, n)| ("log", i, n));
+        for (key, i, name) in named.chain(logged) {
             if self.link_directions(name).is_empty() {
                 let mut names: Vec<String> = self.links.iter().map(|l| l.display_name()).collect();
                 names.sort();
                 return Err((
-                    format!("output.pcap[{i}]"),
+                    format!("output.{key}[{i}]"),
                     format!(
                         "no link `{}`; give a link name ({}) or one direction `a->b`",
                         cut(name),
@@ -734,6 +773,41 @@ impl Scenario {
             return Err((
                 "output.pcap_snaplen".into(),
                 format!("must be between {lo} and {hi} bytes, got {s}"),
+            ));
+        }
+        for (i, g) in self.output.log_flows.iter().enumerate() {
+            if !self.flows.iter().any(|f| &f.group == g) {
+                let mut groups: Vec<&str> = self.flows.iter().map(|f| f.group.as_str()).collect();
+                groups.sort();
+                groups.dedup();
+                return Err((
+                    format!("output.log_flows[{i}]"),
+                    format!(
+                        "no flow group `{}` in [[flows]]; the groups are: {}",
+                        cut(g),
+                        if groups.is_empty() {
+                            "(none)".to_string()
+                        } else {
+                            groups.join(", ")
+                        }
+                    ),
+                ));
+            }
+        }
+        if !self.output.log_flows.is_empty() && self.output.log.is_empty() {
+            return Err((
+                "output.log_flows".into(),
+                "selects flows for the event log, but `output.log` names no link to log".into(),
+            ));
+        }
+        let n = self.output.log_max_events;
+        if !(1..=LOG_MAX_EVENTS.1).contains(&n) {
+            return Err((
+                "output.log_max_events".into(),
+                format!(
+                    "must be between 1 and {} events per port, got {n}",
+                    LOG_MAX_EVENTS.1
+                ),
             ));
         }
         Ok(())

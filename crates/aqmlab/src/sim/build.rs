@@ -42,7 +42,7 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
         _ => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
     };
     let mut port = Port::new(disc, qrng);
-    port.classifier = cl.map(|c| Box::new(crate::net::classifier::Classifier::new(c)));
+    port.set_classifier(cl.map(crate::net::classifier::Classifier::new));
     Link {
         loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
         name,
@@ -373,7 +373,7 @@ impl Simulation {
                 .0,
             tput_bin,
         };
-        Simulation {
+        let mut sim = Simulation {
             name: sc.name.clone(),
             seed,
             now: 0,
@@ -390,7 +390,10 @@ impl Simulation {
             warmup: sc.output.warmup.map(|d| d.0).filter(|&w| w > 0),
             warm: None,
             marks: 0,
-        }
+            log_cap: None,
+        };
+        sim.attach_logs(sc);
+        sim
     }
 
     /// The workloads run in the process of their hosts (the partition keeps

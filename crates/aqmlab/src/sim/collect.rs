@@ -315,6 +315,7 @@ impl Simulation {
             series: self.collect_series(),
             parallel: self.parallel_report(),
             warmup_s: None,
+            event_log: self.collect_log(),
         }
     }
 }
@@ -376,7 +377,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
             to_secs(h.max())
         },
         classes: class_results(&l.port.stats.by_class()),
-        stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier.as_deref()),
+        stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);
     r.mean_len_bytes = l.port.mean_len_bytes(end);

@@ -429,7 +429,7 @@ mod tests {
             end(offset_of!(SimLink, link.busy_ns), 8),
             end(offset_of!(SimLink, link.tx_state), 1),
             end(offset_of!(SimLink, link.tx_size), 4),
-            end(offset_of!(SimLink, link.port.classifier), 8),
+            end(offset_of!(SimLink, link.port.edge), 8),
         ];
         for e in tx {
             assert!(e <= TX_END, "{e} > {TX_END}");

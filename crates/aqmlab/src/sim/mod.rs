@@ -23,6 +23,7 @@ mod forward;
 mod hints;
 pub mod ids;
 mod lane;
+mod log;
 mod lp;
 mod parallel;
 pub mod partition;
@@ -80,6 +81,8 @@ pub struct Simulation {
     warm: Option<window::Snapshot>,
     /// Snapshots taken so far.
     marks: u64,
+    /// `[output] log_max_events` and `log_format` when the scenario logs packet events.
+    log_cap: Option<(u64, crate::net::event_log::LogFormat)>,
 }
 
 impl Simulation {
@@ -118,7 +121,7 @@ impl Simulation {
         (self.lps.iter())
             .flat_map(|lp| lp.links.iter().filter(move |sl| sl.tx_lp == lp.id))
             .find(|sl| sl.link.name == name)
-            .and_then(|sl| sl.link.port.classifier.as_deref())
+            .and_then(|sl| sl.link.port.classifier())
     }
 
     /// Heap bytes of the ports' delay histograms, and how many ports hold a
