@@ -84,7 +84,8 @@ class Result:
 
     - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
       :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
-      :attr:`throughput` (``throughput.csv``), :attr:`requests` (``requests.csv``);
+      :attr:`throughput` (``throughput.csv``), :attr:`requests` (``requests.csv``),
+      :attr:`event_log` (``events.csv`` or ``events.parquet``);
     - :attr:`queues`: the queue columns of ``links.csv`` (one row per link
       direction), :attr:`queue_classes` their per-class counters (``classes.csv``);
     - :attr:`summary`: ``summary.json`` as a dict.
@@ -155,6 +156,19 @@ class Result:
     def requests(self) -> pd.DataFrame:
         """One row per workload connection (``requests.csv``)."""
         return self._table("requests.csv")
+
+    @cached_property
+    def event_log(self) -> pd.DataFrame:
+        """The per-packet event log of ``output.log`` (``events.csv``, or
+        ``events.parquet`` with ``output.log_format = "parquet"``, which
+        needs pyarrow): one row per enqueue, dequeue, drop and mark.
+        """
+        data = self.files.get("events.parquet")
+        if data is not None:
+            return pd.read_parquet(io.BytesIO(data))
+        data = self.files.get("events.csv")
+        # An empty `reason` (enqueue, dequeue) stays "" as in Parquet.
+        return pd.read_csv(io.BytesIO(data), keep_default_na=False) if data else pd.DataFrame()
 
     @cached_property
     def queues(self) -> pd.DataFrame:

@@ -120,7 +120,16 @@ pub fn write_csv(r: &RunResult, log: &EventLog, id: &RunId, path: &Path) -> std:
     inner.flush()
 }
 
-/// Write `log` as Parquet: one row group per 2^20 rows.
+/// Rows per Parquet row group.
+const ROW_GROUP: usize = 1 << 17;
+
+enum Col {
+    S(Vec<parquet::data_type::ByteArray>),
+    I(Vec<i64>),
+    D(Vec<f64>),
+}
+
+/// Write `log` as Parquet: one row group per [`ROW_GROUP`] rows.
 pub fn write_parquet(
     r: &RunResult,
     log: &EventLog,
@@ -160,48 +169,84 @@ pub fn write_parquet(
     );
     let f = std::fs::File::create(path)?;
     let mut w = SerializedFileWriter::new(f, schema, props).map_err(pq)?;
-    let names = Names { r };
     let label = ByteArray::from(id.label.as_str());
     // The seed is at most 2^63 - 1 (the scenario's bound).
     let seed = id.seed.min(i64::MAX as u64) as i64;
-    for chunk in log.records.chunks(1 << 20) {
+    // Each distinct string becomes one ByteArray, shared by reference.
+    let mut interned: std::collections::HashMap<&str, ByteArray> = Default::default();
+    let mut strs =
+        |chunk: &[LogRecord], f: &dyn Fn(&LogRecord) -> &'static str| -> Vec<ByteArray> {
+            (chunk.iter())
+                .map(|x| {
+                    let s = f(x);
+                    interned
+                        .entry(s)
+                        .or_insert_with(|| ByteArray::from(s))
+                        .clone()
+                })
+                .collect()
+        };
+    let links: Vec<ByteArray> = r
+        .links
+        .iter()
+        .map(|l| ByteArray::from(l.link.as_str()))
+        .collect();
+    let groups: Vec<ByteArray> = r
+        .flows
+        .iter()
+        .map(|f| ByteArray::from(f.group.as_str()))
+        .collect();
+    let kinds: Vec<ByteArray> = r
+        .queues
+        .iter()
+        .map(|q| ByteArray::from(q.kind.as_str()))
+        .collect();
+    let empty = ByteArray::from("");
+    let pick =
+        |v: &[ByteArray], i: u32| v.get(i as usize).cloned().unwrap_or_else(|| empty.clone());
+    for chunk in log.records.chunks(ROW_GROUP) {
         let mut g = w.next_row_group().map_err(pq)?;
         let n = chunk.len();
-        let strs = |f: &dyn Fn(&LogRecord) -> &'static str| strs_of(chunk, f);
         let ints = |f: &dyn Fn(&LogRecord) -> u64| -> Vec<i64> {
-            chunk
-                .iter()
+            (chunk.iter())
                 .map(|x| f(x).min(i64::MAX as u64) as i64)
                 .collect()
         };
         let dbls = |f: &dyn Fn(&LogRecord) -> u64| -> Vec<f64> {
             chunk.iter().map(|x| secs(f(x))).collect()
         };
-        enum Col {
-            S(Vec<ByteArray>),
-            I(Vec<i64>),
-            D(Vec<f64>),
-        }
-        let cols = [
-            Col::S(vec![label.clone(); n]),
-            Col::I(vec![seed; n]),
-            Col::D(dbls(&|x| x.t)),
-            Col::S(strs_of(chunk, |x| names.link(x))),
-            Col::S(strs(&|x| x.event.name())),
-            Col::S(strs_of(chunk, |x| names.reason(x))),
-            Col::I(ints(&|x| x.flow as u64)),
-            Col::S(strs_of(chunk, |x| names.group(x))),
-            Col::I(ints(&|x| x.seq as u64)),
-            Col::I(ints(&|x| x.size as u64)),
-            Col::S(strs(&|x| ecn_name(x.ecn))),
-            Col::I(ints(&|x| x.qlen_pkts as u64)),
-            Col::I(ints(&|x| x.qlen_bytes)),
-            Col::D(dbls(&|x| x.sojourn)),
-        ];
-        for col in cols {
+        // One column at a time: built, written, dropped.
+        for j in 0..COLUMNS.len() {
             let mut c = g.next_column().map_err(pq)?.ok_or_else(|| {
                 std::io::Error::other("parquet: fewer columns in the schema than written")
             })?;
+            let s = |v: Vec<ByteArray>| Col::S(v);
+            let col = match j {
+                0 => s(vec![label.clone(); n]),
+                1 => Col::I(vec![seed; n]),
+                2 => Col::D(dbls(&|x| x.t)),
+                3 => s(chunk.iter().map(|x| pick(&links, x.link)).collect()),
+                4 => s(strs(chunk, &|x| x.event.name())),
+                5 => s((chunk.iter())
+                    .map(|x| match x.reason {
+                        LogReason::Disc => pick(&kinds, x.link),
+                        other => other.name("").into(),
+                    })
+                    .collect()),
+                6 => Col::I(ints(&|x| x.flow as u64)),
+                7 => s((chunk.iter())
+                    .map(|x| match r.flows.get(x.flow as usize) {
+                        Some(f) if f.id == x.flow => pick(&groups, x.flow),
+                        _ => empty.clone(),
+                    })
+                    .collect()),
+                8 => Col::I(ints(&|x| x.seq as u64)),
+                9 => Col::I(ints(&|x| x.size as u64)),
+                10 => s(strs(chunk, &|x| ecn_name(x.ecn))),
+                11 => Col::I(ints(&|x| x.qlen_pkts as u64)),
+                12 => Col::I(ints(&|x| x.qlen_bytes)),
+                _ => Col::D(dbls(&|x| x.sojourn)),
+            };
             match col {
                 Col::S(v) => c.typed::<ByteArrayType>().write_batch(&v, None, None),
                 Col::I(v) => c.typed::<Int64Type>().write_batch(&v, None, None),
@@ -214,13 +259,6 @@ pub fn write_parquet(
     }
     w.close().map_err(pq)?;
     Ok(())
-}
-
-fn strs_of<'s>(
-    chunk: &[LogRecord],
-    f: impl Fn(&LogRecord) -> &'s str,
-) -> Vec<parquet::data_type::ByteArray> {
-    chunk.iter().map(|x| f(x).into()).collect()
 }
 
 /// Write the log in its scenario's format.
