@@ -119,7 +119,11 @@ class Result:
 
     def _table(self, name: str) -> pd.DataFrame:
         data = self.files.get(name)
-        return _read_csv(data) if data else pd.DataFrame()
+        if data:
+            return _read_csv(data)
+        # `output.format = "parquet"`: the same table as <name>.parquet.
+        data = self.files.get(name.removesuffix(".csv") + ".parquet")
+        return pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
 
     @cached_property
     def summary(self) -> dict[str, Any]:

@@ -358,6 +358,16 @@ def sweep(
     """
     sc = as_scenario(scenario)
     axes = _axes(sc, vary)
+    if sc.get("output.format") not in (None, "csv") or any(
+        key == "output.format" and any(v != "csv" for v in values) for key, _, values in axes
+    ):
+        raise ScenarioError(
+            f"{sc.file}: `output.format`: a sweep writes its runs' tables as CSV "
+            '(its table is read from them); "parquet" is for aqmlab.run',
+            "output.format",
+            sc.file,
+            "a sweep writes CSV tables",
+        )
     seed_list = _seeds(sc, seeds)
     if link is None:
         spec = sc._native.sweep_spec()

@@ -64,3 +64,29 @@ def test_cli_csv_and_python_parquet_hold_the_same_rows(
     assert "events.csv" not in aqmlab.run(sc).files
     assert list(pq.columns) == list(csv.columns)
     pd.testing.assert_frame_equal(pq, csv, check_dtype=False)
+
+
+def test_parquet_tables_hold_the_csv_tables(repo: Path) -> None:
+    pytest.importorskip("pyarrow")
+    sc = _scenario(repo).set("output.throughput_bin", "100ms")
+    as_csv = aqmlab.run(sc)
+    as_pq = aqmlab.run(sc.copy().set("output.format", "parquet"))
+    names = {n for n in as_pq.files if n.endswith(".parquet")}
+    assert names == {
+        "flows.parquet",
+        "links.parquet",
+        "queues.parquet",
+        "throughput.parquet",
+        "events.parquet",
+    }
+    assert not any(n.endswith(".csv") for n in as_pq.files)
+    for table in ("flows", "links", "queue_series", "throughput", "event_log"):
+        pd.testing.assert_frame_equal(
+            getattr(as_pq, table), getattr(as_csv, table), check_dtype=False
+        )
+
+
+def test_a_sweep_refuses_parquet_tables(repo: Path) -> None:
+    sc = _scenario(repo).set("output.format", "parquet")
+    with pytest.raises(aqmlab.ScenarioError, match="output.format"):
+        aqmlab.sweep(sc, vary={"links.bottleneck.queue_ab.limit": [50, 100]})

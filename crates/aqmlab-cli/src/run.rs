@@ -46,6 +46,10 @@ pub struct RunArgs {
     /// `output.throughput_bin`.
     #[arg(long)]
     pub flent: bool,
+    /// File format of the result tables and the event log: `csv` or
+    /// `parquet` (sets `output.format`).
+    #[arg(long, value_parser = ["csv", "parquet"])]
+    pub format: Option<String>,
     /// Run scenarios above the default resource limits (samples, bins,
     /// flows, nodes: see the README's "Errors and limits").
     #[arg(long)]
@@ -143,6 +147,9 @@ pub fn main(a: RunArgs) -> CliResult {
     if let Some(d) = &a.duration {
         parse_duration(d).map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
         overrides.push(format!("duration=\"{d}\""));
+    }
+    if let Some(f) = &a.format {
+        overrides.push(format!("output.format=\"{f}\""));
     }
     let max_file = crate::max_file_bytes(a.allow_large);
     let sc = Scenario::from_file_limit(&a.file, &overrides, max_file)?;

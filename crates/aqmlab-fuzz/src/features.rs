@@ -82,6 +82,7 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "log_flows",
             "log_max_events",
             "log_format",
+            "format",
         ],
     ),
     ("routing", &["ecmp"]),

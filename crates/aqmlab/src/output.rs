@@ -18,6 +18,7 @@
 //! Drop rate, everywhere (`links.csv`, `queues.csv`, sweep tables): packets
 //! dropped by the queue ÷ packets that arrived at it (`arrivals`).
 
+pub mod columnar;
 pub mod event_log;
 pub mod flent;
 pub mod pcap;
@@ -43,6 +44,16 @@ pub const RUN_FILES: &[&str] = &[
     "requests.csv",
     "classes.csv",
     "cc_stats.csv",
+    "flows.parquet",
+    "queues.parquet",
+    "links.parquet",
+    "cwnd.parquet",
+    "throughput.parquet",
+    "requests.parquet",
+    "classes.parquet",
+    "cc_stats.parquet",
+    "events.csv",
+    "events.parquet",
     "scenario.toml",
     "provenance.json",
     "run.flent.gz",
@@ -528,8 +539,31 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
             .map_err(named("requests.csv"))?;
         w.flush().map_err(named("requests.csv"))?;
     }
+    if r.table_format == crate::net::event_log::FileFormat::Parquet {
+        for table in TABLES {
+            let csv = st.path(&format!("{table}.csv"));
+            if csv.exists() {
+                let name = format!("{table}.parquet");
+                columnar::csv_to_parquet(&csv, &st.path(&name)).map_err(named(&name))?;
+                fs::remove_file(&csv).map_err(named(&format!("{table}.csv")))?;
+            }
+        }
+    }
     Ok(())
 }
+
+/// The result tables, each `<table>.csv` or (`[output] format =
+/// "parquet"`) `<table>.parquet`.
+pub const TABLES: &[&str] = &[
+    "flows",
+    "queues",
+    "links",
+    "classes",
+    "cc_stats",
+    "cwnd",
+    "throughput",
+    "requests",
+];
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.
 #[derive(Clone, Debug)]

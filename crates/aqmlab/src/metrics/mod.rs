@@ -474,6 +474,9 @@ pub struct RunResult {
     /// The per-packet event log (`[output] log`), over the whole run.
     #[serde(skip)]
     pub event_log: Option<crate::net::event_log::EventLog>,
+    /// The tables' file format (`[output] format`).
+    #[serde(skip)]
+    pub table_format: crate::net::event_log::FileFormat,
 }
 
 impl RunResult {

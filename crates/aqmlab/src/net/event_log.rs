@@ -28,10 +28,11 @@ use crate::aqm::DropCause;
 use crate::engine::Time;
 use crate::net::packet::{Ecn, Packet};
 
-/// File format of the event log (`[output] log_format`).
+/// File format of the result tables and the event log (`[output] format`,
+/// `log_format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LogFormat {
+pub enum FileFormat {
     #[default]
     Csv,
     Parquet,
@@ -214,12 +215,12 @@ pub struct EventLog {
     pub lost: u64,
     /// The most records a port kept (`[output] log_max_events`).
     pub cap: u64,
-    pub format: LogFormat,
+    pub format: FileFormat,
 }
 
 impl EventLog {
     /// Merge the ports' logs (each in its own time order).
-    pub fn merge(logs: Vec<&PortLog>, cap: u64, format: LogFormat) -> EventLog {
+    pub fn merge(logs: Vec<&PortLog>, cap: u64, format: FileFormat) -> EventLog {
         let mut records: Vec<LogRecord> = logs
             .iter()
             .flat_map(|l| l.records.iter().copied())
@@ -298,7 +299,7 @@ mod tests {
         a.record(5, &pkt(0, 2), LogEvent::Dequeue, LogReason::None, 0, 0, 0);
         b.record(5, &pkt(0, 3), LogEvent::Enqueue, LogReason::None, 0, 1, 0);
         b.record(2, &pkt(0, 4), LogEvent::Enqueue, LogReason::None, 0, 1, 0);
-        let m = EventLog::merge(vec![&a, &b], 10, LogFormat::Csv);
+        let m = EventLog::merge(vec![&a, &b], 10, FileFormat::Csv);
         let seqs: Vec<u32> = m.records.iter().map(|r| r.seq).collect();
         assert_eq!(seqs, vec![4, 3, 1, 2]);
     }

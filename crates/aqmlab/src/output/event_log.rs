@@ -39,8 +39,8 @@ pub const COLUMNS: [&str; 14] = [
 /// The file name of a log in `format`.
 pub fn file_name(log: &EventLog) -> &'static str {
     match log.format {
-        crate::net::event_log::LogFormat::Csv => "events.csv",
-        crate::net::event_log::LogFormat::Parquet => "events.parquet",
+        crate::net::event_log::FileFormat::Csv => "events.csv",
+        crate::net::event_log::FileFormat::Parquet => "events.parquet",
     }
 }
 
@@ -264,8 +264,8 @@ pub fn write_parquet(
 /// Write the log in its scenario's format.
 pub fn write(r: &RunResult, log: &EventLog, id: &RunId, path: &Path) -> std::io::Result<()> {
     match log.format {
-        crate::net::event_log::LogFormat::Csv => write_csv(r, log, id, path),
-        crate::net::event_log::LogFormat::Parquet => write_parquet(r, log, id, path),
+        crate::net::event_log::FileFormat::Csv => write_csv(r, log, id, path),
+        crate::net::event_log::FileFormat::Parquet => write_parquet(r, log, id, path),
     }
 }
 

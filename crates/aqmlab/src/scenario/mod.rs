@@ -277,6 +277,13 @@ impl Scenario {
                     ));
                 }
             }
+            if sc.output.format != FileFormat::Csv {
+                return Err(ScenarioError::invalid(
+                    file,
+                    "output.format",
+                    SWEEP_NEEDS_CSV,
+                ));
+            }
             points.push(SweepPoint {
                 label,
                 scenario: sc,
@@ -482,16 +489,22 @@ pub struct OutputSpec {
         skip_serializing_if = "is_default_log_max"
     )]
     pub log_max_events: u64,
-    /// File format of the event log.
-    #[serde(default, skip_serializing_if = "is_default_log_format")]
-    pub log_format: LogFormat,
+    /// File format of the event log (default: `format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_format: Option<FileFormat>,
+    /// File format of the result tables (`flows`, `links`, `queues`, ...).
+    #[serde(default, skip_serializing_if = "is_default_format")]
+    pub format: FileFormat,
 }
 
-pub use crate::net::event_log::LogFormat;
+pub use crate::net::event_log::FileFormat;
 
-fn is_default_log_format(f: &LogFormat) -> bool {
-    *f == LogFormat::default()
+fn is_default_format(f: &FileFormat) -> bool {
+    *f == FileFormat::default()
 }
+
+/// Why a sweep refuses `output.format = "parquet"`.
+pub const SWEEP_NEEDS_CSV: &str = "a sweep writes its runs' tables as CSV (its sweep tables are read from them); \"parquet\" is for `aqmlab run` and `aqmlab.run`";
 
 /// Default and largest `output.log_max_events` (64 bytes each in memory).
 pub const LOG_MAX_EVENTS: (u64, u64) = (5_000_000, 50_000_000);
@@ -527,7 +540,8 @@ impl Default for OutputSpec {
             log: Vec::new(),
             log_flows: Vec::new(),
             log_max_events: default_log_max(),
-            log_format: LogFormat::default(),
+            log_format: None,
+            format: FileFormat::default(),
         }
     }
 }

@@ -391,6 +391,7 @@ impl Simulation {
             warm: None,
             marks: 0,
             log_cap: None,
+            table_format: Default::default(),
         };
         sim.attach_logs(sc);
         sim

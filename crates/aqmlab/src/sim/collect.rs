@@ -316,6 +316,7 @@ impl Simulation {
             parallel: self.parallel_report(),
             warmup_s: None,
             event_log: self.collect_log(),
+            table_format: self.table_format,
         }
     }
 }

@@ -11,6 +11,7 @@ impl Simulation {
     /// Give each port that `[output] log` names a log of the flows that
     /// `log_flows` names (every flow when it names none).
     pub(super) fn attach_logs(&mut self, sc: &Scenario) {
+        self.table_format = sc.output.format;
         if sc.output.log.is_empty() {
             return;
         }
@@ -42,7 +43,8 @@ impl Simulation {
                 }
             }
         }
-        self.log_cap = Some((sc.output.log_max_events, sc.output.log_format));
+        let format = sc.output.log_format.unwrap_or(sc.output.format);
+        self.log_cap = Some((sc.output.log_max_events, format));
     }
 
     /// The merged log, if the scenario asked for one.

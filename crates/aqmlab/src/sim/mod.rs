@@ -82,7 +82,9 @@ pub struct Simulation {
     /// Snapshots taken so far.
     marks: u64,
     /// `[output] log_max_events` and `log_format` when the scenario logs packet events.
-    log_cap: Option<(u64, crate::net::event_log::LogFormat)>,
+    log_cap: Option<(u64, crate::net::event_log::FileFormat)>,
+    /// `[output] format`: the result tables' file format.
+    table_format: crate::net::event_log::FileFormat,
 }
 
 impl Simulation {
