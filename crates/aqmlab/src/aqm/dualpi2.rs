@@ -726,7 +726,8 @@ impl QueueDisc for DualPi2 {
         let (pkts, bytes) = (self.q[L].len() + self.q[C].len(), self.backlog());
         let full = match (self.v, self.limit) {
             // RFC Figure 3: refuse when the backlog plus one MTU exceeds it
-            (DualPi2Variant::Rfc, Limit::Bytes(b)) => bytes + self.mtu > b,
+            // (a packet larger than the MTU counts its own size)
+            (DualPi2Variant::Rfc, Limit::Bytes(b)) => bytes + self.mtu.max(pkt.size as u64) > b,
             (_, limit) => limit.exceeded_by(pkts, bytes, pkt.size),
         };
         if full {
@@ -734,12 +735,10 @@ impl QueueDisc for DualPi2 {
             return Err(DropCause::Overflow);
         }
         if self.v == DualPi2Variant::Linux && self.c.drop_early == Some(true) {
-            let marked = ctx.marked;
             if self.linux_must_drop(&mut pkt, i, ctx) {
                 self.counts[i].dropped += 1;
                 return Err(DropCause::Early);
             }
-            debug_assert!(ctx.marked >= marked);
         }
         if i == L {
             let min_qlen = self.c.min_qlen_step.unwrap_or(0) as usize;
