@@ -277,7 +277,7 @@ impl DualPi2Config {
             if v == Linux {
                 // netlink carries round(x·256) in [1, 2³¹ − 1]
                 let n = (x * 256.0).round();
-                if !(n >= 1.0 && n <= ALPHA_BETA_MAX) {
+                if !(1.0..=ALPHA_BETA_MAX).contains(&n) {
                     return Err((
                         k.into(),
                         format!("must be in [1/256, (2^31 - 1)/256] Hz for variant \"linux\", got {x}"),
@@ -289,7 +289,7 @@ impl DualPi2Config {
         }
         let k = self.coupling.unwrap_or(2.0);
         if v == Linux {
-            if !(k >= 1.0 && k <= 255.0 && k.fract() == 0.0) {
+            if !((1.0..=255.0).contains(&k) && k.fract() == 0.0) {
                 return Err((
                     "coupling".into(),
                     format!("must be an integer in [1, 255] for variant \"linux\" (a u8), got {k}"),
@@ -316,7 +316,7 @@ const MAX_PROB: u32 = u32::MAX;
 /// Linux's `dualpi2_scale_alpha_beta`: a gain in 1/256 Hz to the internal
 /// unit (probability per 64 ns of delay).
 fn linux_scale(param_256: u32) -> u32 {
-    ((param_256 as u64 * MAX_PROB as u64 >> 2) / 1_000_000_000) as u32
+    (((param_256 as u64 * MAX_PROB as u64) >> 2) / 1_000_000_000) as u32
 }
 
 /// One queue's counters.
@@ -734,11 +734,12 @@ impl QueueDisc for DualPi2 {
             self.counts[i].dropped += 1;
             return Err(DropCause::Overflow);
         }
-        if self.v == DualPi2Variant::Linux && self.c.drop_early == Some(true) {
-            if self.linux_must_drop(&mut pkt, i, ctx) {
-                self.counts[i].dropped += 1;
-                return Err(DropCause::Early);
-            }
+        if self.v == DualPi2Variant::Linux
+            && self.c.drop_early == Some(true)
+            && self.linux_must_drop(&mut pkt, i, ctx)
+        {
+            self.counts[i].dropped += 1;
+            return Err(DropCause::Early);
         }
         if i == L {
             let min_qlen = self.c.min_qlen_step.unwrap_or(0) as usize;
@@ -964,7 +965,7 @@ mod tests {
             let qd = (*dc.max(dl) * MS) as i128;
             let delta = (qd - 15 * MS as i128) * 44 + (qd - last) * 879;
             last = qd;
-            let step = (delta.abs() >> 6) as i128;
+            let step = delta.abs() >> 6;
             fx = if delta > 0 { (fx + step).min(u32::MAX as i128) } else { (fx - step).max(0) };
             assert_eq!(q.base_prob_fx() as i128, fx, "update {n}");
             let cur = qd as f64 / 1e9;
