@@ -803,7 +803,9 @@ pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
 }
 
 /// `classes.csv`: `label,seed` and one row per (link direction, traffic
-/// class) of the queues that count per class.
+/// class) of the queues that count per class; `dequeued` and
+/// `mean_delay_s` are filled for a discipline's own queues (DualPI2's `l`
+/// and `c`) and empty for a classifier's classes.
 pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
     let mut w = IdWriter::create(path, id)?;
     w.head(&[
@@ -814,6 +816,8 @@ pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<
         "marked",
         "drop_rate",
         "mark_rate",
+        "dequeued",
+        "mean_delay_s",
     ])?;
     let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
     for q in &r.queues {
@@ -826,6 +830,8 @@ pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<
                 c.marked.to_string(),
                 opt(per_arrival(c.dropped, c.arrivals)),
                 opt(per_arrival(c.marked, c.arrivals)),
+                c.dequeued.map(|n| n.to_string()).unwrap_or_default(),
+                opt(c.mean_delay_s),
             ])?;
         }
     }

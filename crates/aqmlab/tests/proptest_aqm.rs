@@ -240,6 +240,17 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
                 with(format!("gentle = {gentle}\nwait = {wait}\necn = {ecn}"), l, ecn)
             })
             .boxed(),
+        "dualpi2" => (limit(), 0usize..3, any::<(bool, bool)>(), 1u64..20_000)
+            .prop_map(move |(l, v, (overload, early), tu)| {
+                let v = ["linux", "rfc", "ns3"][v];
+                let linux = if v == "linux" {
+                    format!("drop_overload = {overload}\ndrop_early = {early}\n")
+                } else {
+                    String::new()
+                };
+                with(format!("variant = \"{v}\"\ntupdate = \"{tu}us\"\n{linux}"), l, true)
+            })
+            .boxed(),
         other => generic_config(other),
     }
 }
@@ -318,20 +329,32 @@ struct Queued {
 
 struct Model {
     queued: BTreeMap<u64, Queued>,
+    /// Queued packets by order lane ([`Model::lane`]).
     per_flow: BTreeMap<u32, BTreeSet<u64>>,
     bytes: u64,
+    /// The kind queues ECT(1) apart from the rest (DualPI2's L and C
+    /// queues): a flow's order holds within each of its codepoints' queues.
+    split_l4s: bool,
 }
 
 impl Model {
+    /// The lane whose packets must leave in order: the flow, or with
+    /// `split_l4s` the flow's L or C queue.
+    fn lane(&self, flow: u32, ect: bool) -> u32 {
+        if self.split_l4s {
+            flow * 2 + u32::from(ect && ect_of(flow) == Ecn::Ect1)
+        } else {
+            flow
+        }
+    }
+
     fn remove(&mut self, uid: u64) -> Result<Queued, TestCaseError> {
         let q = self
             .queued
             .remove(&uid)
             .ok_or_else(|| TestCaseError::fail(format!("packet {uid} left but is not queued")))?;
-        self.per_flow
-            .get_mut(&q.flow)
-            .expect("flow set")
-            .remove(&uid);
+        let lane = self.lane(q.flow, q.ect);
+        self.per_flow.get_mut(&lane).expect("flow set").remove(&uid);
         self.bytes -= q.size as u64;
         Ok(q)
     }
@@ -346,6 +369,17 @@ struct Tally {
     dropped_later: u64,
     marks_reported: u64,
     ce_out: u64,
+}
+
+/// The ECN-capable codepoint of a flow's packets: ECT(1) (L4S) for odd
+/// flows, ECT(0) for even ones, so that DualPI2's L queue is exercised and
+/// a flow's packets stay in one of its queues.
+fn ect_of(flow: u32) -> Ecn {
+    if flow % 2 == 1 {
+        Ecn::Ect1
+    } else {
+        Ecn::Ect0
+    }
 }
 
 /// Check one packet that left the queue (dequeued or dropped).
@@ -366,7 +400,7 @@ fn check_left(
         prop_assert!(q.ect, "packet {} was not ECT but was marked", p.uid);
         Ecn::Ce
     } else if q.ect {
-        Ecn::Ect0
+        ect_of(q.flow)
     } else {
         Ecn::NotEct
     };
@@ -403,6 +437,7 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
         queued: BTreeMap::new(),
         per_flow: BTreeMap::new(),
         bytes: 0,
+        split_l4s: kind == "dualpi2",
     };
     let mut t = Tally::default();
     let mut dropped: Vec<(Packet, DropCause)> = Vec::new();
@@ -441,7 +476,7 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
                     payload: size,
                     seq: uid as u32,
                     enq_time: now,
-                    ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct },
+                    ecn: if ect { ect_of(flow) } else { Ecn::NotEct },
                     ..Default::default()
                 };
                 match qd.enqueue(pkt, &mut ctx) {
@@ -461,7 +496,8 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
                                 ce,
                             },
                         );
-                        m.per_flow.entry(flow).or_default().insert(uid);
+                        let lane = m.lane(flow, ect);
+                        m.per_flow.entry(lane).or_default().insert(uid);
                         m.bytes += size as u64;
                     }
                     Err(_) => {
@@ -494,6 +530,7 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
             Some(p) => {
                 let q = m.remove(p.uid)?;
                 prop_assert!(!(q.ce && marked == 1), "packet {} marked twice", p.uid);
+                let lane = m.lane(p.flow.0, q.ect);
                 check_left(&p, q, marked == 1, anywhere, &mut t)?;
                 t.dequeued += 1;
                 if fifo {
@@ -508,7 +545,7 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
                     for d in &dropped_uids {
                         prop_assert!(*d < p.uid, "dropped {} newer than dequeued {}", d, p.uid);
                     }
-                } else if let Some(&oldest) = m.per_flow[&p.flow.0].iter().next() {
+                } else if let Some(&oldest) = m.per_flow[&lane].iter().next() {
                     prop_assert!(
                         p.uid < oldest,
                         "per-flow order: flow {} dequeued {} while {} is queued",
@@ -636,6 +673,7 @@ fn run_kind_cases(kind: &'static str, cases: u32) {
         "codel" => (true, true, true),
         "fq_codel" => (false, true, true),
         "sfq_codel" | "markmax" => (true, true, true),
+        "dualpi2" => (true, true, true),
         // a kind without expectations here: the properties alone
         _ => (false, false, false),
     };
@@ -704,4 +742,9 @@ fn maxnet_conserves_and_keeps_order() {
 #[test]
 fn rio_conserves_and_keeps_order() {
     run_kind("rio");
+}
+
+#[test]
+fn dualpi2_conserves_and_keeps_flow_order() {
+    run_kind("dualpi2");
 }

@@ -76,6 +76,7 @@ fn each_queue_kind_runs_its_validation() {
             "limit = 50, mean_pktsize = 0",
             "links[1].queue_ab.mean_pktsize",
         ),
+        ("dualpi2", "c_weight = 101", "links[1].queue_ab.c_weight"),
     ];
     assert_eq!(
         bad.len(),

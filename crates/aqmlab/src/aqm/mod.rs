@@ -28,6 +28,7 @@ registry::queue_kinds! {
     rio::RioConfig => Rio,
     fq_pie::FqPieConfig => FqPie,
     step::StepConfig => Step,
+    dualpi2::DualPi2Config => DualPi2,
 }
 
 use crate::engine::{RngStream, Time};
@@ -39,6 +40,7 @@ pub use registry::{PortCtx, QueueKind};
 pub use ared::AredConfig;
 pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
+pub use dualpi2::{DualPi2, DualPi2Config, DualPi2Variant};
 pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use markmax::{BacklogUnit, MarkMax, MarkMaxConfig, MarkMaxStats};
 pub use maxnet::{MaxNet, MaxNetConfig};
@@ -131,6 +133,30 @@ pub trait QueueDisc: Send {
     fn stats(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// Counters of the discipline's own queues (DualPI2's `l` and `c`),
+    /// reported beside the port's per-class counters. Cumulative, read
+    /// when results are collected; empty for a single-queue discipline.
+    fn classes(&self) -> Vec<QueueClassCounts> {
+        Vec::new()
+    }
+}
+
+/// One internal queue's counters, as a discipline with several queues
+/// counts them ([`QueueDisc::classes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueClassCounts {
+    /// The queue's name in the outputs' `class` column.
+    pub name: &'static str,
+    /// Packets classified to the queue (accepted or not).
+    pub arrivals: u64,
+    /// Packets of the queue dropped (on arrival or later).
+    pub dropped: u64,
+    /// Packets of the queue marked CE.
+    pub marked: u64,
+    /// Packets that left the queue for the link.
+    pub dequeued: u64,
+    /// Sum of their queueing delays, ns.
+    pub sojourn_ns: u128,
 }
 
 /// A queue size limit, in packets or in bytes.

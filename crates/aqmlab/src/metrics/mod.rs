@@ -86,8 +86,9 @@ pub struct QueueResult {
     pub p99_delay_s: f64,
     pub max_delay_s: f64,
     /// Arrivals, drops and marks per packet class, for queues that saw
-    /// packets tagged by a classifier (RIO-PS: `in` = short, `out` = long);
-    /// empty otherwise. See [`crate::net::link::ClassCounters`] for how
+    /// packets tagged by a classifier (RIO-PS: `in` = short, `out` = long),
+    /// then those of the discipline's own queues (DualPI2: `l`, `c`, with
+    /// departures and mean delay); empty otherwise. See [`crate::net::link::ClassCounters`] for how
     /// marks are attributed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<ClassResult>,
@@ -149,11 +150,23 @@ pub struct FlowStats {
 /// One packet class's counts at a queue.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ClassResult {
-    /// `default`, `in` (short-flow packets) or `out` (long-flow packets).
+    /// The port's classes `default`, `in` (short-flow packets) and `out`
+    /// (long-flow packets); a discipline's own queues (DualPI2: `l`, `c`).
     pub class: String,
     pub arrivals: u64,
     pub dropped: u64,
     pub marked: u64,
+    /// Packets sent from the class, for a discipline's own queues (the
+    /// port's classes do not count departures: `None`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dequeued: Option<u64>,
+    /// Their mean queueing delay, seconds (0 when none left).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_delay_s: Option<f64>,
+    /// Sum of their queueing delays, ns (the numerator of `mean_delay_s`,
+    /// so that a window's is a difference of integers).
+    #[serde(skip)]
+    pub sojourn_ns: u128,
 }
 
 impl ClassResult {

@@ -5,6 +5,7 @@
 use super::endpoint::Flow;
 use super::ids::{LinkId, LpId};
 use super::Simulation;
+use crate::aqm::QueueClassCounts;
 use crate::engine::{to_secs, Time};
 use crate::metrics::{
     jain, ClassResult, Conservation, CwndTrace, FlowResult, LinkResult, QueueResult, QueueSeries,
@@ -377,7 +378,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         } else {
             to_secs(h.max())
         },
-        classes: class_results(&l.port.stats.by_class()),
+        classes: class_results(&l.port.stats.by_class(), l.port.disc.classes()),
         stats: crate::metrics::queue_stats(&*l.port.disc, l.port.classifier()),
     };
     r.mean_len_pkts = l.port.mean_len_pkts(end);
@@ -394,20 +395,45 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[i])
 }
 
-/// Per-class counts of a port, when a classifier tagged any packet.
-fn class_results(by: &[ClassCounters; 3]) -> Vec<ClassResult> {
-    if by[1].arrivals + by[2].arrivals == 0 {
-        return Vec::new();
+/// Per-class counts of a port, when a classifier tagged any packet, then
+/// the discipline's own queues ([`crate::aqm::QueueDisc::classes`]).
+fn class_results(by: &[ClassCounters; 3], own: Vec<QueueClassCounts>) -> Vec<ClassResult> {
+    let mut v = Vec::new();
+    if by[1].arrivals + by[2].arrivals > 0 {
+        v.extend(
+            ["default", "in", "out"]
+                .iter()
+                .zip(by)
+                .filter(|(_, c)| c.arrivals > 0)
+                .map(|(name, c)| ClassResult {
+                    class: name.to_string(),
+                    arrivals: c.arrivals,
+                    dropped: c.dropped,
+                    marked: c.marked,
+                    dequeued: None,
+                    mean_delay_s: None,
+                    sojourn_ns: 0,
+                }),
+        );
     }
-    ["default", "in", "out"]
-        .iter()
-        .zip(by)
-        .filter(|(_, c)| c.arrivals > 0)
-        .map(|(name, c)| ClassResult {
-            class: name.to_string(),
-            arrivals: c.arrivals,
-            dropped: c.dropped,
-            marked: c.marked,
-        })
-        .collect()
+    v.extend(own.into_iter().map(|c| ClassResult {
+        class: c.name.to_string(),
+        arrivals: c.arrivals,
+        dropped: c.dropped,
+        marked: c.marked,
+        dequeued: Some(c.dequeued),
+        mean_delay_s: Some(mean_delay_s(c.sojourn_ns, c.dequeued)),
+        sojourn_ns: c.sojourn_ns,
+    }));
+    v
+}
+
+/// Mean queueing delay in seconds of `n` packets whose delays sum to
+/// `sum_ns` (0 for none).
+pub(crate) fn mean_delay_s(sum_ns: u128, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        sum_ns as f64 / n as f64 / 1e9
+    }
 }

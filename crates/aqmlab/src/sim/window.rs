@@ -281,6 +281,11 @@ fn queue_window(
             d(&mut c.arrivals, c0.arrivals);
             d(&mut c.dropped, c0.dropped);
             d(&mut c.marked, c0.marked);
+            if let (Some(n), Some(n0)) = (c.dequeued.as_mut(), c0.dequeued) {
+                d(n, n0);
+                c.sojourn_ns = c.sojourn_ns.saturating_sub(c0.sojourn_ns);
+                c.mean_delay_s = Some(super::collect::mean_delay_s(c.sojourn_ns, *n));
+            }
         }
     }
 }
