@@ -304,7 +304,10 @@ impl Link {
     /// [`Varying`] model has left the transmitter.
     #[inline(never)]
     pub fn modelled_finish(&mut self, now: Time, size: u32) -> Time {
-        self.varying.as_mut().expect("rate 0: modelled").finish(now, size)
+        self.varying
+            .as_mut()
+            .expect("rate 0: modelled")
+            .finish(now, size)
     }
 
     /// The delay a packet leaving the transmitter at `now` propagates with.

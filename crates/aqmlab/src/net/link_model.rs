@@ -77,7 +77,9 @@ impl Trace {
         }
         match ms.last() {
             None => Err("the trace has no delivery opportunity (one ms timestamp per line)".into()),
-            Some(0) => Err("the trace's last timestamp must be positive (it is the trace's period)".into()),
+            Some(0) => {
+                Err("the trace's last timestamp must be positive (it is the trace's period)".into())
+            }
             Some(_) => Ok(Trace { ms }),
         }
     }

@@ -344,7 +344,10 @@ pub struct LinkSpec {
     pub name: Option<String>,
     pub a: String,
     pub b: String,
-    /// Rate of both directions (`rate_ba` overrides b→a).
+    /// Rate of both directions (`rate_ba` overrides b→a). Required unless
+    /// a trace drives the link (then its mean rate, `Trace::mean_rate_bps`,
+    /// is what rate-reading disciplines are built with); unset is `Rate(0)`.
+    #[serde(default = "unset_rate", skip_serializing_if = "is_unset_rate")]
     pub rate: Rate,
     #[serde(default)]
     pub rate_ba: Option<Rate>,
@@ -388,6 +391,14 @@ pub struct LinkSpec {
     /// [`Scenario::load_traces`].
     #[serde(skip)]
     pub traces: [Option<std::sync::Arc<crate::net::link_model::Trace>>; 2],
+}
+
+fn unset_rate() -> Rate {
+    Rate(0)
+}
+
+fn is_unset_rate(r: &Rate) -> bool {
+    r.0 == 0
 }
 
 /// One change during the run: from `at` on, the named link's attributes
@@ -746,7 +757,11 @@ impl Scenario {
             let ba = l.trace_ba.as_ref().or(l.trace.as_ref()).cloned();
             let (ka, kb) = (
                 "trace",
-                if l.trace_ba.is_some() { "trace_ba" } else { "trace" },
+                if l.trace_ba.is_some() {
+                    "trace_ba"
+                } else {
+                    "trace"
+                },
             );
             for (d, (k, path)) in [(ka, l.trace.clone()), (kb, ba)].into_iter().enumerate() {
                 let Some(path) = path else {
@@ -830,7 +845,11 @@ impl Scenario {
     /// Whether any link changes during the run or follows a trace (such
     /// runs stay sequential).
     pub fn has_varying_links(&self) -> bool {
-        !self.events.is_empty() || self.links.iter().any(|l| l.trace.is_some() || l.trace_ba.is_some())
+        !self.events.is_empty()
+            || self
+                .links
+                .iter()
+                .any(|l| l.trace.is_some() || l.trace_ba.is_some())
     }
 
     /// `[[events]]`: a time inside the run, a link that exists, at least one
@@ -857,7 +876,11 @@ impl Scenario {
                 known.truncate(8);
                 return Err((
                     format!("{p}.link"),
-                    format!("no link is named `{}` (links: {})", e.link, known.join(", ")),
+                    format!(
+                        "no link is named `{}` (links: {})",
+                        e.link,
+                        known.join(", ")
+                    ),
                 ));
             };
             if e.rate.is_none()
@@ -868,13 +891,18 @@ impl Scenario {
             {
                 return Err((
                     p,
-                    "an event changes something: give rate, rate_ba, delay, loss_ab or loss_ba".into(),
+                    "an event changes something: give rate, rate_ba, delay, loss_ab or loss_ba"
+                        .into(),
                 ));
             }
             let l = &self.links[li];
             for (k, v, tr) in [
                 ("rate", e.rate, l.trace.is_some() || l.trace_ba.is_some()),
-                ("rate_ba", e.rate_ba, l.trace_ba.is_some() || l.trace.is_some()),
+                (
+                    "rate_ba",
+                    e.rate_ba,
+                    l.trace_ba.is_some() || l.trace.is_some(),
+                ),
             ] {
                 if v.is_some() && tr {
                     return Err((
@@ -1099,6 +1127,12 @@ impl Scenario {
                         .map_err(|(key, m)| (format!("{p}.{k}.{key}"), m))?;
                 }
             }
+            if l.rate.0 == 0 && l.trace.is_none() {
+                return Err((
+                    format!("{p}.rate"),
+                    "required (a rate such as \"10Mbps\", or a `trace` file)".into(),
+                ));
+            }
             for (k, path, d) in [("trace", &l.trace, 0), ("trace_ba", &l.trace_ba, 1)] {
                 if path.is_some() && l.traces[d].is_none() {
                     return Err((
@@ -1154,8 +1188,9 @@ impl Scenario {
         // fastest link leaving each node, for the bulk-flow segment bound
         // (one pass over the links, not one per flow: 10⁵ star flows)
         let mut out_rate: HashMap<&str, u64> = HashMap::new();
-        for l in &self.links {
-            for (n, r) in [(&l.a, l.rate.0), (&l.b, l.rate_ba.unwrap_or(l.rate).0)] {
+        for (i, l) in self.links.iter().enumerate() {
+            for (n, ab) in [(&l.a, true), (&l.b, false)] {
+                let r = self.peak_rate(i, ab);
                 let e = out_rate.entry(n.as_str()).or_insert(0);
                 *e = (*e).max(r);
             }

@@ -292,7 +292,11 @@ impl Simulation {
             let (lanes, n) = super::lane::assign(&ends, lp.id);
             for (sl, lane) in lp.links.iter_mut().zip(lanes) {
                 // a link whose delay may change keeps its own pipe
-                sl.lane = if sl.link.varying.is_some() { NO_LANE } else { lane };
+                sl.lane = if sl.link.varying.is_some() {
+                    NO_LANE
+                } else {
+                    lane
+                };
             }
             lp.lanes = super::lane::Lanes::new(n);
         }
