@@ -132,7 +132,9 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
     ),
     (
         "events",
-        &["at", "link", "rate", "rate_ba", "delay", "loss_ab", "loss_ba"],
+        &[
+            "at", "link", "rate", "rate_ba", "delay", "loss_ab", "loss_ba",
+        ],
     ),
     (
         "flows",
@@ -253,7 +255,9 @@ fn keyed_tables(doc: &Value) -> Vec<(Vec<Seg>, Keys)> {
                 Some("workloads") => kind_of(v)
                     .and_then(|kd| registered(2, kd))
                     .map(Keys::Registered),
-                Some(k @ ("links" | "flows" | "vary" | "events")) => Some(Keys::Plain(table_keys(k))),
+                Some(k @ ("links" | "flows" | "vary" | "events")) => {
+                    Some(Keys::Plain(table_keys(k)))
+                }
                 _ => None,
             },
             _ => None,
@@ -748,8 +752,14 @@ pub fn lp(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
 /// The trace files a mutation may name: a valid one (the shipped
 /// synthetic cellular trace), one that is missing, a directory, a device.
 const TRACE_FILES: &[&str] = &[
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/changing/cellular.trace"),
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/changing/cellular.trace"),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/changing/cellular.trace"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/changing/cellular.trace"
+    ),
     "/nonexistent.trace",
     "/",
     "/dev/zero",

@@ -204,7 +204,8 @@ impl Lp {
             }
             let sl = &mut self.links[li.ix()];
             let mut at = now + sl.link.delay;
-            if sl.link.varying.is_some() {
+            // `rate_bps` is hot; `varying` lies in the record's cold end
+            if sl.link.rate_bps == 0 {
                 // the delay in force now; a packet never overtakes the one
                 // ahead of it when the delay shrinks
                 at = now + sl.link.delay_at(now);
@@ -287,7 +288,11 @@ impl Lp {
     fn reach_far_end(&mut self, sh: &Shared, li: LocalLink, lossy: bool, to: NodeId, p: Packet) {
         if lossy {
             let link = &mut self.links[li.ix()].link;
-            let loss = link.loss_at(self.now);
+            let loss = if link.rate_bps != 0 {
+                link.loss
+            } else {
+                link.loss_at(self.now)
+            };
             if link.loss_rng.chance(loss) {
                 link.lost += 1;
                 self.drops.push(p);
