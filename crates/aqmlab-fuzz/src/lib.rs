@@ -112,9 +112,16 @@ pub fn corpus(dir: &Path) -> Vec<Seed> {
     let mut v: Vec<Seed> = files
         .iter()
         .filter_map(|p| {
+            // a shipped scenario names its trace relative to the
+            // repository root, the directory it is run from; the fuzzer
+            // runs elsewhere, so such a path is made absolute
+            let text = std::fs::read_to_string(p).ok()?.replace(
+                "trace = \"scenarios/",
+                &format!("trace = \"{}/", dir.display()),
+            );
             Some(Seed {
                 name: p.strip_prefix(dir).unwrap_or(p).display().to_string(),
-                text: std::fs::read_to_string(p).ok()?,
+                text,
             })
         })
         .collect();
