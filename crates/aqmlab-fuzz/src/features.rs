@@ -131,6 +131,14 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "monitor",
             "classifier_ab",
             "classifier_ba",
+            "trace",
+            "trace_ba",
+        ],
+    ),
+    (
+        "events",
+        &[
+            "at", "link", "rate", "rate_ba", "delay", "loss_ab", "loss_ba",
         ],
     ),
     (
@@ -163,6 +171,7 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "tcp",
             "flows",
             "workloads",
+            "events",
             "output",
             "lp",
             "sweep",
@@ -251,7 +260,9 @@ fn keyed_tables(doc: &Value) -> Vec<(Vec<Seg>, Keys)> {
                 Some("workloads") => kind_of(v)
                     .and_then(|kd| registered(2, kd))
                     .map(Keys::Registered),
-                Some(k @ ("links" | "flows" | "vary")) => Some(Keys::Plain(table_keys(k))),
+                Some(k @ ("links" | "flows" | "vary" | "events")) => {
+                    Some(Keys::Plain(table_keys(k)))
+                }
                 _ => None,
             },
             _ => None,
@@ -784,6 +795,87 @@ pub fn lp(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
         t.insert(k, v);
     }
     d.join("; ")
+}
+
+/// The trace files a mutation may name: a valid one (the shipped
+/// synthetic cellular trace), one that is missing, a directory, a device.
+const TRACE_FILES: &[&str] = &[
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/changing/cellular.trace"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/changing/cellular.trace"
+    ),
+    "/nonexistent.trace",
+    "/",
+    "/dev/zero",
+    "",
+];
+
+/// Links that change: an `[[events]]` entry (a link by name or a name that
+/// matches none, a time inside, at the edge of or outside the run, one or
+/// more of its attributes in range or not) or a `trace`/`trace_ba` on a
+/// link.
+pub fn events(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
+    let mut names: Vec<String> = (doc.get("links").and_then(|l| l.as_array()))
+        .map(|ls| {
+            ls.iter()
+                .filter_map(|l| {
+                    let n = l.get("name").and_then(|n| n.as_str());
+                    let (a, b) = (l.get("a")?.as_str()?, l.get("b")?.as_str()?);
+                    Some(n.map_or_else(|| format!("{a}-{b}"), String::from))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if rng.gen_bool(0.3) {
+        // a trace on a link of the document
+        let Some(links) = doc.get_mut("links").and_then(|l| l.as_array_mut()) else {
+            return "no links".into();
+        };
+        if links.is_empty() {
+            return "no links".into();
+        }
+        let i = rng.gen_range(0..links.len());
+        let k = ["trace", "trace_ba"][rng.gen_range(0..2)];
+        let f = TRACE_FILES.choose(rng).expect("nonempty");
+        if let Some(t) = links[i].as_table_mut() {
+            if rng.gen_bool(0.5) {
+                t.remove("rate");
+            }
+            t.insert(k.into(), Value::String(f.to_string()));
+        }
+        return format!("links[{i}].{k} = {f:?}");
+    }
+    names.push("nope".into());
+    let mut t = Table::new();
+    let at = unit_value("time", rng);
+    t.insert("at".into(), at.clone());
+    let link = names.choose(rng).expect("nonempty").clone();
+    t.insert("link".into(), Value::String(link.clone()));
+    let mut d = vec![format!("at = {at}"), format!("link = {link:?}")];
+    for k in ["rate", "rate_ba", "delay", "loss_ab", "loss_ba"] {
+        if rng.gen_bool(0.4) {
+            let v = match k {
+                "rate" | "rate_ba" => unit_value("bit/s", rng),
+                "delay" => unit_value("time", rng),
+                _ => unit_value("probability", rng),
+            };
+            d.push(format!("{k} = {v}"));
+            t.insert(k.into(), v);
+        }
+    }
+    let root = doc.as_table_mut().expect("root table");
+    let evs = root
+        .entry("events")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Some(a) = evs.as_array_mut() else {
+        return "events is not an array".into();
+    };
+    a.push(Value::Table(t));
+    format!("events[{}]: {}", a.len() - 1, d.join(", "))
 }
 
 /// The dotted `--set` / sweep form of a path; arrays of named tables by

@@ -112,9 +112,16 @@ pub fn corpus(dir: &Path) -> Vec<Seed> {
     let mut v: Vec<Seed> = files
         .iter()
         .filter_map(|p| {
+            // a shipped scenario names its trace relative to the
+            // repository root, the directory it is run from; the fuzzer
+            // runs elsewhere, so such a path is made absolute
+            let text = std::fs::read_to_string(p).ok()?.replace(
+                "trace = \"scenarios/",
+                &format!("trace = \"{}/", dir.display()),
+            );
             Some(Seed {
                 name: p.strip_prefix(dir).unwrap_or(p).display().to_string(),
-                text: std::fs::read_to_string(p).ok()?,
+                text,
             })
         })
         .collect();
@@ -423,6 +430,11 @@ const KEYS: &[&str] = &[
     "loss_ba",
     "monitor",
     "classifier_ab",
+    "trace",
+    "trace_ba",
+    "events",
+    "at",
+    "link",
     "tcp",
     "mss",
     "header_bytes",
@@ -650,7 +662,7 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
         let c: Vec<&Vec<Seg>> = all.iter().filter(|p| get(doc, p).is_some_and(f)).collect();
         c.choose(rng).map(|p| (*p).clone())
     };
-    match rng.gen_range(0..22) {
+    match rng.gen_range(0..23) {
         // a number leaf to an edge value of the same or the other number type
         0 | 1 => {
             let Some(p) = pick(rng, &|v| v.is_integer() || v.is_float(), doc) else {
@@ -924,6 +936,7 @@ fn mutate(doc: &mut Value, corpus: &[Seed], rng: &mut Pcg64Mcg) -> String {
         19 => features::lp(doc, rng),
         20 => features::sweep(doc, rng),
         21 => features::long_name(doc, rng),
+        22 => features::events(doc, rng),
         // graft a table from another scenario of the corpus
         _ => {
             let other = corpus.choose(rng).expect("nonempty");
@@ -1117,6 +1130,8 @@ mod tests {
             ("cc key", ".cc."),
             ("tcp key", "tcp."),
             ("long name", " × "),
+            ("events", "events["),
+            ("trace", ".trace"),
             ("--set", "--set "),
         ];
         for i in 0..3000 {

@@ -67,16 +67,10 @@ pub fn check(sc: &Scenario, seed: u64, r: &RunResult) -> Result<(), String> {
         return Err(format!("packet conservation: {:?}", r.conservation));
     }
     let topo = Topology::build(sc, seed);
-    let rate = |li: usize| {
-        let l = &topo.links[li];
-        let spec = l.spec;
-        (if l.ab {
-            spec.rate
-        } else {
-            spec.rate_ba.unwrap_or(spec.rate)
-        })
-        .0 as f64
-    };
+    // the highest rate a link direction offers (its rate, or the peak of
+    // its schedule or trace); the topology holds `[[links]]` entry i as
+    // directions 2i and 2i + 1
+    let rate = |li: usize| sc.peak_rate(li / 2, topo.links[li].ab) as f64;
     let pkt_bits = 8.0 * largest_packet(sc);
     let t0 = r.warmup_s.unwrap_or(0.0);
     let span = r.sim_seconds - t0;

@@ -200,7 +200,9 @@ pub struct LinkResult {
     /// Fraction of the measured interval the transmitter was busy: busy
     /// time (a transmission's whole serialisation time, booked when it
     /// starts) over the interval, at most 1; exactly 0 when no
-    /// transmission started in the interval.
+    /// transmission started in the interval. On a link whose service
+    /// varies (events, trace): the bytes whose transmission started over
+    /// the capacity offered in the interval, at most 1.
     pub utilization: f64,
     /// Packets lost to the link's random loss.
     pub lost: u64,
@@ -209,6 +211,11 @@ pub struct LinkResult {
     /// integers).
     #[serde(skip)]
     pub busy_ns: u64,
+    /// On a link whose service varies: (bytes whose transmission started,
+    /// capacity offered, bytes) since the start of the run; its
+    /// `utilization` is their ratio, the capacity actually offered.
+    #[serde(skip)]
+    pub offered: Option<(u64, u64)>,
 }
 
 /// One sample of a monitored queue.

@@ -9,6 +9,7 @@ use crate::aqm::{DropCause, DropTail, QdCtx, QueueDisc};
 use crate::engine::{RngStream, Time};
 use crate::net::classifier::Classifier;
 use crate::net::event_log::{LogEvent, LogReason, PortLog};
+use crate::net::link_model::Varying;
 use crate::net::packet::{Ecn, NodeId, Packet};
 use std::collections::VecDeque;
 
@@ -369,6 +370,7 @@ pub struct Link {
     /// Independent random loss probability applied to packets on this link.
     pub loss: f64,
     pub delay: Time,
+    /// The constant rate; 0 on a link whose service varies (`varying`).
     pub rate_bps: u64,
     // statistics
     pub busy_ns: u64,
@@ -391,6 +393,39 @@ pub struct Link {
     pub monitored: bool,
     pub name: String,
     pub loss_rng: RngStream,
+    /// The service model of a link whose rate, delay or loss changes or
+    /// that follows a trace (then `rate_bps == 0`); none on a constant link.
+    pub varying: Option<Box<Varying>>,
+}
+
+impl Link {
+    /// When a packet of `size` bytes starting at `now` on a link with a
+    /// [`Varying`] model has left the transmitter.
+    #[inline(never)]
+    pub fn modelled_finish(&mut self, now: Time, size: u32) -> Time {
+        self.varying
+            .as_mut()
+            .expect("rate 0: modelled")
+            .finish(now, size)
+    }
+
+    /// The delay a packet leaving the transmitter at `now` propagates with.
+    #[inline]
+    pub fn delay_at(&self, now: Time) -> Time {
+        match &self.varying {
+            None => self.delay,
+            Some(v) => v.delay_at(now),
+        }
+    }
+
+    /// The loss probability a packet reaching the far end at `now` meets.
+    #[inline]
+    pub fn loss_at(&self, now: Time) -> f64 {
+        match &self.varying {
+            None => self.loss,
+            Some(v) => v.loss_at(now),
+        }
+    }
 }
 
 #[cfg(test)]

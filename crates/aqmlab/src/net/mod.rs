@@ -4,6 +4,7 @@ pub mod classifier;
 pub mod event_log;
 pub mod ext;
 pub mod link;
+pub mod link_model;
 pub mod packet;
 pub mod port_stats;
 pub mod routing;

@@ -172,6 +172,9 @@ fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<QueueSpec>) -> L
         monitor: None,
         classifier_ab: None,
         classifier_ba: None,
+        trace: None,
+        trace_ba: None,
+        traces: Default::default(),
     }
 }
 

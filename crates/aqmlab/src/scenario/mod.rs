@@ -76,6 +76,10 @@ pub struct Scenario {
     pub workloads: Vec<crate::traffic::WorkloadSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Changes during the run (`[[events]]`): a link's rate, delay or loss
+    /// from a time on (`net/link_model.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventSpec>,
     /// Logical process of nodes in a parallel run (`"name-or-prefix*" =
     /// "process"`): nodes given one name share a process.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -347,7 +351,10 @@ pub struct LinkSpec {
     pub name: Option<String>,
     pub a: String,
     pub b: String,
-    /// Rate of both directions (`rate_ba` overrides b→a).
+    /// Rate of both directions (`rate_ba` overrides b→a). Required unless
+    /// a trace drives the link (then its mean rate, `Trace::mean_rate_bps`,
+    /// is what rate-reading disciplines are built with); unset is `Rate(0)`.
+    #[serde(default = "unset_rate", skip_serializing_if = "is_unset_rate")]
     pub rate: Rate,
     #[serde(default)]
     pub rate_ba: Option<Rate>,
@@ -379,6 +386,47 @@ pub struct LinkSpec {
     /// Edge classifier on the b→a port.
     #[serde(default)]
     pub classifier_ba: Option<crate::net::classifier::ClassifierSpec>,
+    /// A Mahimahi packet-delivery trace driving both directions
+    /// (`trace_ba` overrides b→a): a file path, relative to the working
+    /// directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The trace of the b→a direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_ba: Option<String>,
+    /// The traces as loaded when the scenario was (a→b, b→a):
+    /// [`Scenario::load_traces`].
+    #[serde(skip)]
+    pub traces: [Option<std::sync::Arc<crate::net::link_model::Trace>>; 2],
+}
+
+fn unset_rate() -> Rate {
+    Rate(0)
+}
+
+fn is_unset_rate(r: &Rate) -> bool {
+    r.0 == 0
+}
+
+/// One change during the run: from `at` on, the named link's attributes
+/// given here replace the ones in force (keys as on `[[links]]`: `rate`
+/// for both directions, `rate_ba` for b→a; `delay`; `loss_ab`, `loss_ba`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    pub at: Dur,
+    /// The link's name (`[[links]]` `name`, default `"a-b"`).
+    pub link: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_ba: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ab: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ba: Option<f64>,
 }
 
 impl LinkSpec {
@@ -687,6 +735,8 @@ impl Scenario {
         sc.check_unique_groups()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
+        sc.load_traces()
+            .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         Ok(sc)
@@ -728,6 +778,7 @@ impl Scenario {
         let names = self.validate_nodes()?;
         self.validate_output()?;
         self.validate_links(&names)?;
+        self.validate_events()?;
         let mut global = TcpParams::default();
         global.apply(&self.tcp);
         global
@@ -744,6 +795,184 @@ impl Scenario {
         self.validate_pcap()?;
         paths::check(self)?;
         self.validate_lp()?;
+        Ok(())
+    }
+
+    /// Read and parse the trace files the links name (`trace`,
+    /// `trace_ba`) through the bounded reader; a file shared by links is
+    /// read once. The error names the key.
+    pub fn load_traces(&mut self) -> Result<(), (String, String)> {
+        use crate::net::link_model::Trace;
+        let mut seen: HashMap<String, std::sync::Arc<Trace>> = HashMap::new();
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let ba = l.trace_ba.as_ref().or(l.trace.as_ref()).cloned();
+            let (ka, kb) = (
+                "trace",
+                if l.trace_ba.is_some() {
+                    "trace_ba"
+                } else {
+                    "trace"
+                },
+            );
+            for (d, (k, path)) in [(ka, l.trace.clone()), (kb, ba)].into_iter().enumerate() {
+                let Some(path) = path else {
+                    l.traces[d] = None;
+                    continue;
+                };
+                if let Some(t) = seen.get(&path) {
+                    l.traces[d] = Some(t.clone());
+                    continue;
+                }
+                let what = "a Mahimahi trace file (one ms timestamp per line)";
+                let t = read_text(Path::new(&path), what)
+                    .map_err(|e| format!("cannot read `{path}` ({e})"))
+                    .and_then(|text| Trace::parse(&text).map_err(|m| format!("`{path}`: {m}")))
+                    .map_err(|m| (format!("links[{i}].{k}"), m))?;
+                let t = std::sync::Arc::new(t);
+                seen.insert(path, t.clone());
+                l.traces[d] = Some(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// The schedule of link direction `ab` of `links[li]` (a→b when `ab`):
+    /// its attributes at 0, then one point per event naming it, in time
+    /// order (events at one time apply in file order). `None`: the link
+    /// direction is constant and has no trace.
+    pub fn link_schedule(&self, li: usize, ab: bool) -> Option<Vec<crate::net::link_model::Point>> {
+        use crate::net::link_model::Point;
+        let l = &self.links[li];
+        let name = l.display_name();
+        let mut evs: Vec<&EventSpec> = self.events.iter().filter(|e| e.link == name).collect();
+        if evs.is_empty() && l.traces[usize::from(!ab)].is_none() {
+            return None;
+        }
+        evs.sort_by_key(|e| e.at.0);
+        let rate = |r: Rate, rb: Option<Rate>| if ab { r.0 } else { rb.unwrap_or(r).0 };
+        let mut pts = vec![Point {
+            at: 0,
+            rate_bps: rate(l.rate, l.rate_ba),
+            delay: l.delay.0,
+            loss: if ab { l.loss_ab } else { l.loss_ba },
+        }];
+        for e in evs {
+            let mut p = *pts.last().expect("one point");
+            p.at = e.at.0;
+            if let Some(r) = e.rate {
+                p.rate_bps = r.0;
+            }
+            if let (false, Some(r)) = (ab, e.rate_ba) {
+                p.rate_bps = r.0;
+            }
+            if let Some(d) = e.delay {
+                p.delay = d.0;
+            }
+            if let Some(x) = if ab { e.loss_ab } else { e.loss_ba } {
+                p.loss = x;
+            }
+            match pts.last_mut() {
+                Some(last) if last.at == p.at => *last = p,
+                _ => pts.push(p),
+            }
+        }
+        Some(pts)
+    }
+
+    /// The highest rate link direction `ab` of `links[li]` ever offers
+    /// (over any interval of at least 1 ms for a trace link), bit/s.
+    pub fn peak_rate(&self, li: usize, ab: bool) -> u64 {
+        let l = &self.links[li];
+        if let Some(t) = &l.traces[usize::from(!ab)] {
+            return t.peak_rate_bps();
+        }
+        match self.link_schedule(li, ab) {
+            Some(pts) => pts.iter().map(|p| p.rate_bps).max().unwrap_or(1),
+            None if ab => l.rate.0,
+            None => l.rate_ba.unwrap_or(l.rate).0,
+        }
+    }
+
+    /// Whether any link changes during the run or follows a trace (such
+    /// runs stay sequential).
+    pub fn has_varying_links(&self) -> bool {
+        !self.events.is_empty()
+            || self
+                .links
+                .iter()
+                .any(|l| l.trace.is_some() || l.trace_ba.is_some())
+    }
+
+    /// `[[events]]`: a time inside the run, a link that exists, at least one
+    /// attribute, values in range, no rate change on a trace-driven link.
+    fn validate_events(&self) -> Result<(), (String, String)> {
+        let names: HashMap<String, usize> = (self.links.iter().enumerate())
+            .map(|(i, l)| (l.display_name(), i))
+            .collect();
+        for (i, e) in self.events.iter().enumerate() {
+            let p = format!("events[{i}]");
+            if e.at.0 >= self.duration.0 {
+                return Err((
+                    format!("{p}.at"),
+                    format!(
+                        "{} s is not inside the run; give a time before duration = {} s",
+                        crate::engine::to_secs(e.at.0),
+                        crate::engine::to_secs(self.duration.0)
+                    ),
+                ));
+            }
+            let Some(&li) = names.get(&e.link) else {
+                let mut known: Vec<&str> = names.keys().map(|s| s.as_str()).collect();
+                known.sort_unstable();
+                known.truncate(8);
+                return Err((
+                    format!("{p}.link"),
+                    format!(
+                        "no link is named `{}` (links: {})",
+                        e.link,
+                        known.join(", ")
+                    ),
+                ));
+            };
+            if e.rate.is_none()
+                && e.rate_ba.is_none()
+                && e.delay.is_none()
+                && e.loss_ab.is_none()
+                && e.loss_ba.is_none()
+            {
+                return Err((
+                    p,
+                    "an event changes something: give rate, rate_ba, delay, loss_ab or loss_ba"
+                        .into(),
+                ));
+            }
+            let l = &self.links[li];
+            for (k, v, tr) in [
+                ("rate", e.rate, l.trace.is_some() || l.trace_ba.is_some()),
+                (
+                    "rate_ba",
+                    e.rate_ba,
+                    l.trace_ba.is_some() || l.trace.is_some(),
+                ),
+            ] {
+                if v.is_some() && tr {
+                    return Err((
+                        format!("{p}.{k}"),
+                        format!("link `{}` is driven by a trace, which sets its rate; change its delay or loss instead", e.link),
+                    ));
+                }
+            }
+            for (k, v) in [("loss_ab", e.loss_ab), ("loss_ba", e.loss_ba)] {
+                if let Some(v) = v {
+                    if !(0.0..1.0).contains(&v) {
+                        return Err((
+                            format!("{p}.{k}"),
+                            format!("must be a probability in [0, 1), got {v}"),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -986,6 +1215,20 @@ impl Scenario {
                         .map_err(|(key, m)| (format!("{p}.{k}.{key}"), m))?;
                 }
             }
+            if l.rate.0 == 0 && l.trace.is_none() {
+                return Err((
+                    format!("{p}.rate"),
+                    "required (a rate such as \"10Mbps\", or a `trace` file)".into(),
+                ));
+            }
+            for (k, path, d) in [("trace", &l.trace, 0), ("trace_ba", &l.trace_ba, 1)] {
+                if path.is_some() && l.traces[d].is_none() {
+                    return Err((
+                        format!("{p}.{k}"),
+                        "the trace file was not loaded (call Scenario::load_traces)".into(),
+                    ));
+                }
+            }
             for (k, v) in [("loss_ab", l.loss_ab), ("loss_ba", l.loss_ba)] {
                 if !(0.0..1.0).contains(&v) {
                     return Err((
@@ -1033,8 +1276,9 @@ impl Scenario {
         // fastest link leaving each node, for the bulk-flow segment bound
         // (one pass over the links, not one per flow: 10⁵ star flows)
         let mut out_rate: HashMap<&str, u64> = HashMap::new();
-        for l in &self.links {
-            for (n, r) in [(&l.a, l.rate.0), (&l.b, l.rate_ba.unwrap_or(l.rate).0)] {
+        for (i, l) in self.links.iter().enumerate() {
+            for (n, ab) in [(&l.a, true), (&l.b, false)] {
+                let r = self.peak_rate(i, ab);
                 let e = out_rate.entry(n.as_str()).or_insert(0);
                 *e = (*e).max(r);
             }

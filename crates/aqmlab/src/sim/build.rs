@@ -20,9 +20,17 @@ use crate::tcp::{Receiver, Sender, TimerKind};
 use crate::traffic::Cbr;
 use std::collections::VecDeque;
 
-/// Build link direction `sl`. Deterministic: a cut link is built in both of
+/// Build link direction `sl` of `sc.links[li]` (the topology holds
+/// `[[links]]` entry `li` as its directions `2·li` and `2·li + 1`). Deterministic: a cut link is built in both of
 /// its processes, and the two copies start identical.
-fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> Link {
+fn build_link(
+    sc: &Scenario,
+    li: usize,
+    sl: &Simplex,
+    seed: u64,
+    names: &[String],
+    is_router: &[bool],
+) -> Link {
     let (from, to, l) = (sl.from, sl.to, sl.spec);
     let (rate, loss, cl) = if sl.ab {
         (l.rate.0, l.loss_ab, l.classifier_ab.as_ref())
@@ -34,6 +42,18 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
         )
     };
     let name = format!("{}->{}", names[from.ix()], names[to.ix()]);
+    // a link that changes or follows a trace: its model, the rate its
+    // queue discipline is built with (the first rate of its schedule, a
+    // trace's mean) and the highest loss it has (so that its packets take
+    // the lossy path)
+    let varying = sc.link_schedule(li, sl.ab).map(|pts| {
+        let trace = l.traces[usize::from(!sl.ab)].clone();
+        Box::new(crate::net::link_model::Varying::new(pts, trace))
+    });
+    let (rate, loss) = match &varying {
+        None => (rate, loss),
+        Some(v) => (v.rate_at(0), v.max_loss()),
+    };
     let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
     // DropTail is held in the port (it draws nothing from the stream)
@@ -48,7 +68,8 @@ fn build_link(sl: &Simplex, seed: u64, names: &[String], is_router: &[bool]) -> 
         name,
         from,
         to,
-        rate_bps: rate,
+        rate_bps: if varying.is_some() { 0 } else { rate },
+        varying,
         delay: l.delay.0,
         loss,
         port,
@@ -253,7 +274,7 @@ impl Simulation {
                 let lp = &mut lps[lp.ix()];
                 lp.link_ix[gi] = lp.links.len() as u32;
                 lp.links.push(SimLink {
-                    link: build_link(sl, seed, &node_names, &topo.is_router),
+                    link: build_link(sc, gi / 2, sl, seed, &node_names, &topo.is_router),
                     id: LinkId(gi as u32),
                     tx_lp,
                     rx_lp,
@@ -270,7 +291,12 @@ impl Simulation {
                 .collect();
             let (lanes, n) = super::lane::assign(&ends, lp.id);
             for (sl, lane) in lp.links.iter_mut().zip(lanes) {
-                sl.lane = lane;
+                // a link whose delay may change keeps its own pipe
+                sl.lane = if sl.link.varying.is_some() {
+                    NO_LANE
+                } else {
+                    lane
+                };
             }
             lp.lanes = super::lane::Lanes::new(n);
         }

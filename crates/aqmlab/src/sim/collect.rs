@@ -108,13 +108,20 @@ impl Simulation {
                 link: l.name.clone(),
                 from: self.sh.node_names[l.from.ix()].clone(),
                 to: self.sh.node_names[l.to.ix()].clone(),
-                rate_bps: l.rate_bps,
+                rate_bps: match &l.varying {
+                    None => l.rate_bps,
+                    Some(v) => v.rate_at(0),
+                },
                 delay_s: to_secs(l.delay),
                 tx_packets: l.tx_pkts,
                 tx_bytes: l.tx_bytes,
-                utilization: utilisation(l.busy_ns, end),
+                utilization: match &l.varying {
+                    None => utilisation(l.busy_ns, end),
+                    Some(v) => share(v.started_bytes, v.offered_bytes(end)),
+                },
                 lost,
                 busy_ns: l.busy_ns,
+                offered: (l.varying.as_ref()).map(|v| (v.started_bytes, v.offered_bytes(end))),
             });
         }
         (queues, links)
@@ -325,6 +332,15 @@ impl Simulation {
 /// Busy time over an interval, both ns: at most 1 (a transmission's time is
 /// booked when it starts, so the last one may reach past the interval's
 /// end), exactly 0 when nothing was sent.
+/// `used / offered`, at most 1; 0 when nothing was offered or used.
+pub(super) fn share(used: u64, offered: u64) -> f64 {
+    if used == 0 || offered == 0 {
+        0.0
+    } else {
+        (used as f64 / offered as f64).min(1.0)
+    }
+}
+
 pub(super) fn utilisation(busy: u64, span: Time) -> f64 {
     if busy == 0 || span == 0 {
         0.0

@@ -125,7 +125,13 @@ impl Lp {
     fn transmit(&mut self, sh: &Shared, li: LocalLink, p: Packet) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
-        let d = tx_time(p.size, sl.link.rate_bps);
+        // a constant link computes its serialisation inline; a link whose
+        // service varies (rate 0) asks its model
+        let d = if sl.link.rate_bps != 0 {
+            tx_time(p.size, sl.link.rate_bps)
+        } else {
+            sl.link.modelled_finish(now, p.size) - now
+        };
         sl.link.tx_size = p.size;
         sl.link.busy_ns += d;
         let tie = sl.tx_tie();
@@ -186,14 +192,27 @@ impl Lp {
             let p = sl.link.tx.take().expect("transmitting");
             if let Some(Some(_)) = self.taps.get(li.ix()) {
                 let tcp = self.tap_params(&p);
-                let rate = self.links[li.ix()].link.rate_bps;
+                let link = &self.links[li.ix()].link;
+                let start = match &link.varying {
+                    None => now - tx_time(p.size, link.rate_bps),
+                    Some(v) => v.tx_start,
+                };
                 if let Some(Some(tap)) = self.taps.get_mut(li.ix()) {
                     // Stamped with the start of its transmission.
-                    tap(now - tx_time(p.size, rate), &p, tcp.as_deref());
+                    tap(start, &p, tcp.as_deref());
                 }
             }
             let sl = &mut self.links[li.ix()];
-            let at = now + sl.link.delay;
+            let mut at = now + sl.link.delay;
+            // `rate_bps` is hot; `varying` lies in the record's cold end
+            if sl.link.rate_bps == 0 {
+                // the delay in force now; a packet never overtakes the one
+                // ahead of it when the delay shrinks
+                at = now + sl.link.delay_at(now);
+                if let Some(&(last, _)) = sl.link.pipe.back() {
+                    at = at.max(last);
+                }
+            }
             if sl.lane != NO_LANE {
                 self.push_lane(&sh.routes, li, at, p);
             } else if sl.rx_lp == self.id {
@@ -269,7 +288,12 @@ impl Lp {
     fn reach_far_end(&mut self, sh: &Shared, li: LocalLink, lossy: bool, to: NodeId, p: Packet) {
         if lossy {
             let link = &mut self.links[li.ix()].link;
-            if link.loss_rng.chance(link.loss) {
+            let loss = if link.rate_bps != 0 {
+                link.loss
+            } else {
+                link.loss_at(self.now)
+            };
+            if link.loss_rng.chance(loss) {
                 link.lost += 1;
                 self.drops.push(p);
                 self.account_drops();

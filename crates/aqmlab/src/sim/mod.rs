@@ -333,8 +333,10 @@ mod tests {
     fn per_flow_and_per_link_state_is_bounded() {
         let flow = std::mem::size_of::<endpoint::Flow>();
         assert!(flow <= 1024, "{flow}");
+        // 832 = 13 cache lines: the link's service-model pointer
+        // (`Link::varying`, cold) took it past 12 (768)
         let link = std::mem::size_of::<forward::SimLink>();
-        assert!(link <= 800, "{link}");
+        assert!(link <= 832, "{link}");
         // a star of 10⁴ hosts: routing state is one router × one attachment
         // point (every host hangs off the hub), and no port holds a
         // histogram before packets flow

@@ -180,6 +180,11 @@ pub fn lookahead(topo: &Topology, node_lp: &[LpId]) -> (Option<Time>, usize) {
 /// Partition for `threads` worker threads, or why the run stays
 /// sequential.
 pub fn plan(sc: &Scenario, topo: &Topology, threads: usize) -> Result<Plan, String> {
+    if sc.has_varying_links() {
+        // a delay that changes would change the lookahead under the
+        // windows; such runs are not split
+        return Err("links change during the run ([[events]] or a trace)".into());
+    }
     let w = node_weights(sc, topo);
     let total: f64 = w.iter().sum::<f64>().max(1e-9);
     let mut bounds: Vec<Time> = topo.links.iter().map(|l| l.spec.delay.0).collect();

@@ -302,4 +302,8 @@ fn link_window(l: &mut LinkResult, a: &LinkResult, span: Time) {
     l.lost = l.lost.saturating_sub(a.lost);
     l.busy_ns = l.busy_ns.saturating_sub(a.busy_ns);
     l.utilization = super::collect::utilisation(l.busy_ns, span);
+    if let (Some((u, o)), Some((u0, o0))) = (l.offered, a.offered) {
+        l.offered = Some((u.saturating_sub(u0), o.saturating_sub(o0)));
+        l.utilization = super::collect::share(u - u0.min(u), o - o0.min(o));
+    }
 }
