@@ -333,6 +333,11 @@ impl Sender {
         }
     }
 
+    /// The ECN feedback mode in use (`tcp/ecn.rs`).
+    pub fn ecn_mode(&self) -> EcnMode {
+        self.ecn.mode
+    }
+
     /// The flow's counters.
     pub fn counters(&self) -> FlowCounters {
         FlowCounters {
