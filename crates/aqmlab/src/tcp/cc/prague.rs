@@ -399,10 +399,11 @@ impl CongestionControl for Prague {
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         self.init_window(s);
         if self.reno {
-            // tcp_reno_ssthresh
+            // tcp_reno_ssthresh (the window then follows the sender's
+            // recovery: no growth in fast recovery, slow start after a
+            // timeout, as Linux's Loss state)
             self.reno_cwnd = (s.cwnd / 2.0).floor().max(2.0);
-            self.in_loss = true;
-            self.loss_end = s.snd_nxt;
+            self.ssthresh = self.reno_cwnd as u32;
             return self.reno_cwnd;
         }
         if std::mem::take(&mut self.ece_now) {
@@ -443,15 +444,12 @@ impl CongestionControl for Prague {
             self.in_loss = false; // back to TCP_CA_Open
         }
         if self.reno {
-            if !self.in_loss && !rs.in_recovery {
+            if !rs.in_recovery && rs.acked_sacked > 0 {
                 let mut st = s.clone();
                 st.cwnd = self.reno_cwnd;
                 st.ssthresh = self.ssthresh as f64;
                 reno_increase_segments(&mut st, rs.acked_sacked);
                 self.reno_cwnd = st.cwnd;
-            }
-            if self.in_loss {
-                self.ssthresh = self.reno_cwnd as u32;
             }
             s.cwnd = self.reno_cwnd;
             s.ssthresh = self.ssthresh as f64;
