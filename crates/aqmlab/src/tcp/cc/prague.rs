@@ -161,7 +161,7 @@ pub struct Prague {
 impl Prague {
     pub fn new(c: &PragueConfig) -> Self {
         Prague {
-            rtt_target: c.rtt_target.0 / 1000 >> RTT_UNIT,
+            rtt_target: (c.rtt_target.0 / 1000) >> RTT_UNIT,
             rtt_transition: c.rtt_transition,
             rtt_indep: c.rtt_scaling == RttScaling::Rate,
             upscaled_alpha: MAX_ALPHA << SHIFT_G,
