@@ -110,6 +110,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "ECN-capable transport (RFC 3168); needed by dctcp"
     ),
     param!(
+        "ecn_feedback",
+        "",
+        "rfc3168 | accecn",
+        "\"bogus\"",
+        "ECN feedback: RFC 3168 ECE/CWR, or RFC 9768 AccECN (ACE counter), negotiated in the handshake"
+    ),
+    param!(
         "profile",
         "",
         "ns2-2.35 | ns3-3.44 | linux-6.1",

@@ -61,6 +61,10 @@ pub mod flags {
     pub const CWR: u8 = 1 << 4;
     /// The packet carries data from the flow's sender to its receiver.
     pub const DATA: u8 = 1 << 5;
+    /// Accurate ECN (RFC 9768 §3.1: the former NS bit, bit 7 of byte 12 of
+    /// the TCP header, i.e. bit 8 of the 12-bit flags field): with CWR and
+    /// ECE it forms the handshake codes and the 3-bit ACE counter.
+    pub const AE: u8 = 1 << 6;
 }
 
 /// IP ECN codepoint (RFC 3168 §5).

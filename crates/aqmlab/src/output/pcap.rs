@@ -13,8 +13,8 @@
 //! - sequence numbers count bytes: segment `s` of a flow with MSS `m` is
 //!   sequence number `s·m` (the initial sequence number is 2³²−1, carried
 //!   by the SYN, so data starts at 0); acknowledgement numbers likewise;
-//! - the IP ECN field (RFC 3168 §5) is the packet's codepoint; TCP ECE and
-//!   CWR are its flags; data segments carry ACK and PSH;
+//! - the IP ECN field (RFC 3168 §5) is the packet's codepoint; TCP ECE,
+//!   CWR and AE (RFC 9768 §3.1, the former NS bit) are its flags; data segments carry ACK and PSH;
 //! - IPv4 total length is, for TCP, the real header length plus the
 //!   payload (the scenario's `tcp.header_bytes` is not used: it models the
 //!   bytes on the wire for timing, the trace shows the headers a real stack
@@ -156,6 +156,8 @@ impl Trace {
             h.fin = p.has(flags::FIN);
             h.ece = p.has(flags::ECE);
             h.cwr = p.has(flags::CWR);
+            // AE (RFC 9768 §3.1) is the bit RFC 3540 called NS
+            h.ns = p.has(flags::AE);
             if p.is_data() {
                 h.sequence_number = p.seq.wrapping_mul(m);
                 h.psh = true;

@@ -8,6 +8,7 @@
 //! may be shorter. Windows are in segments.
 
 pub mod cc;
+pub mod ecn;
 pub mod profile;
 pub mod rate;
 pub mod receiver;
@@ -89,6 +90,9 @@ pub struct TcpOptions {
     /// ECN-capable transport (RFC 3168): data carries ECT(0), the receiver
     /// echoes CE with ECE, the sender reacts once per window and sets CWR.
     pub ecn: Option<bool>,
+    /// ECN feedback with `ecn = true`: "rfc3168" (ECE/CWR) or "accecn"
+    /// (RFC 9768, negotiated in the handshake; `tcp/ecn.rs`).
+    pub ecn_feedback: Option<ecn::EcnFeedback>,
     /// Stack profile: every default as that stack sets it (see
     /// [`Profile`]); keys written beside it override it.
     pub profile: Option<Profile>,
@@ -157,6 +161,7 @@ impl TcpOptions {
             dupack_threshold,
             handshake,
             ecn,
+            ecn_feedback,
             profile,
             sack,
             timestamps,
@@ -204,6 +209,7 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub handshake: bool,
     pub ecn: bool,
+    pub ecn_feedback: ecn::EcnFeedback,
     pub profile: Option<Profile>,
     pub sack: bool,
     pub timestamps: bool,
@@ -260,6 +266,7 @@ impl Default for TcpParams {
             dupack_threshold: 3,
             handshake: false,
             ecn: false,
+            ecn_feedback: ecn::EcnFeedback::Rfc3168,
             profile: None,
             sack: false,
             timestamps: false,
@@ -341,6 +348,7 @@ impl TcpParams {
         set!(dupack_threshold);
         set!(handshake);
         set!(ecn);
+        set!(ecn_feedback);
         set!(sack);
         set!(timestamps);
         set!(prr);

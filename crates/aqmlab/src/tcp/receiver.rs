@@ -36,9 +36,19 @@
 //! A segment carrying FIN (`tcp.fin`: the last of a sized transfer) is
 //! acknowledged at once, as ns-3 and Linux do.
 //!
+//! AccECN (RFC 9768, `tcp.ecn_feedback = "accecn"`, `tcp/ecn.rs`): the
+//! SYN-ACK answers the SYN's AE/CWR/ECE as §3.1.1 says (Table 2), and
+//! in AccECN mode every ACK carries ACE = r.cep mod 8 (r.cep: CE-marked
+//! data segments received, from 5) in place of the RFC 3168 echo; an ACK
+//! goes at once when a CE segment follows a non-CE one (§3.2.2.5.1,
+//! change-triggered) and when 2 CE segments arrived since the last ACK
+//! (increment-triggered, n = 2 with new data to acknowledge).
+//!
 //! Parameters (from [`TcpParams`]): `delayed_ack`, `delack_count`,
-//! `delack_timeout`, `header_bytes`, `sack`, `timestamps`.
+//! `delack_timeout`, `header_bytes`, `sack`, `timestamps`, `ecn`,
+//! `ecn_feedback`.
 
+use super::ecn::{self, EcnMode};
 use super::{TcpCtx, TcpParams, TimerKind};
 use crate::engine::Time;
 use crate::engine::{Timer, TimerAction};
@@ -86,13 +96,15 @@ pub struct Receiver {
     flow: FlowId,
     node: NodeId,
     peer: NodeId,
-    header: u32,
     delack_count: u32,
     /// Next segment expected.
     pub rcv_nxt: u32,
     ooo_count: u32,
     pending: u32,
     last_ack_sent: u32,
+    /// Header bytes of an ACK (at most `MAX_HEADER`, 120: a u16 leaves
+    /// room in the hot lines for the AccECN state below).
+    header: u16,
     echo: EcnEcho,
     /// RFC 8257 `DCTCP.CE`: the CE state of the last data segment.
     ce_state: bool,
@@ -109,7 +121,15 @@ pub struct Receiver {
     /// rule for updating it from forward packets.
     ext_echo: ExtEcho,
     echoed: Ext,
-    // -- cold: SACK and timestamps --
+    /// The ECN feedback mode: what the keys ask for until a SYN arrives,
+    /// then what the handshake settled (`tcp/ecn.rs`).
+    pub ecn_mode: EcnMode,
+    /// The last data segment was CE (AccECN change-triggered ACKs).
+    last_ce: bool,
+    /// CE segments since the last ACK (AccECN increment-triggered ACKs).
+    ce_since_ack: u8,
+    // -- cold: SACK and timestamps, AccECN's counter (in what was the
+    // record's end padding) --
     ts_recent: Option<Time>,
     /// Held out-of-order runs `start -> end` (SACK only).
     runs: BTreeMap<u32, u32>,
@@ -117,6 +137,8 @@ pub struct Receiver {
     recent: Vec<SackBlock>,
     /// The block holding the segment that triggered the next ACK.
     trigger: Option<SackBlock>,
+    /// RFC 9768 r.cep: CE-marked segments received (from 5).
+    pub r_cep: u32,
 }
 
 impl Receiver {
@@ -131,7 +153,7 @@ impl Receiver {
             flow,
             node,
             peer,
-            header: p.header_bytes,
+            header: p.header_bytes as u16,
             delayed_ack: p.delayed_ack,
             delack_count: p.delack_count,
             delack_timeout: p.delack_timeout,
@@ -152,6 +174,10 @@ impl Receiver {
             recent: Vec::new(),
             trigger: None,
             ts_recent: None,
+            ecn_mode: EcnMode::requested(p.ecn, p.ecn_feedback),
+            r_cep: ecn::CEP_INIT,
+            ce_since_ack: 0,
+            last_ce: false,
             last_ack_sent: 0,
             acks_sent: 0,
         }
@@ -182,16 +208,24 @@ impl Receiver {
         // RFC 3168 §6.1.3: ECE on every ACK from a CE segment until CWR, and
         // on the ACK that acknowledges a CE segment even if a CWR arrived
         // meanwhile (a delayed ACK covering both).
-        let ece = match self.echo {
-            EcnEcho::Rfc3168 => self.ece || self.ce_unacked,
-            EcnEcho::PerPacket => self.ce_state,
-        };
-        if ece {
-            f |= flags::ECE;
+        if self.ecn_mode == EcnMode::AccEcn {
+            // RFC 9768 §3.2.2: ACE on every ACK after the handshake
+            if extra & flags::SYN == 0 {
+                f |= ecn::ace_flags(self.r_cep & 7);
+            }
+            self.ce_since_ack = 0;
+        } else {
+            let ece = match self.echo {
+                EcnEcho::Rfc3168 => self.ece || self.ce_unacked,
+                EcnEcho::PerPacket => self.ce_state,
+            };
+            if ece {
+                f |= flags::ECE;
+            }
         }
         self.ce_unacked = false;
         self.acks_sent += 1;
-        let mut size = self.header;
+        let mut size = self.header as u32;
         let mut pkt = Packet {
             flow: self.flow,
             src: self.node,
@@ -275,10 +309,31 @@ impl Receiver {
     pub fn on_packet(&mut self, p: &Packet, ctx: &mut TcpCtx) {
         self.ext_echo.on_forward(&mut self.echoed, p.ext);
         if p.has(flags::SYN) {
-            self.send_ack(flags::SYN, ctx);
+            // RFC 3168 §6.1.1 / RFC 9768 §3.1.1: answer the SYN's ECN bits
+            let (f, mode) = ecn::answer_syn(self.ecn_mode, p.flags, p.ecn);
+            self.ecn_mode = mode;
+            self.send_ack(flags::SYN | f, ctx);
             self.ack_next = self.ack_first; // ns-3: ACK the first data at once
             return;
         }
+        let mut ack_now = false;
+        if self.ecn_mode == EcnMode::AccEcn {
+            let ce = p.ecn == Ecn::Ce;
+            if ce {
+                self.r_cep = self.r_cep.wrapping_add(1);
+                self.ce_since_ack = self.ce_since_ack.saturating_add(1);
+                // §3.2.2.5.1: change- and increment-triggered ACKs
+                ack_now = !self.last_ce || self.ce_since_ack >= 2;
+            }
+            self.last_ce = ce;
+        } else {
+            self.classic_echo(p, &mut ack_now, ctx);
+        }
+        self.on_segment(p, ack_now, ctx);
+    }
+
+    /// RFC 3168's and RFC 8257's echo state on a data segment.
+    fn classic_echo(&mut self, p: &Packet, ack_now: &mut bool, ctx: &mut TcpCtx) {
         if p.has(flags::CWR) {
             self.ece = false;
         }
@@ -287,14 +342,17 @@ impl Receiver {
             self.ce_unacked = true;
         }
         // RFC 8257 §3.2: a change of CE state is acknowledged at once.
-        let mut ack_now = false;
         if self.echo == EcnEcho::PerPacket && (p.ecn == Ecn::Ce) != self.ce_state {
             if self.pending > 0 {
                 self.send_ack(0, ctx); // the earlier segments, old state
             }
             self.ce_state = p.ecn == Ecn::Ce;
-            ack_now = true;
+            *ack_now = true;
         }
+    }
+
+    /// Buffering and acknowledgement of a data segment.
+    fn on_segment(&mut self, p: &Packet, ack_now: bool, ctx: &mut TcpCtx) {
         let seq = p.seq;
         if self.timestamps && seq <= self.last_ack_sent {
             // RFC 7323 §4.3 (2): TS.Recent from a segment at or below the

@@ -62,11 +62,23 @@
 //! - `fin = true`: the last segment of a sized transfer carries FIN (RFC
 //!   793 §3.5; Linux `tcp_send_fin` and ns-3 `TcpSocketBase` send it with
 //!   the last data), which the receiver acknowledges at once.
+//! - ECN codepoint and feedback (`tcp/ecn.rs`): data carries the
+//!   controller's codepoint (`CongestionControl::codepoint`: ECT(0), or
+//!   ECT(1) for an L4S sender, RFC 9331 §8); the SYN asks for RFC 3168 or
+//!   AccECN feedback (`tcp.ecn_feedback`) and the SYN-ACK settles the mode
+//!   (RFC 9768 §3.1.2), which the controller may refuse
+//!   (`CongestionControl::ecn_mode`: Prague without AccECN turns ECN off).
+//!   In AccECN mode each ACK's ACE field gives the CE packets it reports
+//!   (with the wrap safety rule, `ecn::ce_delta`); the controller sees an
+//!   ACK whose ECE means "some reported", and the count through
+//!   `CongestionControl::on_ce_delta`; the once-per-window reduction
+//!   above is triggered by a count > 0, and no CWR is sent.
 //! - Optional three-way handshake (RFC 793): the SYN is retransmitted with
 //!   `initial_rto` (the "ITO") and exponential backoff until the SYN-ACK
 //!   arrives; the SYN's RTT is a valid first sample if it was not resent.
 
 use super::cc::{CcState, CongestionControl, Recovery};
+use super::ecn::{self, EcnMode};
 use super::rate::RateEstimator;
 use super::receiver::TS_OPTION_BYTES;
 use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart};
@@ -253,8 +265,17 @@ impl Sender {
             Recovery::NewReno => RecoveryKind::NewReno,
         });
         let rec = recovery::build(kind, p.prr, p.sack_variant, p.rack);
+        let asked = EcnMode::requested(p.ecn, p.ecn_feedback);
+        // without a handshake the peer is taken to agree
+        let mode = if p.handshake {
+            asked
+        } else {
+            cc.ecn_mode(asked)
+        };
         let ecn = EcnState {
             enabled: p.ecn,
+            mode,
+            s_cep: ecn::CEP_INIT,
             recover: -1,
             cwr_pending: false,
         };
@@ -310,6 +331,11 @@ impl Sender {
             fast_retransmits: 0,
             rate: rate_cc.then(Box::default),
         }
+    }
+
+    /// The ECN feedback mode in use (`tcp/ecn.rs`).
+    pub fn ecn_mode(&self) -> EcnMode {
+        self.ecn.mode
     }
 
     /// The flow's counters.
@@ -513,7 +539,11 @@ impl Sender {
             dst: self.dst,
             sent_time: ctx.now,
             size: self.params.header_bytes + self.ts_bytes(),
-            flags: flags::SYN,
+            flags: flags::SYN
+                | ecn::syn_flags(EcnMode::requested(
+                    self.params.ecn,
+                    self.params.ecn_feedback,
+                )),
             ext: self.cc.ext(),
             ..Default::default()
         });
@@ -768,7 +798,9 @@ impl Sender {
             self.snd_max = seq + 1;
             // (set only when ECN is on: `ecn` lies in the cold part)
             if self.params.ecn && self.ecn.cwr_pending {
-                f |= flags::CWR;
+                if self.ecn.mode == EcnMode::Classic {
+                    f |= flags::CWR;
+                }
                 self.ecn.cwr_pending = false;
             }
         }
@@ -779,8 +811,8 @@ impl Sender {
         }
         self.segments_sent += 1;
         // RFC 3168 §6.1.5: no ECT on retransmitted segments.
-        let ecn = if self.params.ecn && !retx {
-            Ecn::Ect0
+        let ecn = if self.params.ecn && !retx && self.ecn.mode != EcnMode::Off {
+            self.cc.codepoint()
         } else {
             Ecn::NotEct
         };
@@ -815,10 +847,25 @@ impl Sender {
     /// Process an ACK (or SYN-ACK) from the receiver.
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut TcpCtx) {
         self.sync(ctx.now);
+        let accecn = self.params.ecn
+            && self.ecn.mode == EcnMode::AccEcn
+            && self.state == SenderState::Established
+            && !ack.has(flags::SYN);
+        let fed;
+        let ack = if accecn {
+            fed = self.accecn_feedback(ack);
+            &fed
+        } else {
+            ack
+        };
         self.cc.on_ack_packet(&mut self.cc_state, ack);
         match self.state {
             SenderState::SynSent => {
                 if ack.has(flags::SYN) && ack.has(flags::ACK) {
+                    if self.params.ecn {
+                        let m = ecn::client_mode(self.ecn.mode, ack.flags);
+                        self.ecn.mode = self.cc.ecn_mode(m);
+                    }
                     if !self.syn_resent {
                         self.rtt_sample(ctx.now - self.syn_time);
                     }
@@ -838,6 +885,7 @@ impl Sender {
         let a = ack.ack;
         if self.params.ecn
             && ack.has(flags::ECE)
+            && self.ecn.mode != EcnMode::Off
             && (a as i64 - 1) > self.ecn.recover
             && !self.in_recovery
         {
@@ -853,6 +901,27 @@ impl Sender {
         } else if a == self.snd_una && self.snd_max > self.snd_una && ack.payload == 0 {
             self.on_dupack(ack, ctx);
         }
+    }
+
+    /// RFC 9768 §3.2.2: the CE packets this ACK's ACE reports (with the
+    /// wrap safety rule over the packets it newly delivers: its cumulative
+    /// advance, or 1 for a duplicate ACK), handed to the controller; the
+    /// returned copy carries ECE iff that count is positive, and no ACE.
+    fn accecn_feedback(&mut self, ack: &Packet) -> Packet {
+        let delivered = ack
+            .ack
+            .min(self.snd_max)
+            .saturating_sub(self.snd_una)
+            .max(1);
+        let d = ecn::ce_delta(self.ecn.s_cep, ecn::ace_of(ack.flags), delivered);
+        self.ecn.s_cep = self.ecn.s_cep.wrapping_add(d);
+        self.cc.on_ce_delta(d);
+        let mut a = *ack;
+        a.flags &= !(flags::AE | flags::CWR | flags::ECE);
+        if d > 0 {
+            a.flags |= flags::ECE;
+        }
+        a
     }
 
     fn on_new_ack(&mut self, a: u32, ack: &Packet, ctx: &mut TcpCtx) {

@@ -28,13 +28,20 @@
 //!
 //! Counting in segments instead of bytes gives the same `M` for full-sized
 //! segments. ECN must be on (`tcp.ecn = true`) for data to be ECN-capable.
+//! With AccECN feedback (`tcp.ecn_feedback = "accecn"`) the marked
+//! segments of an ACK are the CE count its ACE field reports (at most the
+//! segments it acknowledges), as Linux `dctcp_update_alpha` reads
+//! `tp->delivered_ce`.
 //!
 //! Parameters: `g` = 1/16 (RFC 8257 §4.2), `alpha_init` = 1 (Linux
-//! `dctcp_alpha_on_init`; RFC 8257 §3.3 leaves it to the implementation).
+//! `dctcp_alpha_on_init`; RFC 8257 §3.3 leaves it to the implementation),
+//! `ect1` = false: data carries ECT(0); `true` sends ECT(1), the L4S
+//! identifier (RFC 9331 §8), as ns-3 `TcpDctcp` with `UseEct0 = false` and
+//! Linux DCTCP over an L4S AQM.
 
 use super::registry::EcnEcho;
 use super::{reno_increase_segments, reno_ssthresh, CcState, CongestionControl};
-use crate::net::packet::{flags, Packet};
+use crate::net::packet::{flags, Ecn, Packet};
 use serde::{Deserialize, Serialize};
 
 /// `cc = { kind = "dctcp", g = 0.0625 }`.
@@ -45,6 +52,8 @@ pub struct DctcpConfig {
     pub g: f64,
     /// α before the first window is measured.
     pub alpha_init: f64,
+    /// Send ECT(1) (L4S) instead of ECT(0).
+    pub ect1: bool,
 }
 
 impl Default for DctcpConfig {
@@ -52,6 +61,7 @@ impl Default for DctcpConfig {
         DctcpConfig {
             g: 1.0 / 16.0,
             alpha_init: 1.0,
+            ect1: false,
         }
     }
 }
@@ -81,6 +91,9 @@ pub struct Dctcp {
     /// The ACK being processed carries ECE and has not yet caused a
     /// reduction: the next `ssthresh` is DCTCP's, any other is a loss.
     ece_now: bool,
+    ect1: bool,
+    /// AccECN: the CE count of the ACK being processed.
+    ce_delta: Option<u32>,
 }
 
 impl Dctcp {
@@ -92,6 +105,8 @@ impl Dctcp {
             bytes_acked: 0,
             bytes_marked: 0,
             ece_now: false,
+            ect1: c.ect1,
+            ce_delta: None,
         }
     }
 
@@ -120,9 +135,11 @@ impl CongestionControl for Dctcp {
         let end = *self.window_end.get_or_insert(s.snd_nxt);
         let acked = ack.ack.saturating_sub(s.snd_una).min(s.snd_nxt.saturating_sub(s.snd_una));
         self.bytes_acked += acked as u64;
-        if ece {
-            self.bytes_marked += acked as u64;
-        }
+        self.bytes_marked += match self.ce_delta.take() {
+            Some(d) => d.min(acked) as u64,
+            None if ece => acked as u64,
+            None => 0,
+        };
         let una = s.snd_una.max(ack.ack.min(s.snd_nxt));
         if una >= end {
             // a window of data is acknowledged (Linux: !before(snd_una, next_seq))
@@ -138,6 +155,18 @@ impl CongestionControl for Dctcp {
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         reno_increase_segments(s, acked);
+    }
+
+    fn codepoint(&self) -> Ecn {
+        if self.ect1 {
+            Ecn::Ect1
+        } else {
+            Ecn::Ect0
+        }
+    }
+
+    fn on_ce_delta(&mut self, delta: u32) {
+        self.ce_delta = Some(delta);
     }
 
     fn ssthresh(&mut self, s: &CcState) -> f64 {
@@ -160,6 +189,7 @@ impl super::registry::Registered for DctcpConfig {
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::param!("g", "weight", "(0, 1]", "0.0", "weight of the newest window's marked fraction in α"),
         crate::param!("alpha_init", "fraction", "[0, 1]", "1.5", "α before the first window is measured"),
+        crate::param!("ect1", "", "true/false", "", "send ECT(1), the L4S identifier (RFC 9331), instead of ECT(0)"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         DctcpConfig::validate(self)

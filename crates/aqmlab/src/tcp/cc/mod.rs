@@ -32,6 +32,7 @@
 //! | `bic` | `bic.rs` | Xu, Harfoush, Rhee 2004, Linux `tcp_bic.c` |
 //! | `maxnet` | `maxnet.rs` | MaxNet source law + MaxStart (Wydrowski et al. 2003; Suchara et al. 2008) |
 //! | `dctcp` | `dctcp.rs` | RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux `tcp_dctcp.c` |
+//! | `prague` | `prague.rs` | L4STeam `linux` `tcp_prague.c` (commit 02573a2), rate-based (`cong_control`, `pacing_rate`); ECT(1), AccECN |
 //! | `bbr` | `bbr.rs`, `bbr3.rs` | BBR v1, Linux 6.1 `tcp_bbr.c` (rate-based: `rate_based`, `cong_control`, `pacing_rate`); `variant = "v3"`: google/bbr v3 `tcp_bbr.c` |
 //!
 //! Windows are in segments; "per ACK" below means per ACK that acknowledges
@@ -79,11 +80,13 @@ registry::cc_kinds! {
     maxnet::MaxNetSourceConfig => MaxNet,
     dctcp::DctcpConfig => Dctcp,
     bbr::BbrConfig => Bbr,
+    prague::PragueConfig => Prague,
 }
 
 use crate::engine::Time;
 use crate::net::ext::Ext;
-use crate::net::packet::Packet;
+use crate::net::packet::{Ecn, Packet};
+pub use crate::tcp::ecn::EcnMode;
 pub use crate::tcp::rate::RateSample;
 use serde::Deserialize;
 
@@ -181,6 +184,26 @@ pub trait CongestionControl: Send {
     fn ext(&self) -> Ext {
         Ext::None
     }
+
+    /// The IP-ECN codepoint of this controller's data segments when ECN
+    /// is on: ECT(0) for classic senders (RFC 3168), ECT(1) for L4S
+    /// senders (RFC 9331 §8).
+    fn codepoint(&self) -> Ecn {
+        Ecn::Ect0
+    }
+
+    /// The ECN feedback mode the connection settled (`tcp/ecn.rs`; at
+    /// construction without a handshake, on the SYN-ACK with one): return
+    /// the mode to use. Prague refuses all but AccECN and falls back to
+    /// Reno without ECN, as L4STeam's `prague_init` does.
+    fn ecn_mode(&mut self, mode: EcnMode) -> EcnMode {
+        mode
+    }
+
+    /// In AccECN mode, before [`CongestionControl::on_ack_packet`]: the
+    /// CE-marked packets this ACK reports (RFC 9768 ACE delta; the
+    /// ACK's ECE is then set iff it is positive).
+    fn on_ce_delta(&mut self, _delta: u32) {}
 
     /// Named statistics of the controller's own state (e.g. DCTCP's α),
     /// reported in `summary.json` under `cc_stats`. Read once, when the

@@ -80,6 +80,11 @@ impl RtoRestart {
 #[derive(Clone, Copy, Debug)]
 pub struct EcnState {
     pub enabled: bool,
+    /// The feedback mode (`tcp/ecn.rs`): asked for until the SYN-ACK,
+    /// then negotiated (and accepted by the congestion control).
+    pub mode: crate::tcp::ecn::EcnMode,
+    /// RFC 9768 s.cep: CE packets the ACE fields have reported (from 5).
+    pub s_cep: u32,
     /// Highest segment of the window already reduced.
     pub recover: i64,
     /// Set CWR on the next new segment.
