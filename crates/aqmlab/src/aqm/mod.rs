@@ -28,6 +28,7 @@ registry::queue_kinds! {
     rio::RioConfig => Rio,
     fq_pie::FqPieConfig => FqPie,
     step::StepConfig => Step,
+    cobalt::CobaltConfig => Cobalt,
 }
 
 use crate::engine::{RngStream, Time};
@@ -37,6 +38,7 @@ use serde::{Deserialize, Serialize};
 pub use registry::{PortCtx, QueueKind};
 
 pub use ared::AredConfig;
+pub use cobalt::{Cobalt, CobaltConfig};
 pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
