@@ -29,6 +29,7 @@ registry::queue_kinds! {
     fq_pie::FqPieConfig => FqPie,
     step::StepConfig => Step,
     cobalt::CobaltConfig => Cobalt,
+    cake::CakeConfig => Cake,
 }
 
 use crate::engine::{RngStream, Time};
