@@ -891,3 +891,120 @@ impl super::registry::QueueKind for CakeConfig {
         Box::new(Cake::new(self, port.rng.next_u64()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStream;
+    use crate::net::packet::{FlowId, NodeId};
+
+    fn cake(extra: &str) -> Cake {
+        let c: CakeConfig = toml::from_str(extra).unwrap();
+        c.validate().unwrap();
+        Cake::new(&c, 12345)
+    }
+
+    fn ack(uid: u64, ack: u32) -> Packet {
+        Packet {
+            uid,
+            flow: FlowId(1),
+            src: NodeId(2),
+            dst: NodeId(1),
+            size: 40,
+            flags: flags::ACK,
+            ack,
+            ..Default::default()
+        }
+    }
+
+    /// 100 flows into 1024 queues: a direct-mapped hash would put about
+    /// five pairs together; the 8-way sets give every flow its own queue,
+    /// so the first round serves 100 distinct flows.
+    #[test]
+    fn set_associative_hash_isolates_flows() {
+        let mut q = cake("flow_mode = \"flows\"");
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        for f in 0..100u32 {
+            for k in 0..3 {
+                let p = Packet {
+                    uid: (f * 3 + k) as u64,
+                    flow: FlowId(f),
+                    src: NodeId(0),
+                    dst: NodeId(1),
+                    size: 1514, // one quantum: one packet per turn
+                    flags: flags::DATA,
+                    ..Default::default()
+                };
+                q.enqueue(p, &mut ctx).unwrap();
+            }
+        }
+        let first: std::collections::HashSet<u32> =
+            (0..100).map(|_| q.dequeue(&mut ctx).unwrap().flow.0).collect();
+        assert_eq!(first.len(), 100);
+        let st: std::collections::HashMap<_, _> = q.stats().into_iter().collect();
+        assert_eq!(st["way_collisions"], 0.0);
+        assert!(st["way_misses"] > 0.0, "some flows needed another way");
+    }
+
+    /// `ack_filter = true` drops an older redundant pure ACK once two are
+    /// eligible; `"aggressive"` also drops a lone one right ahead.
+    #[test]
+    fn ack_filter_drops_redundant_acks() {
+        for (mode, left) in [("false", 3), ("true", 2), ("\"aggressive\"", 1)] {
+            let mut q = cake(&format!("ack_filter = {mode}"));
+            let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+            let mut ctx = QdCtx {
+                now: 0,
+                rng: &mut rng,
+                dropped: &mut dropped,
+                marked: 0,
+            };
+            for i in 0..3 {
+                q.enqueue(ack(i, 10 + i as u32), &mut ctx).unwrap();
+            }
+            assert_eq!(q.len_pkts(), left, "ack_filter = {mode}");
+            // the newest ACK always stays
+            let mut out = Vec::new();
+            while let Some(p) = q.dequeue(&mut ctx) {
+                out.push(p.ack);
+            }
+            assert_eq!(*out.last().unwrap(), 12);
+            assert_eq!(dropped.len(), 3 - left);
+        }
+        // an ACK with different ECE bits carries news: kept
+        let mut q = cake("ack_filter = true");
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        let mut e = ack(0, 10);
+        e.flags |= flags::ECE;
+        q.enqueue(e, &mut ctx).unwrap();
+        q.enqueue(ack(1, 11), &mut ctx).unwrap();
+        q.enqueue(ack(2, 12), &mut ctx).unwrap();
+        assert_eq!(q.len_pkts(), 3);
+    }
+
+    #[test]
+    fn defaults_are_linuxs_and_tins_follow_the_tables() {
+        let c: CakeConfig = toml::from_str("").unwrap();
+        assert_eq!(c.limit, 10240);
+        assert_eq!(c.flow_mode, FlowMode::TripleIsolate);
+        assert_eq!(c.diffserv, Diffserv::Diffserv3);
+        assert_eq!((c.target.0, c.rtt.0), (5_000_000, 100_000_000));
+        // diffserv3: CS1 (8) → bulk, EF (46) → voice, CS0 → best effort
+        let d = Diffserv::Diffserv3;
+        assert_eq!((d.tin_of(0), d.tin_of(8), d.tin_of(46)), (0, 1, 2));
+        assert_eq!(Diffserv::Diffserv4.tin_of(34), 2); // AF41: video
+        assert!(toml::from_str::<CakeConfig>("ack_filter = \"maybe\"").is_err());
+    }
+}
