@@ -520,20 +520,22 @@ impl Cake {
             let h = host_slot(&b.hosts, srch, |h| h.src_tag, |h| h.src_bulk);
             b.hosts[h].src_tag = srch;
             b.flows[reduced].srchost = h as u16;
-            if b.flows[reduced].set == Set::Bulk {
-                if mode.dsrc() && (b.hosts[h].src_bulk as usize) < QUEUES {
-                    b.hosts[h].src_bulk += 1;
-                }
+            if b.flows[reduced].set == Set::Bulk
+                && mode.dsrc()
+                && (b.hosts[h].src_bulk as usize) < QUEUES
+            {
+                b.hosts[h].src_bulk += 1;
             }
         }
         if alloc_dst {
             let h = host_slot(&b.hosts, dsth, |h| h.dst_tag, |h| h.dst_bulk);
             b.hosts[h].dst_tag = dsth;
             b.flows[reduced].dsthost = h as u16;
-            if b.flows[reduced].set == Set::Bulk {
-                if mode.ddst() && (b.hosts[h].dst_bulk as usize) < QUEUES {
-                    b.hosts[h].dst_bulk += 1;
-                }
+            if b.flows[reduced].set == Set::Bulk
+                && mode.ddst()
+                && (b.hosts[h].dst_bulk as usize) < QUEUES
+            {
+                b.hosts[h].dst_bulk += 1;
             }
         }
         reduced
