@@ -223,7 +223,10 @@ impl<'de> Deserialize<'de> for BlueThreshold {
         }
         Dur::deserialize(v)
             .map(BlueThreshold::At)
-            .map_err(|e| serde::de::Error::custom(format!("{e}, or \"off\"")))
+            .map_err(|e| {
+                let e = e.to_string();
+                serde::de::Error::custom(format!("{}, or \"off\"", e.trim_end()))
+            })
     }
 }
 
