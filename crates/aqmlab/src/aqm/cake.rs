@@ -835,6 +835,7 @@ impl QueueDisc for Cake {
                     b.pkts -= 1;
                     self.pkts -= 1;
                     self.bytes -= pkt.size as u64;
+                    let (ecn, marks) = (pkt.ecn, ctx.marked);
                     let drop = f.cvars.should_drop(&p, &mut pkt, 0, ctx);
                     // the last packet of a queue is not dropped
                     if !drop || f.q.is_empty() {
@@ -844,6 +845,9 @@ impl QueueDisc for Cake {
                         b.tin_deficit -= len;
                         return Some(pkt);
                     }
+                    // marked by CoDel, then dropped by BLUE: a drop, not a mark
+                    pkt.ecn = ecn;
+                    ctx.marked = marks;
                     ctx.drop_packet(pkt, DropCause::Aqm);
                 }
             }

@@ -373,7 +373,11 @@ impl QueueDisc for Cobalt {
                 self.v.queue_empty(&self.p, ctx.now);
                 return None;
             };
+            let (ecn, marks) = (pkt.ecn, ctx.marked);
             if self.v.should_drop(&self.p, &mut pkt, 0, ctx) {
+                // marked by CoDel, then dropped by BLUE: a drop, not a mark
+                pkt.ecn = ecn;
+                ctx.marked = marks;
                 ctx.drop_packet(pkt, DropCause::Aqm);
             } else {
                 return Some(pkt);
