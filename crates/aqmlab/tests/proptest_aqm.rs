@@ -251,6 +251,49 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
                 with(format!("variant = \"{v}\"\ntupdate = \"{tu}us\"\n{linux}"), l, true)
             })
             .boxed(),
+        "cobalt" => (
+            limit(),
+            codel_times(),
+            any::<(bool, bool)>(),
+            prop_oneof![Just(None), (1u64..20_000).prop_map(Some)],
+            prop_oneof![Just("\"off\"".to_string()), (1u64..1000).prop_map(|m| format!("\"{m}ms\""))],
+        )
+            .prop_map(move |(l, (t, i), (ecn, l4s), ce, blue)| {
+                let mut body = format!(
+                    "target = \"{t}\"\ninterval = \"{i}\"\necn = {ecn}\nblue_threshold = {blue}"
+                );
+                if let Some(us) = ce {
+                    body.push_str(&format!("\nce_threshold = \"{us}us\"\nuse_l4s = {l4s}"));
+                }
+                with(body, l, ecn)
+            })
+            .boxed(),
+        "cake" => (
+            1u64..60_000,
+            0usize..8,
+            0usize..3,
+            0usize..3,
+            (-64i32..=256, 0u32..=256),
+        )
+            .prop_map(move |(b, mode, ds, af, (oh, mpu))| {
+                let modes = [
+                    "none", "srchost", "dsthost", "hosts", "flows", "dual-srchost",
+                    "dual-dsthost", "triple-isolate",
+                ];
+                let dss = ["besteffort", "diffserv3", "diffserv4"];
+                let afs = ["false", "true", "\"aggressive\""];
+                Cfg {
+                    toml: format!(
+                        "kind = \"cake\"\nmemlimit = \"{b}B\"\nflow_mode = \"{}\"\n\
+                         diffserv = \"{}\"\nack_filter = {}\noverhead = {oh}\nmpu = {mpu}",
+                        modes[mode], dss[ds], afs[af]
+                    ),
+                    limit: Limit::Bytes(b),
+                    // CAKE's COBALT always marks ECN-capable packets
+                    ecn: true,
+                }
+            })
+            .boxed(),
         other => generic_config(other),
     }
 }

@@ -25,6 +25,26 @@
 //! - `variant` = `"linux"` (default; RFC 8289 / Linux) or `"ns2"` (the
 //!   Pollere patch for ns-2.35 used by the high-speed TCP paper, see below).
 //!
+//! L4S modes (off by default):
+//! - `ce_threshold` (Linux `sch_codel`/`sch_fq_codel` `ce_threshold`,
+//!   `codel_impl.h` at the end of `codel_dequeue`; ns-3 `CoDelQueueDisc`
+//!   `CeThreshold`): the packet CoDel hands out is CE-marked when its
+//!   sojourn exceeds the threshold, if ECN-capable. A packet CoDel itself
+//!   marked in the same dequeue is not marked twice (ns-3's `isMarked`;
+//!   Linux counts it in a second statistic). As in Linux, it does not need
+//!   `ecn = true` (ns-3 applies it only with `UseEcn`).
+//! - `ce_threshold_selector = "ect1"` (Linux `ce_threshold_selector
+//!   0x1/0x1`): only ECT(1) and CE packets are step-marked; CoDel still
+//!   runs on every packet.
+//! - `use_l4s = true` (ns-3 `UseL4s`): ECT(1) and CE packets are only
+//!   step-marked and skip CoDel's drop/mark decision altogether (they do not
+//!   touch its state); other packets get CoDel alone, no step. As in ns-3,
+//!   this holds for the packet at the head when the dequeue starts: one
+//!   reached behind a CoDel drop in the same dequeue gets CoDel's decision.
+//!
+//! The step itself is [`super::step::SojournStep`], shared with `step`'s
+//! `k_sojourn`.
+//!
 //! The state machine ([`codel_dequeue`]) is written once here and run by
 //! `codel`, by each flow queue of `fq_codel` and by each bin of
 //! `sfq_codel`; the points where the reference codes differ are
@@ -48,6 +68,7 @@
 //!   drop); the backlog exemption uses the largest packet the whole queue
 //!   has seen; an empty bin leaves `first_above_time` as it is.
 
+use super::step::{CeSelector, SojournStep};
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::engine::Time;
 use crate::net::packet::{Ecn, Packet};
@@ -79,6 +100,50 @@ pub struct CodelParams {
     pub mtu: u32,
     pub ecn: bool,
     pub variant: CodelVariant,
+    /// The `ce_threshold` step, if set.
+    pub ce: Option<SojournStep>,
+    /// ns-3 `UseL4s`: packets the step selects bypass CoDel.
+    pub use_l4s: bool,
+}
+
+/// The L4S keys `codel` and `fq_codel` share (`ce_threshold`,
+/// `ce_threshold_selector`, `use_l4s`), as their configs hold them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CeKeys {
+    pub ce_threshold: Option<Dur>,
+    pub ce_threshold_selector: CeSelector,
+    pub use_l4s: bool,
+}
+
+impl CeKeys {
+    /// The step these keys describe (`use_l4s` implies the ECT(1) selector).
+    pub fn step(&self) -> Option<SojournStep> {
+        self.ce_threshold.map(|d| SojournStep {
+            threshold: d.0,
+            selector: if self.use_l4s {
+                CeSelector::Ect1
+            } else {
+                self.ce_threshold_selector
+            },
+        })
+    }
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self.ce_threshold {
+            Some(d) if d.0 == 0 => Err((
+                "ce_threshold".into(),
+                "must be positive (leave it out to switch the step off)".into(),
+            )),
+            None if self.use_l4s => Err((
+                "use_l4s".into(),
+                "needs ce_threshold (e.g. ce_threshold = \"1ms\")".into(),
+            )),
+            None if self.ce_threshold_selector != CeSelector::Ect => Err((
+                "ce_threshold_selector".into(),
+                "needs ce_threshold (e.g. ce_threshold = \"1ms\")".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Per-queue CoDel state (Linux `struct codel_vars`).
@@ -212,18 +277,44 @@ pub fn codel_dequeue<S: CodelSource>(
     src: &mut S,
     ctx: &mut QdCtx,
 ) -> Option<Packet> {
-    let now = ctx.now;
     // sfqcodel.cc counts a drop once the bin stays in the dropping state;
     // Linux and codel.cc count it before dropping
     let count_after = p.variant == CodelVariant::SfqPollere;
+    let marked_before = ctx.marked;
     let mut pkt = src.pop();
-    if pkt.is_none() {
+    let Some(head) = pkt.as_mut() else {
         v.dropping = false;
         if !count_after {
             v.first_above_time = 0;
         }
         return None;
+    };
+    if let Some(step) = p.ce.filter(|s| p.use_l4s && s.selects(head)) {
+        // ns-3 UseL4s: an L4S packet gets the step only
+        step.apply(head, ctx);
+        return pkt;
     }
+    let mut pkt = codel_decide(v, p, pkt, src, ctx);
+    if let (Some(step), Some(out)) = (p.ce, pkt.as_mut()) {
+        // Linux: the step after CoDel's decision; not twice on one packet
+        if ctx.marked == marked_before && !p.use_l4s {
+            step.apply(out, ctx);
+        }
+    }
+    pkt
+}
+
+/// CoDel's drop/mark decision on the popped head `pkt` (the body of
+/// `codel_dequeue`).
+fn codel_decide<S: CodelSource>(
+    v: &mut CodelVars,
+    p: &CodelParams,
+    mut pkt: Option<Packet>,
+    src: &mut S,
+    ctx: &mut QdCtx,
+) -> Option<Packet> {
+    let now = ctx.now;
+    let count_after = p.variant == CodelVariant::SfqPollere;
     let drop = should_drop(v, p, pkt.as_ref(), src, now);
     if v.dropping {
         if !drop {
@@ -284,6 +375,12 @@ pub struct CodelConfig {
     pub ecn: bool,
     #[serde(default)]
     pub variant: CodelVariant,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Dur>,
+    #[serde(default)]
+    pub ce_threshold_selector: CeSelector,
+    #[serde(default)]
+    pub use_l4s: bool,
 }
 
 pub(crate) fn d_limit() -> Limit {
@@ -321,7 +418,15 @@ impl CodelConfig {
         self.limit
             .validate()
             .map_err(|m| ("limit".to_string(), m))?;
-        validate_codel(self.target, self.interval, self.mtu)
+        validate_codel(self.target, self.interval, self.mtu)?;
+        self.ce_keys().validate()
+    }
+    pub fn ce_keys(&self) -> CeKeys {
+        CeKeys {
+            ce_threshold: self.ce_threshold,
+            ce_threshold_selector: self.ce_threshold_selector,
+            use_l4s: self.use_l4s,
+        }
     }
     pub fn params(&self) -> CodelParams {
         CodelParams {
@@ -330,6 +435,8 @@ impl CodelConfig {
             mtu: self.mtu,
             ecn: self.ecn,
             variant: self.variant,
+            ce: self.ce_keys().step(),
+            use_l4s: self.use_l4s,
         }
     }
 }
@@ -410,11 +517,21 @@ impl super::registry::Registered for CodelConfig {
         crate::param!("mtu", "bytes", "≥ 1", "0", "below one MTU queued, CoDel does not drop"),
         crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
         crate::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "control-law details of the reference code"),
+        CE_THRESHOLD_PARAMS[0],
+        CE_THRESHOLD_PARAMS[1],
+        CE_THRESHOLD_PARAMS[2],
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CodelConfig::validate(self)
     }
 }
+
+/// The catalogue rows of [`CeKeys`], shared by `codel` and `fq_codel`.
+pub(crate) const CE_THRESHOLD_PARAMS: [crate::registry::Param; 3] = [
+    crate::param!("ce_threshold", "time", "> 0; unset = off", "\"0ms\"", "CE-mark ECN-capable packets whose sojourn exceeds it (Linux ce_threshold)"),
+    crate::param!("ce_threshold_selector", "", "\"ect\" or \"ect1\"", "\"ect2\"", "\"ect1\": step-mark only ECT(1)/CE packets (Linux ce_threshold_selector 0x1/0x1)"),
+    crate::param!("use_l4s", "", "true/false; needs ce_threshold", "", "ECT(1)/CE packets get the step only, no CoDel (ns-3 UseL4s)"),
+];
 
 impl super::registry::QueueKind for CodelConfig {
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
@@ -437,6 +554,9 @@ mod tests {
             mtu: 1500,
             ecn: false,
             variant,
+            ce_threshold: None,
+            ce_threshold_selector: CeSelector::Ect,
+            use_l4s: false,
         }
     }
 
@@ -619,6 +739,8 @@ mod tests {
             mtu: 0,
             ecn: false,
             variant,
+            ce: None,
+            use_l4s: false,
         };
         struct One(Option<Packet>);
         impl CodelSource for One {
@@ -657,5 +779,131 @@ mod tests {
             assert!(v.dropping);
             assert_eq!(v.count, expect, "{variant:?}");
         }
+    }
+
+    /// Dequeue, at `now`, a queue holding one packet per (ECN, enqueue
+    /// time) given; returns the ECN codepoints handed out and the drops.
+    fn run_ce(c: &CodelConfig, pkts: &[(Ecn, Time)], now: Time) -> (Vec<Ecn>, usize, u32) {
+        let mut q = Codel::new(c);
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        for (i, &(ecn, t)) in pkts.iter().enumerate() {
+            let p = Packet {
+                uid: i as u64,
+                size: 1000,
+                enq_time: t,
+                ecn,
+                ..Default::default()
+            };
+            q.enqueue(p, &mut ctx).unwrap();
+        }
+        ctx.now = now;
+        let out: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(&mut ctx)).map(|p| p.ecn).collect();
+        let marked = ctx.marked;
+        (out, dropped.len(), marked)
+    }
+
+    /// `ce_threshold`: the packet handed out is marked when it waited
+    /// strictly longer than the threshold, if ECN-capable; off by default.
+    #[test]
+    fn ce_threshold_marks_ect_packets_above_the_step() {
+        let mut c = cfg(CodelVariant::Linux);
+        let now = 3 * MS; // below CoDel's target: CoDel itself does nothing
+        let pkts = [
+            (Ecn::Ect0, now - MS / 2),
+            (Ecn::Ect0, now - MS),
+            (Ecn::Ect0, now - MS - 1),
+            (Ecn::NotEct, now - 2 * MS),
+            (Ecn::Ect1, now - 2 * MS),
+        ];
+        assert_eq!(run_ce(&c, &pkts, now).2, 0, "off by default");
+        c.ce_threshold = Some(Dur(MS));
+        c.validate().unwrap();
+        let (out, drops, marked) = run_ce(&c, &pkts, now);
+        assert_eq!(
+            out,
+            [Ecn::Ect0, Ecn::Ect0, Ecn::Ce, Ecn::NotEct, Ecn::Ce]
+        );
+        assert_eq!((drops, marked), (0, 2));
+        // Linux ce_threshold_selector 0x1/0x1: ECT(1) only
+        c.ce_threshold_selector = CeSelector::Ect1;
+        let (out, _, marked) = run_ce(&c, &pkts, now);
+        assert_eq!(
+            out,
+            [Ecn::Ect0, Ecn::Ect0, Ecn::Ect0, Ecn::NotEct, Ecn::Ce]
+        );
+        assert_eq!(marked, 1);
+    }
+
+    /// ns-3 `UseL4s`: ECT(1) packets get the step only, never a CoDel drop,
+    /// however long they waited; classic packets get CoDel and no step.
+    #[test]
+    fn use_l4s_exempts_ect1_from_codel() {
+        let mut c = cfg(CodelVariant::Linux);
+        c.ce_threshold = Some(Dur(MS));
+        c.use_l4s = true;
+        c.validate().unwrap();
+        let mut q = Codel::new(&c);
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let (mut l4s_out, mut classic_out, mut marked_l4s) = (0, 0, 0);
+        // a standing queue of 400 ms: both kinds far above target
+        for i in 0..4000u64 {
+            let mut ctx = QdCtx {
+                now: i * MS / 10,
+                rng: &mut rng,
+                dropped: &mut dropped,
+                marked: 0,
+            };
+            let ecn = if i % 2 == 0 { Ecn::Ect1 } else { Ecn::NotEct };
+            let p = Packet {
+                uid: i,
+                size: 1000,
+                enq_time: ctx.now,
+                ecn,
+                ..Default::default()
+            };
+            q.enqueue(p, &mut ctx).unwrap();
+            if i >= 400 && i % 2 == 1 {
+                ctx.now += 400 * MS;
+                if let Some(p) = q.dequeue(&mut ctx) {
+                    match p.ecn {
+                        Ecn::Ce => {
+                            l4s_out += 1;
+                            marked_l4s += 1
+                        }
+                        Ecn::Ect1 => l4s_out += 1,
+                        _ => classic_out += 1,
+                    }
+                }
+            }
+        }
+        assert!(!dropped.is_empty(), "CoDel drops classic packets");
+        assert!(
+            dropped.iter().all(|(p, _)| p.ecn == Ecn::NotEct),
+            "no L4S packet is dropped"
+        );
+        // as in ns-3, only the packet at the head when the dequeue starts
+        // takes the L4S path; one reached behind a CoDel drop goes through
+        // CoDel's decision (and, with ecn = false here, is not marked)
+        assert!(
+            l4s_out - marked_l4s <= dropped.len() as i32 && marked_l4s > l4s_out * 9 / 10,
+            "{marked_l4s} of {l4s_out} late L4S packets marked, {} drops",
+            dropped.len()
+        );
+        assert!(l4s_out > 0 && classic_out > 0);
+        // the selector keys without a threshold are errors naming the key
+        let mut bad = cfg(CodelVariant::Linux);
+        bad.use_l4s = true;
+        assert_eq!(bad.validate().unwrap_err().0, "use_l4s");
+        bad.use_l4s = false;
+        bad.ce_threshold_selector = CeSelector::Ect1;
+        assert_eq!(bad.validate().unwrap_err().0, "ce_threshold_selector");
+        bad.ce_threshold = Some(Dur(0));
+        assert_eq!(bad.validate().unwrap_err().0, "ce_threshold");
     }
 }

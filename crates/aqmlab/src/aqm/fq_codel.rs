@@ -21,15 +21,21 @@
 //!   half of its backlog or `drop_batch` packets are gone (Linux
 //!   `fq_codel_drop`). Cost O(flows) per overflow event, O(1) otherwise.
 //!
+//! L4S modes, off by default: `ce_threshold`, `ce_threshold_selector`,
+//! `use_l4s` (Linux `sch_fq_codel` `ce_threshold` and
+//! `ce_threshold_selector/mask`; ns-3 `FqCoDelQueueDisc` `CeThreshold` and
+//! `UseL4s`), run by each bucket's CoDel: see `codel.rs`.
+//!
 //! Parameters: `limit` = 10240 packets, `flows` = 1024, `quantum` = 1514 bytes
 //! (Linux: device MTU + link header), `target` = 5 ms, `interval` = 100 ms,
 //! `mtu` = 1500, `ecn` = true (Linux and ns-3 default), `drop_batch` = 64,
 //! `variant` = `"linux"`/`"ns2"` (CoDel re-entry rule, see `codel.rs`).
 
 use super::codel::{
-    codel_dequeue, d_interval, d_mtu, d_target, validate_codel, CodelParams, CodelSource,
-    CodelVariant, CodelVars,
+    codel_dequeue, d_interval, d_mtu, d_target, validate_codel, CeKeys, CodelParams, CodelSource,
+    CodelVariant, CodelVars, CE_THRESHOLD_PARAMS,
 };
+use super::step::CeSelector;
 use super::flow_queues::FlowQueues;
 pub use super::flow_queues::bucket_of;
 use super::{DropCause, Limit, QdCtx, QueueDisc};
@@ -58,6 +64,12 @@ pub struct FqCodelConfig {
     pub drop_batch: u32,
     #[serde(default)]
     pub variant: CodelVariant,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Dur>,
+    #[serde(default)]
+    pub ce_threshold_selector: CeSelector,
+    #[serde(default)]
+    pub use_l4s: bool,
 }
 
 fn d_limit() -> Limit {
@@ -96,7 +108,15 @@ impl FqCodelConfig {
         if self.drop_batch == 0 {
             return Err(("drop_batch".into(), "must be at least 1".into()));
         }
-        validate_codel(self.target, self.interval, self.mtu)
+        validate_codel(self.target, self.interval, self.mtu)?;
+        self.ce_keys().validate()
+    }
+    pub fn ce_keys(&self) -> CeKeys {
+        CeKeys {
+            ce_threshold: self.ce_threshold,
+            ce_threshold_selector: self.ce_threshold_selector,
+            use_l4s: self.use_l4s,
+        }
     }
 }
 
@@ -131,6 +151,8 @@ impl FqCodel {
             mtu: c.mtu,
             ecn: c.ecn,
             variant: c.variant,
+            ce: c.ce_keys().step(),
+            use_l4s: c.use_l4s,
         };
         FqCodel {
             limit: c.limit,
@@ -223,6 +245,9 @@ impl super::registry::Registered for FqCodelConfig {
         crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
         crate::param!("drop_batch", "packets", "≥ 1", "0", "packets dropped from the fattest queue on overflow"),
         crate::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "CoDel control-law details"),
+        CE_THRESHOLD_PARAMS[0],
+        CE_THRESHOLD_PARAMS[1],
+        CE_THRESHOLD_PARAMS[2],
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         FqCodelConfig::validate(self)

@@ -29,6 +29,8 @@ registry::queue_kinds! {
     fq_pie::FqPieConfig => FqPie,
     step::StepConfig => Step,
     dualpi2::DualPi2Config => DualPi2,
+    cobalt::CobaltConfig => Cobalt,
+    cake::CakeConfig => Cake,
 }
 
 use crate::engine::{RngStream, Time};
@@ -38,6 +40,7 @@ use serde::{Deserialize, Serialize};
 pub use registry::{PortCtx, QueueKind};
 
 pub use ared::AredConfig;
+pub use cobalt::{Cobalt, CobaltConfig};
 pub use codel::{Codel, CodelConfig, CodelVariant};
 pub use droptail::{DropTail, DropTailConfig};
 pub use dualpi2::{DualPi2, DualPi2Config, DualPi2Variant};

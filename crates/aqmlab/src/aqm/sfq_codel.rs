@@ -155,6 +155,8 @@ impl SfqCodel {
                 mtu: 0, // the exemption uses the largest packet seen
                 ecn: c.ecn,
                 variant: CodelVariant::SfqPollere,
+                ce: None,
+                use_l4s: false,
             },
             variant: c.variant,
             quantum: c.quantum as i64,

@@ -64,7 +64,7 @@ impl StepConfig {
 pub struct Step {
     limit: Limit,
     k: Option<Limit>,
-    k_sojourn: Option<u64>,
+    k_sojourn: Option<SojournStep>,
     q: Fifo,
 }
 
@@ -73,16 +73,69 @@ impl Step {
         Step {
             limit: c.limit,
             k: c.k,
-            k_sojourn: c.k_sojourn.map(|d| d.0),
+            k_sojourn: c.k_sojourn.map(|d| SojournStep {
+                threshold: d.0,
+                selector: CeSelector::Ect,
+            }),
             q: Fifo::new(),
         }
     }
 }
 
-fn mark(p: &mut Packet, ctx: &mut QdCtx) {
+/// Mark an ECN-capable packet CE (a packet already CE counts again, as
+/// Linux's `INET_ECN_set_ce` reports it marked); a Not-ECT packet is left
+/// alone.
+pub(crate) fn mark(p: &mut Packet, ctx: &mut QdCtx) {
     if p.ecn.capable() {
         p.ecn = Ecn::Ce;
         ctx.marked += 1;
+    }
+}
+
+/// Which packets a sojourn-time step marks.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CeSelector {
+    /// Every ECN-capable packet (Linux `ce_threshold` alone).
+    #[default]
+    Ect,
+    /// Only packets whose ECN field has its low bit set, ECT(1) and CE:
+    /// Linux `ce_threshold_selector 0x1/0x1`, the L4S identifier of RFC 9331.
+    Ect1,
+}
+
+impl CeSelector {
+    fn selects(self, ecn: Ecn) -> bool {
+        match self {
+            CeSelector::Ect => ecn.capable(),
+            CeSelector::Ect1 => matches!(ecn, Ecn::Ect1 | Ecn::Ce),
+        }
+    }
+}
+
+/// The sojourn-time step: mark, at dequeue, a selected packet that waited
+/// longer than `threshold` (strictly, as Linux `codel_time_after`). Used
+/// by `step` (`k_sojourn`) and by CoDel/FQ-CoDel's `ce_threshold`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SojournStep {
+    pub threshold: u64,
+    pub selector: CeSelector,
+}
+
+impl SojournStep {
+    /// Is `p` one this step applies to?
+    pub fn selects(&self, p: &Packet) -> bool {
+        self.selector.selects(p.ecn)
+    }
+    /// Mark `p` if it is selected and waited longer than the threshold;
+    /// true if it was marked.
+    pub fn apply(&self, p: &mut Packet, ctx: &mut QdCtx) -> bool {
+        if self.selects(p) && ctx.now.saturating_sub(p.enq_time) > self.threshold {
+            mark(p, ctx);
+            true
+        } else {
+            false
+        }
     }
 }
 
@@ -110,9 +163,7 @@ impl QueueDisc for Step {
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         let mut p = self.q.pop_front()?;
         if let Some(k) = self.k_sojourn {
-            if ctx.now - p.enq_time > k {
-                mark(&mut p, ctx);
-            }
+            k.apply(&mut p, ctx);
         }
         Some(p)
     }

@@ -1,0 +1,1016 @@
+//! CAKE — Common Applications Kept Enhanced, without its shaper.
+//!
+//! Sources: Linux `net/sched/sch_cake.c` (`cake_hash`, `cake_enqueue`,
+//! `cake_dequeue`, `cake_drop`, `cake_get_flow_quantum`,
+//! `cake_calc_overhead`, `cake_ack_filter`, `cake_config_*`,
+//! `cake_set_rate`); T. Høiland-Jørgensen, D. Täht, J. Morton, "Piece of
+//! CAKE: A Comprehensive Queue Management Solution for Home Gateways", IEEE
+//! LANMAN 2018 (§III-A flow isolation, §III-B DRR++, §III-C DiffServ, §III-D
+//! COBALT).
+//!
+//! As modelled:
+//! - **Tins** (`diffserv`): `besteffort` (1 tin), `diffserv3` (default: best
+//!   effort, bulk, voice; tin quanta 1024/64/256), `diffserv4` (best effort,
+//!   bulk, video, voice; 1024/64/512/256), with Linux's DSCP → tin tables.
+//!   Packets here carry no DSCP, so every packet is DSCP 0 (CS0) and goes to
+//!   the best-effort tin; the other tins exist and are served by the tin DRR
+//!   (`cake_dequeue`'s unlimited mode) but receive nothing.
+//! - **Flow isolation** (`flow_mode`): 1024 queues per tin with the 8-way
+//!   set-associative hash (`cake_hash`: direct hit, then a reserved way of
+//!   the set, then a free way, else a collision); `flows` hashes the 5-tuple
+//!   (flow, source, destination here), `srchost`/`dsthost`/`hosts` the
+//!   addresses only, `dual-srchost`/`dual-dsthost`/`triple-isolate` hash
+//!   flows and divide each flow's quantum by the number of bulk flows of its
+//!   source and/or destination host (`cake_get_flow_quantum`, with its
+//!   random dither). Hosts are node ids.
+//! - **DRR++** (`cake_dequeue`): new (sparse), old (bulk) and decaying flow
+//!   lists; a flow out of deficit moves to the bulk rotation; an emptied
+//!   flow whose COBALT state has not decayed stays on the decaying list.
+//! - **COBALT per queue** ([`super::cobalt`], Linux rules: ECN always on,
+//!   no BLUE threshold); the last packet of a queue is never dropped.
+//! - **Overflow**: over `memlimit` bytes (default `limit` × 1514 B) the head
+//!   of the longest queue over all tins is dropped, and its BLUE probability
+//!   raised (`cake_drop`; Linux keeps a heap, here a scan on overflow).
+//! - **Overhead compensation** (`overhead`, `mpu`): each packet is charged
+//!   `max(size + overhead, mpu)` bytes in the DRR deficits
+//!   (`cake_calc_overhead`; packet sizes here are IP sizes, so there is no
+//!   link-layer header to strip).
+//! - **ACK filter** (`ack_filter`): on enqueue of a pure ACK, an older pure
+//!   ACK of the same flow in its queue that it makes redundant is dropped
+//!   (`cake_ack_filter`; `aggressive` also drops a lone eligible ACK right
+//!   ahead of it).
+//!
+//! Not modelled: the bandwidth shaper (`bandwidth`; it needs the port to
+//! wait for the shaper's time, which the simulator's ports cannot yet do),
+//! hence also the per-tin rate thresholds and `mtu_time`; ingress mode,
+//! autorate, ATM/PTM framing, NAT lookups, wash, fwmark and GSO splitting.
+//!
+//! Parameters (Linux `cake_init` defaults): `limit` = 10240 packets,
+//! `memlimit` (bytes; default `limit` × 1514), `flow_mode` =
+//! `"triple-isolate"`, `diffserv` = `"diffserv3"`, `target` = 5 ms, `rtt` =
+//! 100 ms (COBALT's interval), `overhead` = 0, `mpu` = 0, `ack_filter` =
+//! `false`.
+
+use super::cobalt::{CobaltParams, CobaltVars};
+use super::{DropCause, Limit, QdCtx, QueueDisc};
+use crate::net::packet::{flags, Packet};
+use crate::units::Dur;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+const QUEUES: usize = 1024;
+const WAYS: usize = 8;
+/// Linux `psched_mtu` of an Ethernet device: MTU + link header.
+const MTU: u64 = 1514;
+
+/// Linux's `flow_mode` values (`CAKE_FLOW_*`): bit 0 source host, bit 1
+/// destination host, bit 2 flows.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowMode {
+    #[serde(rename = "none")]
+    Flowblind,
+    Srchost,
+    Dsthost,
+    Hosts,
+    Flows,
+    DualSrchost,
+    DualDsthost,
+    #[default]
+    TripleIsolate,
+}
+
+impl FlowMode {
+    fn bits(self) -> u8 {
+        self as u8
+    }
+    fn flows(self) -> bool {
+        self.bits() & 4 != 0
+    }
+    /// `cake_dsrc`: per-source-host fairness.
+    fn dsrc(self) -> bool {
+        self.bits() & 5 == 5
+    }
+    /// `cake_ddst`: per-destination-host fairness.
+    fn ddst(self) -> bool {
+        self.bits() & 6 == 6
+    }
+}
+
+/// The tin layouts (`cake_config_besteffort`, `_diffserv3`, `_diffserv4`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Diffserv {
+    Besteffort,
+    #[default]
+    Diffserv3,
+    Diffserv4,
+}
+
+// Linux's DSCP → tin tables (`diffserv3`, `diffserv4`), 64 entries each.
+const DIFFSERV3: [u8; 64] = [
+    0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0,
+    0, 0,
+];
+const DIFFSERV4: [u8; 64] = [
+    0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2,
+    0, 3, 0, 2, 0, 2, 0, 2, 0, 3, 0, 0, 0, 3, 0, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0,
+    0, 0,
+];
+
+impl Diffserv {
+    /// Tin quanta (bandwidth-sharing weights of the tin DRR).
+    fn quanta(self) -> &'static [u16] {
+        match self {
+            Diffserv::Besteffort => &[65535],
+            Diffserv::Diffserv3 => &[1024, 64, 256],
+            Diffserv::Diffserv4 => &[1024, 64, 512, 256],
+        }
+    }
+    /// The tin of a DSCP (`cake_select_tin`).
+    pub fn tin_of(self, dscp: u8) -> usize {
+        let d = (dscp & 63) as usize;
+        match self {
+            Diffserv::Besteffort => 0,
+            Diffserv::Diffserv3 => DIFFSERV3[d] as usize,
+            Diffserv::Diffserv4 => DIFFSERV4[d] as usize,
+        }
+    }
+}
+
+/// `ack_filter`: `false`, `true` or `"aggressive"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckFilter {
+    #[default]
+    Off,
+    On,
+    Aggressive,
+}
+
+impl Serialize for AckFilter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AckFilter::Off => s.serialize_bool(false),
+            AckFilter::On => s.serialize_bool(true),
+            AckFilter::Aggressive => s.serialize_str("aggressive"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AckFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match toml::Value::deserialize(d)? {
+            toml::Value::Boolean(false) => Ok(AckFilter::Off),
+            toml::Value::Boolean(true) => Ok(AckFilter::On),
+            toml::Value::String(s) if s == "aggressive" => Ok(AckFilter::Aggressive),
+            v => Err(serde::de::Error::custom(format!(
+                "invalid ack_filter {v}: expected false, true or \"aggressive\""
+            ))),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CakeConfig {
+    #[serde(default = "d_limit")]
+    pub limit: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memlimit: Option<Limit>,
+    #[serde(default)]
+    pub flow_mode: FlowMode,
+    #[serde(default)]
+    pub diffserv: Diffserv,
+    #[serde(default = "super::codel::d_target")]
+    pub target: Dur,
+    #[serde(default = "super::codel::d_interval")]
+    pub rtt: Dur,
+    #[serde(default)]
+    pub overhead: i32,
+    #[serde(default)]
+    pub mpu: u32,
+    #[serde(default)]
+    pub ack_filter: AckFilter,
+}
+
+fn d_limit() -> u32 {
+    10240
+}
+
+impl CakeConfig {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.limit == 0 {
+            return Err(("limit".into(), "must be a positive packet count".into()));
+        }
+        match self.memlimit {
+            Some(Limit::Packets(_)) => {
+                return Err((
+                    "memlimit".into(),
+                    "must be a size in bytes, e.g. \"4MiB\"".into(),
+                ))
+            }
+            Some(l) => l.validate().map_err(|m| ("memlimit".to_string(), m))?,
+            None => {}
+        }
+        if self.target.0 == 0 {
+            return Err(("target".into(), "must be positive".into()));
+        }
+        if self.rtt.0 == 0 {
+            return Err(("rtt".into(), "must be positive".into()));
+        }
+        if !(-64..=256).contains(&self.overhead) {
+            return Err((
+                "overhead".into(),
+                format!("must be in -64..=256 bytes (tc-cake), got {}", self.overhead),
+            ));
+        }
+        if self.mpu > 256 {
+            return Err((
+                "mpu".into(),
+                format!("must be in 0..=256 bytes (tc-cake), got {}", self.mpu),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Linux `cake_reconfigure`, unshaped: `memlimit` if set, else
+    /// `limit` × MTU.
+    fn buffer_limit(&self) -> u64 {
+        match self.memlimit {
+            Some(Limit::Bytes(b)) => b,
+            _ => self.limit as u64 * MTU,
+        }
+    }
+
+    /// `cake_set_rate` at rate 0: COBALT's parameters for every tin.
+    fn cobalt(&self) -> CobaltParams {
+        let target = self.target.0;
+        CobaltParams {
+            target,
+            // max(rtt + target − target, 2·target)
+            interval: self.rtt.0.max(2 * target),
+            mtu_time: 0,
+            p_inc: 1.0 / 256.0,
+            p_dec: 1.0 / 4096.0,
+            blue_threshold: None,
+            ecn: true,
+            ce: None,
+            use_l4s: false,
+        }
+    }
+}
+
+/// Linux `CAKE_SET_*`: which rotation a queue is counted in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Set {
+    #[default]
+    None,
+    Sparse,
+    SparseWait,
+    Bulk,
+    Decaying,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum List {
+    #[default]
+    None,
+    New,
+    Old,
+    Decaying,
+}
+
+#[derive(Default)]
+struct Flow {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    deficit: i32,
+    cvars: CobaltVars,
+    srchost: u16,
+    dsthost: u16,
+    set: Set,
+    list: List,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Host {
+    src_tag: u32,
+    dst_tag: u32,
+    src_bulk: u16,
+    dst_bulk: u16,
+}
+
+struct Tin {
+    flows: Vec<Flow>,
+    tags: Vec<u32>,
+    hosts: Vec<Host>,
+    flow_quantum: u32,
+    bulk: u16,
+    sparse: u16,
+    decaying: u16,
+    new_flows: VecDeque<u16>,
+    old_flows: VecDeque<u16>,
+    decaying_flows: VecDeque<u16>,
+    tin_quantum: i32,
+    tin_deficit: i32,
+    pkts: usize,
+    way_hits: u64,
+    way_misses: u64,
+    way_collisions: u64,
+}
+
+impl Tin {
+    fn new(quantum: u16) -> Self {
+        Tin {
+            flows: (0..QUEUES).map(|_| Flow::default()).collect(),
+            tags: vec![0; QUEUES],
+            hosts: vec![Host::default(); QUEUES],
+            flow_quantum: 1514,
+            bulk: 0,
+            sparse: 0,
+            decaying: 0,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            decaying_flows: VecDeque::new(),
+            tin_quantum: quantum as i32,
+            tin_deficit: 0,
+            pkts: 0,
+            way_hits: 0,
+            way_misses: 0,
+            way_collisions: 0,
+        }
+    }
+
+    fn list(&mut self, l: List) -> &mut VecDeque<u16> {
+        match l {
+            List::New => &mut self.new_flows,
+            List::Old => &mut self.old_flows,
+            List::Decaying | List::None => &mut self.decaying_flows,
+        }
+    }
+
+    /// `list_move_tail`: take flow `idx` off its list (wherever it is) and
+    /// append it to `to` (or to none).
+    fn move_to(&mut self, idx: u16, to: List) {
+        let from = self.flows[idx as usize].list;
+        if from != List::None {
+            let l = self.list(from);
+            if l.front() == Some(&idx) {
+                l.pop_front();
+            } else if let Some(pos) = l.iter().position(|&x| x == idx) {
+                l.remove(pos);
+            }
+        }
+        if to != List::None {
+            self.list(to).push_back(idx);
+        }
+        self.flows[idx as usize].list = to;
+    }
+
+    fn inc_bulk(&mut self, idx: usize, mode: FlowMode) {
+        let (s, d) = (self.flows[idx].srchost as usize, self.flows[idx].dsthost as usize);
+        if mode.dsrc() && (self.hosts[s].src_bulk as usize) < QUEUES {
+            self.hosts[s].src_bulk += 1;
+        }
+        if mode.ddst() && (self.hosts[d].dst_bulk as usize) < QUEUES {
+            self.hosts[d].dst_bulk += 1;
+        }
+    }
+
+    fn dec_bulk(&mut self, idx: usize, mode: FlowMode) {
+        let (s, d) = (self.flows[idx].srchost as usize, self.flows[idx].dsthost as usize);
+        if mode.dsrc() && self.hosts[s].src_bulk > 0 {
+            self.hosts[s].src_bulk -= 1;
+        }
+        if mode.ddst() && self.hosts[d].dst_bulk > 0 {
+            self.hosts[d].dst_bulk -= 1;
+        }
+    }
+
+    /// `cake_get_flow_quantum`: the flow quantum divided by the bulk-flow
+    /// count of its host(s), dithered by a random 16-bit value.
+    fn flow_quantum(&self, idx: usize, mode: FlowMode, dither: u32) -> i32 {
+        let f = &self.flows[idx];
+        let mut load = 1u32;
+        if mode.dsrc() {
+            load = load.max(self.hosts[f.srchost as usize].src_bulk as u32);
+        }
+        if mode.ddst() {
+            load = load.max(self.hosts[f.dsthost as usize].dst_bulk as u32);
+        }
+        let div = 65535 / load;
+        ((self.flow_quantum * div + dither) >> 16) as i32
+    }
+}
+
+/// A 32-bit hash of `parts` and the port's perturbation (Linux hashes the
+/// dissected keys with a random `jhash` seed).
+fn hash32(parts: &[u64], perturb: u64) -> u32 {
+    let mut z = perturb;
+    for &p in parts {
+        z ^= p;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+    }
+    (z >> 32) as u32
+}
+
+pub struct Cake {
+    mode: FlowMode,
+    diffserv: Diffserv,
+    cparams: CobaltParams,
+    overhead: i32,
+    mpu: u32,
+    ack_filter: AckFilter,
+    buffer_limit: u64,
+    tins: Vec<Tin>,
+    cur_tin: usize,
+    perturb: u64,
+    pkts: usize,
+    bytes: u64,
+    ack_drops: u64,
+}
+
+impl Cake {
+    pub fn new(c: &CakeConfig, perturb: u64) -> Self {
+        Cake {
+            mode: c.flow_mode,
+            diffserv: c.diffserv,
+            cparams: c.cobalt(),
+            overhead: c.overhead,
+            mpu: c.mpu,
+            ack_filter: c.ack_filter,
+            buffer_limit: c.buffer_limit(),
+            tins: c.diffserv.quanta().iter().map(|&q| Tin::new(q)).collect(),
+            cur_tin: 0,
+            perturb,
+            pkts: 0,
+            bytes: 0,
+            ack_drops: 0,
+        }
+    }
+
+    /// `cake_hash`: the queue of `p` in tin `t`, with the set-associative
+    /// lookup and the host bookkeeping of the dual/triple modes.
+    fn hash(&mut self, t: usize, p: &Packet) -> usize {
+        let mode = self.mode;
+        if mode == FlowMode::Flowblind {
+            return 0;
+        }
+        let srch = hash32(&[1, p.src.0 as u64], self.perturb);
+        let dsth = hash32(&[2, p.dst.0 as u64], self.perturb);
+        let mut flow_hash = 0u32;
+        if mode.flows() {
+            flow_hash = hash32(&[3, p.flow.0 as u64, p.src.0 as u64, p.dst.0 as u64], self.perturb);
+        } else {
+            if mode.bits() & 1 != 0 {
+                flow_hash ^= srch;
+            }
+            if mode.bits() & 2 != 0 {
+                flow_hash ^= dsth;
+            }
+        }
+        let b = &mut self.tins[t];
+        let mut reduced = flow_hash as usize % QUEUES;
+        if b.tags[reduced] == flow_hash && b.flows[reduced].set != Set::None {
+            return reduced;
+        }
+        let inner = reduced % WAYS;
+        let outer = reduced - inner;
+        let (mut alloc_src, mut alloc_dst) = (false, false);
+        let mut k = inner;
+        let mut found = None;
+        for i in 0..WAYS {
+            if b.tags[outer + k] == flow_hash {
+                if i > 0 {
+                    b.way_hits += 1;
+                }
+                if b.flows[outer + k].set == Set::None {
+                    alloc_src = mode.dsrc();
+                    alloc_dst = mode.ddst();
+                }
+                found = Some(k);
+                break;
+            }
+            k = (k + 1) % WAYS;
+        }
+        if found.is_none() {
+            for _ in 0..WAYS {
+                if b.flows[outer + k].set == Set::None {
+                    b.way_misses += 1;
+                    found = Some(k);
+                    break;
+                }
+                k = (k + 1) % WAYS;
+            }
+            if found.is_none() {
+                b.way_collisions += 1;
+                if b.flows[outer + k].set == Set::Bulk {
+                    b.dec_bulk(outer + k, mode);
+                }
+            }
+            alloc_src = mode.dsrc();
+            alloc_dst = mode.ddst();
+        }
+        reduced = outer + k;
+        b.tags[reduced] = flow_hash;
+        if alloc_src {
+            let h = host_slot(&b.hosts, srch, |h| h.src_tag, |h| h.src_bulk);
+            b.hosts[h].src_tag = srch;
+            b.flows[reduced].srchost = h as u16;
+            if b.flows[reduced].set == Set::Bulk
+                && mode.dsrc()
+                && (b.hosts[h].src_bulk as usize) < QUEUES
+            {
+                b.hosts[h].src_bulk += 1;
+            }
+        }
+        if alloc_dst {
+            let h = host_slot(&b.hosts, dsth, |h| h.dst_tag, |h| h.dst_bulk);
+            b.hosts[h].dst_tag = dsth;
+            b.flows[reduced].dsthost = h as u16;
+            if b.flows[reduced].set == Set::Bulk
+                && mode.ddst()
+                && (b.hosts[h].dst_bulk as usize) < QUEUES
+            {
+                b.hosts[h].dst_bulk += 1;
+            }
+        }
+        reduced
+    }
+
+    /// `cake_drop`: drop the head of the longest queue over all tins.
+    fn drop_fattest(&mut self, ctx: &mut QdCtx) {
+        let mut best = (0usize, 0usize, 0u64);
+        for (t, b) in self.tins.iter().enumerate() {
+            for (i, f) in b.flows.iter().enumerate() {
+                if f.bytes > best.2 {
+                    best = (t, i, f.bytes);
+                }
+            }
+        }
+        let (t, i, _) = best;
+        let p = self.cparams;
+        let b = &mut self.tins[t];
+        let Some(pkt) = b.flows[i].q.pop_front() else {
+            return;
+        };
+        b.flows[i].bytes -= pkt.size as u64;
+        b.flows[i].cvars.queue_full(&p, ctx.now);
+        b.pkts -= 1;
+        self.pkts -= 1;
+        self.bytes -= pkt.size as u64;
+        ctx.drop_packet(pkt, DropCause::Overflow);
+    }
+
+    /// `cake_ack_filter`: with the pure ACK `trig` just queued at the tail
+    /// of flow queue `q`, the index of an older ACK it makes redundant.
+    fn ack_to_filter(&self, q: &VecDeque<Packet>) -> Option<usize> {
+        let aggressive = self.ack_filter == AckFilter::Aggressive;
+        let trig = q.back()?;
+        if q.len() < 2 || trig.flags & (flags::ACK | flags::SYN) != flags::ACK {
+            return None;
+        }
+        let ecn_bits = |p: &Packet| p.flags & (flags::ECE | flags::CWR);
+        let (mut elig, mut elig_flags, mut found) = (None, 0u8, 0);
+        let n = q.len() - 1;
+        for (i, c) in q.iter().take(n).enumerate() {
+            if c.flow != trig.flow || c.src != trig.src || c.dst != trig.dst {
+                continue;
+            }
+            if elig.is_some() && ecn_bits(c) != elig_flags {
+                elig = None;
+                found -= 1;
+            }
+            // a pure ACK (no SYN/FIN, no data), not acking beyond the
+            // trigger, with a timestamp echo not newer than the trigger's
+            let pure = c.flags & !(flags::ECE | flags::CWR) == flags::ACK && c.payload == 0;
+            let ts_ok = match (c.ts_ecr.get(), trig.ts_ecr.get()) {
+                (Some(a), Some(b)) => a <= b,
+                (None, _) => true,
+                (Some(_), None) => false,
+            };
+            if !pure || !ts_ok || (c.ack.wrapping_sub(trig.ack) as i32) > 0 {
+                continue;
+            }
+            let sack = sack_compare(c, trig);
+            if sack < 0 || (c.ack == trig.ack && sack == 0) {
+                continue;
+            }
+            if elig.is_none() {
+                elig = Some(i);
+                elig_flags = ecn_bits(c);
+            }
+            found += 1;
+            if found > 1 {
+                return elig;
+            }
+        }
+        match elig {
+            Some(i) if aggressive && i + 1 == n && elig_flags == ecn_bits(trig) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// `cake_tcph_sack_compare`: −1 if `a` SACKs something `b` does not (or `b`
+/// none while `a` has some), 1 if `b` SACKs more bytes, 0 if the same.
+fn sack_compare(a: &Packet, b: &Packet) -> i32 {
+    let (sa, sb) = (a.sack_blocks(), b.sack_blocks());
+    match (sa.is_empty(), sb.is_empty()) {
+        (false, true) => return -1,
+        (true, false) => return 1,
+        (true, true) => return 0,
+        _ => {}
+    }
+    let bytes = |s: &[(u32, u32)]| s.iter().map(|&(l, r)| r.wrapping_sub(l) as u64).sum::<u64>();
+    for &(l, r) in sa {
+        if (l.wrapping_sub(a.ack) as i32) < 0 {
+            return -1; // a D-SACK: never dropped
+        }
+        if !sb.iter().any(|&(bl, br)| (bl.wrapping_sub(l) as i32) <= 0 && (br.wrapping_sub(r) as i32) >= 0) {
+            return -1;
+        }
+    }
+    if bytes(sb) > bytes(sa) {
+        1
+    } else {
+        0
+    }
+}
+
+/// A host slot for `tag` in its 8-way set: the way holding it, else a way
+/// with no bulk flows, else the last way tried (Linux's `found_src`/`dst`).
+fn host_slot(
+    hosts: &[Host],
+    tag: u32,
+    tag_of: impl Fn(&Host) -> u32,
+    bulk_of: impl Fn(&Host) -> u16,
+) -> usize {
+    let idx = tag as usize % QUEUES;
+    let inner = idx % WAYS;
+    let outer = idx - inner;
+    let mut k = inner;
+    for _ in 0..WAYS {
+        if tag_of(&hosts[outer + k]) == tag {
+            return outer + k;
+        }
+        k = (k + 1) % WAYS;
+    }
+    for _ in 0..WAYS {
+        if bulk_of(&hosts[outer + k]) == 0 {
+            break;
+        }
+        k = (k + 1) % WAYS;
+    }
+    outer + k
+}
+
+impl QueueDisc for Cake {
+    fn kind(&self) -> &'static str {
+        "cake"
+    }
+
+    fn enqueue(&mut self, pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
+        // no DSCP on packets: CS0
+        let t = self.diffserv.tin_of(0);
+        let idx = self.hash(t, &pkt);
+        let size = pkt.size as u64;
+        let filter = self.ack_filter != AckFilter::Off && !pkt.is_data();
+        let mode = self.mode;
+        {
+            let f = &mut self.tins[t].flows[idx];
+            f.q.push_back(pkt);
+            f.bytes += size;
+        }
+        self.tins[t].pkts += 1;
+        self.pkts += 1;
+        self.bytes += size;
+        if filter {
+            if let Some(i) = self.ack_to_filter(&self.tins[t].flows[idx].q) {
+                let f = &mut self.tins[t].flows[idx];
+                let ack = f.q.remove(i).expect("index in queue");
+                f.bytes -= ack.size as u64;
+                self.tins[t].pkts -= 1;
+                self.pkts -= 1;
+                self.bytes -= ack.size as u64;
+                self.ack_drops += 1;
+                ctx.drop_packet(ack, DropCause::Aqm);
+            }
+        }
+        let b = &mut self.tins[t];
+        match b.flows[idx].set {
+            Set::None | Set::Decaying => {
+                if b.flows[idx].set == Set::Decaying {
+                    b.decaying -= 1;
+                }
+                b.move_to(idx as u16, List::New);
+                b.flows[idx].set = Set::Sparse;
+                b.sparse += 1;
+                let dither = ctx.rng.below(1 << 16) as u32;
+                b.flows[idx].deficit = b.flow_quantum(idx, mode, dither);
+            }
+            Set::SparseWait => {
+                b.flows[idx].set = Set::Bulk;
+                b.sparse -= 1;
+                b.bulk += 1;
+                b.inc_bulk(idx, mode);
+            }
+            _ => {}
+        }
+        while self.bytes > self.buffer_limit {
+            self.drop_fattest(ctx);
+        }
+        Ok(())
+    }
+
+    fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
+        let now = ctx.now;
+        let mode = self.mode;
+        let p = self.cparams;
+        // Linux: `first_flow` is not reset by `goto begin`, so decaying
+        // flows are served first once per dequeue
+        let mut first_flow = true;
+        'begin: loop {
+            if self.pkts == 0 {
+                return None;
+            }
+            // tin DRR (cake_dequeue's unlimited mode)
+            let n = self.tins.len();
+            let (mut wrapped, mut empty) = (false, true);
+            loop {
+                let b = &mut self.tins[self.cur_tin];
+                let active = b.sparse + b.bulk > 0;
+                if b.tin_deficit >= 0 && active {
+                    break;
+                }
+                if b.tin_deficit <= 0 {
+                    b.tin_deficit += b.tin_quantum;
+                }
+                if active {
+                    empty = false;
+                }
+                self.cur_tin += 1;
+                if self.cur_tin >= n {
+                    self.cur_tin = 0;
+                    if wrapped {
+                        if empty {
+                            return None;
+                        }
+                    } else {
+                        wrapped = true;
+                    }
+                }
+            }
+            let t = self.cur_tin;
+            'retry: loop {
+                let b = &mut self.tins[t];
+                let list = if first_flow && !b.decaying_flows.is_empty() {
+                    List::Decaying
+                } else if !b.new_flows.is_empty() {
+                    List::New
+                } else if !b.old_flows.is_empty() {
+                    List::Old
+                } else if !b.decaying_flows.is_empty() {
+                    List::Decaying
+                } else {
+                    continue 'begin;
+                };
+                let idx = *b.list(list).front().expect("nonempty list") as usize;
+                first_flow = false;
+                if b.flows[idx].deficit <= 0 {
+                    if b.flows[idx].set == Set::Sparse {
+                        if !b.flows[idx].q.is_empty() {
+                            b.sparse -= 1;
+                            b.bulk += 1;
+                            b.flows[idx].set = Set::Bulk;
+                            b.inc_bulk(idx, mode);
+                        } else {
+                            b.flows[idx].set = Set::SparseWait;
+                        }
+                    }
+                    let dither = ctx.rng.below(1 << 16) as u32;
+                    let q = b.flow_quantum(idx, mode, dither);
+                    b.flows[idx].deficit += q;
+                    b.move_to(idx as u16, List::Old);
+                    continue 'retry;
+                }
+                loop {
+                    let f = &mut b.flows[idx];
+                    let Some(mut pkt) = f.q.pop_front() else {
+                        f.cvars.queue_empty(&p, now);
+                        let v = f.cvars;
+                        if v.p_drop > 0.0 || v.count > 0 || now < v.drop_next {
+                            match f.set {
+                                Set::Bulk => {
+                                    b.bulk -= 1;
+                                    b.dec_bulk(idx, mode);
+                                    b.decaying += 1;
+                                }
+                                Set::Sparse | Set::SparseWait => {
+                                    b.sparse -= 1;
+                                    b.decaying += 1;
+                                }
+                                _ => {}
+                            }
+                            b.flows[idx].set = Set::Decaying;
+                            b.move_to(idx as u16, List::Decaying);
+                        } else {
+                            match f.set {
+                                Set::Sparse | Set::SparseWait => b.sparse -= 1,
+                                Set::Bulk => {
+                                    b.bulk -= 1;
+                                    b.dec_bulk(idx, mode);
+                                }
+                                _ => b.decaying -= 1,
+                            }
+                            b.flows[idx].set = Set::None;
+                            b.move_to(idx as u16, List::None);
+                        }
+                        continue 'begin;
+                    };
+                    f.bytes -= pkt.size as u64;
+                    b.pkts -= 1;
+                    self.pkts -= 1;
+                    self.bytes -= pkt.size as u64;
+                    let (ecn, marks) = (pkt.ecn, ctx.marked);
+                    let drop = f.cvars.should_drop(&p, &mut pkt, 0, ctx);
+                    // the last packet of a queue is not dropped
+                    if !drop || f.q.is_empty() {
+                        // cake_calc_overhead, without ATM/PTM framing
+                        let len = (pkt.size as i32 + self.overhead).max(self.mpu as i32);
+                        f.deficit -= len;
+                        b.tin_deficit -= len;
+                        return Some(pkt);
+                    }
+                    // marked by CoDel, then dropped by BLUE: a drop, not a mark
+                    pkt.ecn = ecn;
+                    ctx.marked = marks;
+                    ctx.drop_packet(pkt, DropCause::Aqm);
+                }
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.pkts
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let sum = |f: fn(&Tin) -> u64| self.tins.iter().map(f).sum::<u64>() as f64;
+        vec![
+            ("ack_drops", self.ack_drops as f64),
+            ("way_indirect_hits", sum(|b| b.way_hits)),
+            ("way_misses", sum(|b| b.way_misses)),
+            ("way_collisions", sum(|b| b.way_collisions)),
+        ]
+    }
+}
+
+impl super::registry::Registered for CakeConfig {
+    const KIND: &'static str = "cake";
+    const ABOUT: &'static str =
+        "CAKE without its shaper: tins, set-associative flow/host isolation, DRR++, COBALT (Linux sch_cake.c; Piece of CAKE, LANMAN 2018)";
+    const PARAMS: &'static [crate::registry::Param] = &[
+        crate::param!("limit", "packets", "≥ 1", "0", "buffer size in packets (× 1514 B unless memlimit)"),
+        crate::param!("memlimit", "bytes", "> 0, a size with a unit", "\"0B\"", "buffer size in bytes (Linux memlimit)"),
+        crate::param!("flow_mode", "", "\"none\", \"srchost\", \"dsthost\", \"hosts\", \"flows\", \"dual-srchost\", \"dual-dsthost\", \"triple-isolate\"", "\"host\"", "flow isolation"),
+        crate::param!("diffserv", "", "\"besteffort\", \"diffserv3\", \"diffserv4\"", "\"diffserv5\"", "tin layout (packets carry no DSCP: all go to best effort)"),
+        crate::param!("target", "time", "> 0", "\"0ms\"", "COBALT target"),
+        crate::param!("rtt", "time", "> 0", "\"0ms\"", "COBALT interval (at least 2 × target)"),
+        crate::param!("overhead", "bytes", "-64 to 256", "300", "per-packet overhead added in the DRR accounting"),
+        crate::param!("mpu", "bytes", "0 to 256", "1000", "minimum packet size charged"),
+        crate::param!("ack_filter", "", "false, true, \"aggressive\"", "\"maybe\"", "drop pure ACKs made redundant by a newer one"),
+    ];
+    fn validate(&self) -> Result<(), (String, String)> {
+        CakeConfig::validate(self)
+    }
+}
+
+impl super::registry::QueueKind for CakeConfig {
+    fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
+        use rand::RngCore;
+        Box::new(Cake::new(self, port.rng.next_u64()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStream;
+    use crate::net::packet::{FlowId, NodeId};
+
+    fn cake(extra: &str) -> Cake {
+        let c: CakeConfig = toml::from_str(extra).unwrap();
+        c.validate().unwrap();
+        Cake::new(&c, 12345)
+    }
+
+    fn ack(uid: u64, ack: u32) -> Packet {
+        Packet {
+            uid,
+            flow: FlowId(1),
+            src: NodeId(2),
+            dst: NodeId(1),
+            size: 40,
+            flags: flags::ACK,
+            ack,
+            ..Default::default()
+        }
+    }
+
+    /// 100 flows into 1024 queues: a direct-mapped hash would put about
+    /// five pairs together; the 8-way sets give every flow its own queue,
+    /// so the first round serves 100 distinct flows.
+    #[test]
+    fn set_associative_hash_isolates_flows() {
+        let mut q = cake("flow_mode = \"flows\"");
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        for f in 0..100u32 {
+            for k in 0..3 {
+                let p = Packet {
+                    uid: (f * 3 + k) as u64,
+                    flow: FlowId(f),
+                    src: NodeId(0),
+                    dst: NodeId(1),
+                    size: 1514, // one quantum: one packet per turn
+                    flags: flags::DATA,
+                    ..Default::default()
+                };
+                q.enqueue(p, &mut ctx).unwrap();
+            }
+        }
+        let first: std::collections::HashSet<u32> =
+            (0..100).map(|_| q.dequeue(&mut ctx).unwrap().flow.0).collect();
+        assert_eq!(first.len(), 100);
+        let st: std::collections::HashMap<_, _> = q.stats().into_iter().collect();
+        assert_eq!(st["way_collisions"], 0.0);
+        assert!(st["way_misses"] > 0.0, "some flows needed another way");
+    }
+
+    /// `ack_filter = true` drops an older redundant pure ACK once two are
+    /// eligible; `"aggressive"` also drops a lone one right ahead.
+    #[test]
+    fn ack_filter_drops_redundant_acks() {
+        for (mode, left) in [("false", 3), ("true", 2), ("\"aggressive\"", 1)] {
+            let mut q = cake(&format!("ack_filter = {mode}"));
+            let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+            let mut ctx = QdCtx {
+                now: 0,
+                rng: &mut rng,
+                dropped: &mut dropped,
+                marked: 0,
+            };
+            for i in 0..3 {
+                q.enqueue(ack(i, 10 + i as u32), &mut ctx).unwrap();
+            }
+            assert_eq!(q.len_pkts(), left, "ack_filter = {mode}");
+            // the newest ACK always stays
+            let mut out = Vec::new();
+            while let Some(p) = q.dequeue(&mut ctx) {
+                out.push(p.ack);
+            }
+            assert_eq!(*out.last().unwrap(), 12);
+            assert_eq!(dropped.len(), 3 - left);
+        }
+        // an ACK with different ECE bits carries news: kept
+        let mut q = cake("ack_filter = true");
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 0,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        let mut e = ack(0, 10);
+        e.flags |= flags::ECE;
+        q.enqueue(e, &mut ctx).unwrap();
+        q.enqueue(ack(1, 11), &mut ctx).unwrap();
+        q.enqueue(ack(2, 12), &mut ctx).unwrap();
+        assert_eq!(q.len_pkts(), 3);
+    }
+
+    #[test]
+    fn defaults_are_linuxs_and_tins_follow_the_tables() {
+        let c: CakeConfig = toml::from_str("").unwrap();
+        assert_eq!(c.limit, 10240);
+        assert_eq!(c.flow_mode, FlowMode::TripleIsolate);
+        assert_eq!(c.diffserv, Diffserv::Diffserv3);
+        assert_eq!((c.target.0, c.rtt.0), (5_000_000, 100_000_000));
+        // diffserv3: CS1 (8) → bulk, EF (46) → voice, CS0 → best effort
+        let d = Diffserv::Diffserv3;
+        assert_eq!((d.tin_of(0), d.tin_of(8), d.tin_of(46)), (0, 1, 2));
+        assert_eq!(Diffserv::Diffserv4.tin_of(34), 2); // AF41: video
+        assert!(toml::from_str::<CakeConfig>("ack_filter = \"maybe\"").is_err());
+    }
+}
