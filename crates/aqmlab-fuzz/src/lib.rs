@@ -112,13 +112,13 @@ pub fn corpus(dir: &Path) -> Vec<Seed> {
     let mut v: Vec<Seed> = files
         .iter()
         .filter_map(|p| {
-            // a shipped scenario names its trace relative to the
-            // repository root, the directory it is run from; the fuzzer
-            // runs elsewhere, so such a path is made absolute
-            let text = std::fs::read_to_string(p).ok()?.replace(
-                "trace = \"scenarios/",
-                &format!("trace = \"{}/", dir.display()),
-            );
+            // a shipped scenario names its trace relative to its own
+            // folder; the fuzzer loads scenario text without a file, so
+            // such a path is made absolute
+            let folder = p.parent().unwrap_or(dir);
+            let text = std::fs::read_to_string(p)
+                .ok()?
+                .replace("trace = \"", &format!("trace = \"{}/", folder.display()));
             Some(Seed {
                 name: p.strip_prefix(dir).unwrap_or(p).display().to_string(),
                 text,

@@ -265,7 +265,9 @@ fn config(kind: &'static str) -> BoxedStrategy<Cfg> {
                 if let Some(us) = ce {
                     body.push_str(&format!("\nce_threshold = \"{us}us\"\nuse_l4s = {l4s}"));
                 }
-                with(body, l, ecn)
+                // the step marks ECN-capable packets whatever `ecn` says,
+                // as Linux's ce_threshold and ns-3's UseL4s do
+                with(body, l, ecn || ce.is_some())
             })
             .boxed(),
         "cake" => (

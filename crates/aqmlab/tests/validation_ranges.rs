@@ -77,6 +77,8 @@ fn each_queue_kind_runs_its_validation() {
             "links[1].queue_ab.mean_pktsize",
         ),
         ("dualpi2", "c_weight = 101", "links[1].queue_ab.c_weight"),
+        ("cobalt", "increment = 1.5", "links[1].queue_ab.increment"),
+        ("cake", "overhead = 300", "links[1].queue_ab.overhead"),
     ];
     assert_eq!(
         bad.len(),

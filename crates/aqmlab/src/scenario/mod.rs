@@ -735,7 +735,10 @@ impl Scenario {
         sc.check_unique_groups()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
-        sc.load_traces()
+        // `file` names the scenario's file (a sweep point appends its label
+        // to the name, which leaves the folder as it is).
+        let folder = Path::new(file).parent().filter(|d| d.is_dir());
+        sc.load_traces(folder)
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
@@ -801,7 +804,10 @@ impl Scenario {
     /// Read and parse the trace files the links name (`trace`,
     /// `trace_ba`) through the bounded reader; a file shared by links is
     /// read once. The error names the key.
-    pub fn load_traces(&mut self) -> Result<(), (String, String)> {
+    ///
+    /// A relative path is looked up in the working directory, then in
+    /// `folder` (the scenario file's folder, when it was loaded from one).
+    pub fn load_traces(&mut self, folder: Option<&Path>) -> Result<(), (String, String)> {
         use crate::net::link_model::Trace;
         let mut seen: HashMap<String, std::sync::Arc<Trace>> = HashMap::new();
         for (i, l) in self.links.iter_mut().enumerate() {
@@ -824,7 +830,13 @@ impl Scenario {
                     continue;
                 }
                 let what = "a Mahimahi trace file (one ms timestamp per line)";
-                let t = read_text(Path::new(&path), what)
+                let mut at = std::path::PathBuf::from(&path);
+                if at.is_relative() && !at.exists() {
+                    if let Some(d) = folder.map(|d| d.join(&path)).filter(|q| q.exists()) {
+                        at = d;
+                    }
+                }
+                let t = read_text(&at, what)
                     .map_err(|e| format!("cannot read `{path}` ({e})"))
                     .and_then(|text| Trace::parse(&text).map_err(|m| format!("`{path}`: {m}")))
                     .map_err(|m| (format!("links[{i}].{k}"), m))?;
