@@ -634,6 +634,16 @@ pub fn workload(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     }
 }
 
+/// An array of 0 to 2 names drawn from `pool` (which is not empty).
+fn some_of(rng: &mut Pcg64Mcg, pool: &[String]) -> Value {
+    let n = rng.gen_range(0..3);
+    Value::Array(
+        (0..n)
+            .map(|_| Value::String(pool.choose(rng).expect("nonempty").clone()))
+            .collect(),
+    )
+}
+
 /// `[output]`: the warm-up around the run's duration, packet capture and
 /// the event log of links that exist or not, the pcap snap length and the
 /// log's cap at their bounds, log flow groups that exist or not, formats.
@@ -680,19 +690,11 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     };
     match rng.gen_range(0..5) {
         3 => {
-            let n = rng.gen_range(0..3);
-            let v: Vec<Value> = (0..n)
-                .map(|_| Value::String(links.choose(rng).expect("nonempty").clone()))
-                .collect();
-            let v = Value::Array(v);
+            let v = some_of(rng, &links);
             let mut d = format!("output.log = {v}");
             t.insert("log".into(), v);
             if rng.gen_bool(0.5) {
-                let n = rng.gen_range(0..3);
-                let g: Vec<Value> = (0..n)
-                    .map(|_| Value::String(groups.choose(rng).expect("nonempty").clone()))
-                    .collect();
-                let g = Value::Array(g);
+                let g = some_of(rng, &groups);
                 d += &format!(", output.log_flows = {g}");
                 t.insert("log_flows".into(), g);
             }
@@ -740,11 +742,7 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
             format!("output.warmup = {w:?} (duration {dur:?})")
         }
         1 => {
-            let n = rng.gen_range(0..3);
-            let v: Vec<Value> = (0..n)
-                .map(|_| Value::String(links.choose(rng).expect("nonempty").clone()))
-                .collect();
-            let v = Value::Array(v);
+            let v = some_of(rng, &links);
             let d = format!("output.pcap = {v}");
             t.insert("pcap".into(), v);
             d
