@@ -43,8 +43,23 @@ fn kind_of(cells: &[&str]) -> Kind {
     }
 }
 
-fn pq_err(e: parquet::errors::ParquetError) -> std::io::Error {
+pub(super) fn pq_err(e: parquet::errors::ParquetError) -> std::io::Error {
     std::io::Error::other(e.to_string())
+}
+
+/// A Parquet file at `path` with `schema`, Snappy-compressed, written by
+/// aqmlab (the settings every Parquet file of aqmlab's shares).
+pub(super) fn create(
+    path: &Path,
+    schema: Arc<Type>,
+) -> std::io::Result<SerializedFileWriter<std::fs::File>> {
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")))
+            .build(),
+    );
+    SerializedFileWriter::new(std::fs::File::create(path)?, schema, props).map_err(pq_err)
 }
 
 /// Convert the CSV file `csv` (with a header) into the Parquet file `pq`.
@@ -94,14 +109,7 @@ fn write(names: &[String], rows: &[csv::StringRecord], pq: &Path) -> std::io::Re
             .build()
             .map_err(pq_err)?,
     );
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")))
-            .build(),
-    );
-    let f = std::fs::File::create(pq)?;
-    let mut w = SerializedFileWriter::new(f, schema, props).map_err(pq_err)?;
+    let mut w = create(pq, schema)?;
     // An empty table still gets one (empty) row group, so readers see its
     // columns.
     let groups: Vec<&[csv::StringRecord]> = if rows.is_empty() {

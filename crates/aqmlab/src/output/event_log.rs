@@ -136,14 +136,11 @@ pub fn write_parquet(
     id: &RunId,
     path: &Path,
 ) -> std::io::Result<()> {
-    use parquet::basic::Compression;
+    use super::columnar::pq_err as pq;
     use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
     use std::sync::Arc;
 
-    let pq = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
     let schema = "message events {
         REQUIRED BYTE_ARRAY label (UTF8);
         REQUIRED INT64 seed;
@@ -161,14 +158,7 @@ pub fn write_parquet(
         REQUIRED DOUBLE sojourn_s;
     }";
     let schema = Arc::new(parse_message_type(schema).map_err(pq)?);
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")))
-            .build(),
-    );
-    let f = std::fs::File::create(path)?;
-    let mut w = SerializedFileWriter::new(f, schema, props).map_err(pq)?;
+    let mut w = super::columnar::create(path, schema)?;
     let label = ByteArray::from(id.label.as_str());
     // The seed is at most 2^63 - 1 (the scenario's bound).
     let seed = id.seed.min(i64::MAX as u64) as i64;
