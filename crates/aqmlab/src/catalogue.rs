@@ -3,7 +3,7 @@
 //! parameters, and the `[tcp]` keys. It names every family, so it sits above
 //! them; the generic machinery they register with is [`crate::registry`].
 
-use crate::param;
+use crate::registry::param;
 use crate::registry::*;
 
 /// The `[tcp]` keys (scenario-wide `[tcp]`, per-flow and per-workload

@@ -49,7 +49,6 @@ pub struct Param {
 /// Shorthand for [`Param`] in the algorithm files:
 /// `param!(name, unit, range, bad, about)`, or with `required = "example"`
 /// first for a key that has no default.
-#[macro_export]
 macro_rules! param {
     ($name:literal, $unit:literal, $range:literal, $bad:literal, $about:literal) => {
         $crate::registry::Param {
@@ -72,6 +71,7 @@ macro_rules! param {
         }
     };
 }
+pub(crate) use param;
 
 /// What every registered algorithm's config provides (the family traits
 /// `QueueKind`, `CcAlgorithm`, `WorkloadKind` extend it).

@@ -343,24 +343,6 @@ fn generic_config(kind: &'static str) -> BoxedStrategy<Cfg> {
         .boxed()
 }
 
-/// Whether `kind` must keep global FIFO order; every other kind is held to
-/// per-flow order (which FIFO order implies).
-fn is_fifo(kind: &str) -> bool {
-    matches!(
-        kind,
-        "droptail" | "red" | "ared" | "codel" | "pie" | "markmax" | "maxnet" | "rio"
-    )
-}
-
-/// Whether `kind` marks packets that are already queued: MarkMax marks the
-/// head-most packet of the fattest flow on an arrival (counting a packet
-/// already CE again), so a mark cannot be tied to the packet the call
-/// handled; for it the model checks only that CE packets were ECT and that
-/// the marks reported are at least the CE packets out.
-fn marks_queued_packets(kind: &str) -> bool {
-    kind == "markmax"
-}
-
 /// What the model knows of a queued packet.
 #[derive(Clone, Copy)]
 struct Queued {
@@ -429,7 +411,7 @@ fn ect_of(flow: u32) -> Ecn {
 
 /// Check one packet that left the queue (dequeued or dropped).
 /// `marked_now`: the call that released it reported a mark; `anywhere`: see
-/// [`marks_queued_packets`].
+/// [`QueueSpec::marks_queued`].
 fn check_left(
     p: &Packet,
     q: Queued,
@@ -476,8 +458,8 @@ fn exercise(kind: &str, cfg: &Cfg, ops: &[Op], seed: u64) -> Result<Tally, TestC
     let mut rng = RngStream::new(seed, 1);
     let mut qd: Box<dyn QueueDisc> = spec.build(10_000_000, 20_000_000, &mut rng);
     prop_assert_eq!(qd.kind(), kind);
-    let fifo = is_fifo(kind);
-    let anywhere = marks_queued_packets(kind);
+    let fifo = QueueSpec::is_fifo(kind);
+    let anywhere = QueueSpec::marks_queued(kind);
     let mut m = Model {
         queued: BTreeMap::new(),
         per_flow: BTreeMap::new(),
@@ -715,7 +697,8 @@ fn run_kind_cases(kind: &'static str, cases: u32) {
         "droptail" | "maxnet" => (true, false, false),
         "rio" => (true, false, true),
         "red" | "ared" | "pie" => (true, false, true),
-        "codel" => (true, true, true),
+        "codel" | "cobalt" => (true, true, true),
+        "step" => (true, false, true),
         "fq_codel" => (false, true, true),
         "sfq_codel" | "markmax" => (true, true, true),
         "dualpi2" => (true, true, true),
@@ -731,7 +714,7 @@ fn run_kind_cases(kind: &'static str, cases: u32) {
         "{kind}: nothing dropped from the queue"
     );
     assert!(s.marks_reported > 0 || !marks, "{kind}: nothing marked");
-    if !drops_later && is_fifo(kind) {
+    if !drops_later && QueueSpec::is_fifo(kind) {
         assert_eq!(s.dropped_later, 0, "{kind} dropped queued packets");
     }
     if kind == "fq_codel" {

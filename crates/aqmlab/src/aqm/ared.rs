@@ -171,24 +171,24 @@ impl super::registry::Registered for AredConfig {
     const KIND: &'static str = "ared";
     const ABOUT: &'static str = "Adaptive RED (Floyd, Gummadi, Shenker 2001): RED whose max_p follows the average queue";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold"),
-        crate::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold"),
-        crate::param!("max_p", "probability", "(0, 1]", "1.5", "initial max_p"),
-        crate::param!("w_q", "weight", "(0, 1]", "0.0", "EWMA weight of the average queue"),
-        crate::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
-        crate::param!("wait", "", "true/false", "", "space drops by waiting"),
-        crate::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
-        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size for idle decay and byte mode"),
-        crate::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
-        crate::param!("auto", "", "true/false", "", "automatic thresholds and w_q"),
-        crate::param!("target_delay", "time", "> 0 (with auto)", "", "delay the automatic thresholds aim at"),
-        crate::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
-        crate::param!("interval", "time", "> 0", "\"0ms\"", "max_p adaptation period"),
-        crate::param!("alpha", "probability", "(0, 1)", "1.5", "additive increase of max_p"),
-        crate::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease of max_p"),
-        crate::param!("top", "probability", "(bottom, 1]", "1.5", "upper bound of max_p"),
-        crate::param!("bottom", "probability", "(0, top)", "0.0", "lower bound of max_p"),
+        crate::registry::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold"),
+        crate::registry::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold"),
+        crate::registry::param!("max_p", "probability", "(0, 1]", "1.5", "initial max_p"),
+        crate::registry::param!("w_q", "weight", "(0, 1]", "0.0", "EWMA weight of the average queue"),
+        crate::registry::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
+        crate::registry::param!("wait", "", "true/false", "", "space drops by waiting"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
+        crate::registry::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size for idle decay and byte mode"),
+        crate::registry::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
+        crate::registry::param!("auto", "", "true/false", "", "automatic thresholds and w_q"),
+        crate::registry::param!("target_delay", "time", "> 0 (with auto)", "", "delay the automatic thresholds aim at"),
+        crate::registry::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
+        crate::registry::param!("interval", "time", "> 0", "\"0ms\"", "max_p adaptation period"),
+        crate::registry::param!("alpha", "probability", "(0, 1)", "1.5", "additive increase of max_p"),
+        crate::registry::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease of max_p"),
+        crate::registry::param!("top", "probability", "(bottom, 1]", "1.5", "upper bound of max_p"),
+        crate::registry::param!("bottom", "probability", "(0, top)", "0.0", "lower bound of max_p"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         AredConfig::validate(self)
@@ -196,6 +196,7 @@ impl super::registry::Registered for AredConfig {
 }
 
 impl super::registry::QueueKind for AredConfig {
+    const FIFO: bool = true;
     fn build(&self, port: &mut super::PortCtx) -> Box<dyn super::QueueDisc> {
         Box::new(super::Red::adaptive(&self.red, port.rate_bps, port.delay, self.adaptation()))
     }

@@ -876,15 +876,15 @@ impl super::registry::Registered for CakeConfig {
     const ABOUT: &'static str =
         "CAKE without its shaper: tins, set-associative flow/host isolation, DRR++, COBALT (Linux sch_cake.c; Piece of CAKE, LANMAN 2018)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets", "≥ 1", "0", "buffer size in packets (× 1514 B unless memlimit)"),
-        crate::param!("memlimit", "bytes", "> 0, a size with a unit", "\"0B\"", "buffer size in bytes (Linux memlimit)"),
-        crate::param!("flow_mode", "", "\"none\", \"srchost\", \"dsthost\", \"hosts\", \"flows\", \"dual-srchost\", \"dual-dsthost\", \"triple-isolate\"", "\"host\"", "flow isolation"),
-        crate::param!("diffserv", "", "\"besteffort\", \"diffserv3\", \"diffserv4\"", "\"diffserv5\"", "tin layout (packets carry no DSCP: all go to best effort)"),
-        crate::param!("target", "time", "> 0", "\"0ms\"", "COBALT target"),
-        crate::param!("rtt", "time", "> 0", "\"0ms\"", "COBALT interval (at least 2 × target)"),
-        crate::param!("overhead", "bytes", "-64 to 256", "300", "per-packet overhead added in the DRR accounting"),
-        crate::param!("mpu", "bytes", "0 to 256", "1000", "minimum packet size charged"),
-        crate::param!("ack_filter", "", "false, true, \"aggressive\"", "\"maybe\"", "drop pure ACKs made redundant by a newer one"),
+        crate::registry::param!("limit", "packets", "≥ 1", "0", "buffer size in packets (× 1514 B unless memlimit)"),
+        crate::registry::param!("memlimit", "bytes", "> 0, a size with a unit", "\"0B\"", "buffer size in bytes (Linux memlimit)"),
+        crate::registry::param!("flow_mode", "", "\"none\", \"srchost\", \"dsthost\", \"hosts\", \"flows\", \"dual-srchost\", \"dual-dsthost\", \"triple-isolate\"", "\"host\"", "flow isolation"),
+        crate::registry::param!("diffserv", "", "\"besteffort\", \"diffserv3\", \"diffserv4\"", "\"diffserv5\"", "tin layout (packets carry no DSCP: all go to best effort)"),
+        crate::registry::param!("target", "time", "> 0", "\"0ms\"", "COBALT target"),
+        crate::registry::param!("rtt", "time", "> 0", "\"0ms\"", "COBALT interval (at least 2 × target)"),
+        crate::registry::param!("overhead", "bytes", "-64 to 256", "300", "per-packet overhead added in the DRR accounting"),
+        crate::registry::param!("mpu", "bytes", "0 to 256", "1000", "minimum packet size charged"),
+        crate::registry::param!("ack_filter", "", "false, true, \"aggressive\"", "\"maybe\"", "drop pure ACKs made redundant by a newer one"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CakeConfig::validate(self)

@@ -401,16 +401,16 @@ impl super::registry::Registered for CobaltConfig {
     const ABOUT: &'static str =
         "CoDel + BLUE (Linux sch_cake.c cobalt_*; ns-3 CobaltQueueDisc)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size (tail drop raises BLUE's probability)"),
-        crate::param!("target", "time", "> 0", "\"0ms\"", "acceptable standing sojourn time; also BLUE's update spacing"),
-        crate::param!("interval", "time", "> 0", "\"0ms\"", "CoDel interval"),
-        crate::param!("ecn", "", "true/false", "", "CoDel marks ECN-capable packets instead of dropping (BLUE always drops)"),
-        crate::param!("pdrop", "probability", "[0, 1]", "1.5", "BLUE's initial drop probability"),
-        crate::param!("increment", "probability", "[0, 1]", "-0.1", "BLUE's step up on a tail drop"),
-        crate::param!("decrement", "probability", "[0, 1]", "2.0", "BLUE's step down on an empty dequeue"),
-        crate::param!("blue_threshold", "time", "> 0, or \"off\"", "\"0ms\"", "a sojourn above it raises BLUE's probability (ns-3; Linux: off)"),
-        crate::param!("ce_threshold", "time", "> 0; unset = off", "\"0ms\"", "CE-mark ECN-capable packets above this sojourn (needs ecn; ns-3 CeThreshold)"),
-        crate::param!("use_l4s", "", "true/false; needs ce_threshold", "", "ECT(1)/CE packets get the step only, no COBALT (ns-3 UseL4s)"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size (tail drop raises BLUE's probability)"),
+        crate::registry::param!("target", "time", "> 0", "\"0ms\"", "acceptable standing sojourn time; also BLUE's update spacing"),
+        crate::registry::param!("interval", "time", "> 0", "\"0ms\"", "CoDel interval"),
+        crate::registry::param!("ecn", "", "true/false", "", "CoDel marks ECN-capable packets instead of dropping (BLUE always drops)"),
+        crate::registry::param!("pdrop", "probability", "[0, 1]", "1.5", "BLUE's initial drop probability"),
+        crate::registry::param!("increment", "probability", "[0, 1]", "-0.1", "BLUE's step up on a tail drop"),
+        crate::registry::param!("decrement", "probability", "[0, 1]", "2.0", "BLUE's step down on an empty dequeue"),
+        crate::registry::param!("blue_threshold", "time", "> 0, or \"off\"", "\"0ms\"", "a sojourn above it raises BLUE's probability (ns-3; Linux: off)"),
+        crate::registry::param!("ce_threshold", "time", "> 0; unset = off", "\"0ms\"", "CE-mark ECN-capable packets above this sojourn (needs ecn; ns-3 CeThreshold)"),
+        crate::registry::param!("use_l4s", "", "true/false; needs ce_threshold", "", "ECT(1)/CE packets get the step only, no COBALT (ns-3 UseL4s)"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CobaltConfig::validate(self)
@@ -418,6 +418,7 @@ impl super::registry::Registered for CobaltConfig {
 }
 
 impl super::registry::QueueKind for CobaltConfig {
+    const FIFO: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Cobalt::new(self))
     }

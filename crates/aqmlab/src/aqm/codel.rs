@@ -511,12 +511,12 @@ impl super::registry::Registered for CodelConfig {
     const KIND: &'static str = "codel";
     const ABOUT: &'static str = "Controlled Delay (RFC 8289; Linux sch_codel / ns-2 codel.cc)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "acceptable standing sojourn time"),
-        crate::param!("interval", "time", "> 0", "\"0ms\"", "window the minimum sojourn is taken over"),
-        crate::param!("mtu", "bytes", "≥ 1", "0", "below one MTU queued, CoDel does not drop"),
-        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
-        crate::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "control-law details of the reference code"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "acceptable standing sojourn time"),
+        crate::registry::param!("interval", "time", "> 0", "\"0ms\"", "window the minimum sojourn is taken over"),
+        crate::registry::param!("mtu", "bytes", "≥ 1", "0", "below one MTU queued, CoDel does not drop"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
+        crate::registry::param!("variant", "", "\"linux\" or \"ns2\"", "\"bsd\"", "control-law details of the reference code"),
         CE_THRESHOLD_PARAMS[0],
         CE_THRESHOLD_PARAMS[1],
         CE_THRESHOLD_PARAMS[2],
@@ -528,12 +528,13 @@ impl super::registry::Registered for CodelConfig {
 
 /// The catalogue rows of [`CeKeys`], shared by `codel` and `fq_codel`.
 pub(crate) const CE_THRESHOLD_PARAMS: [crate::registry::Param; 3] = [
-    crate::param!("ce_threshold", "time", "> 0; unset = off", "\"0ms\"", "CE-mark ECN-capable packets whose sojourn exceeds it (Linux ce_threshold)"),
-    crate::param!("ce_threshold_selector", "", "\"ect\" or \"ect1\"", "\"ect2\"", "\"ect1\": step-mark only ECT(1)/CE packets (Linux ce_threshold_selector 0x1/0x1)"),
-    crate::param!("use_l4s", "", "true/false; needs ce_threshold", "", "ECT(1)/CE packets get the step only, no CoDel (ns-3 UseL4s)"),
+    crate::registry::param!("ce_threshold", "time", "> 0; unset = off", "\"0ms\"", "CE-mark ECN-capable packets whose sojourn exceeds it (Linux ce_threshold)"),
+    crate::registry::param!("ce_threshold_selector", "", "\"ect\" or \"ect1\"", "\"ect2\"", "\"ect1\": step-mark only ECT(1)/CE packets (Linux ce_threshold_selector 0x1/0x1)"),
+    crate::registry::param!("use_l4s", "", "true/false; needs ce_threshold", "", "ECT(1)/CE packets get the step only, no CoDel (ns-3 UseL4s)"),
 ];
 
 impl super::registry::QueueKind for CodelConfig {
+    const FIFO: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Codel::new(self))
     }

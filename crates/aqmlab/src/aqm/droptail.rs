@@ -126,7 +126,7 @@ impl QueueDisc for DropTail {
 impl super::registry::Registered for DropTailConfig {
     const KIND: &'static str = "droptail";
     const ABOUT: &'static str = "tail-drop FIFO (ns-2 drop-tail, ns-3 FifoQueueDisc)";
-    const PARAMS: &'static [crate::registry::Param] = &[crate::param!(
+    const PARAMS: &'static [crate::registry::Param] = &[crate::registry::param!(
         "limit",
         "packets, or bytes with a unit",
         "> 0",
@@ -139,6 +139,7 @@ impl super::registry::Registered for DropTailConfig {
 }
 
 impl super::registry::QueueKind for DropTailConfig {
+    const FIFO: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(DropTail::new(self))
     }

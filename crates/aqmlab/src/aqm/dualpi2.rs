@@ -799,21 +799,21 @@ impl super::registry::Registered for DualPi2Config {
     const ABOUT: &'static str =
         "DualQ Coupled AQM with PI2 for L4S (RFC 9332 App. A; Linux sch_dualpi2.c; ns-3 DualQCoupledPi2QueueDisc)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("variant", "", "\"linux\", \"rfc\" or \"ns3\"", "\"bsd\"", "the reference followed (defaults below are linux's)"),
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer of both queues (rfc: link rate × 250 ms; ns3: 1562500 B)"),
-        crate::param!("target", "time", "> 0", "\"0ms\"", "PI² queueing-delay target"),
-        crate::param!("tupdate", "time", "> 0", "\"0ms\"", "PI² update period (rfc, ns3: 15 ms)"),
-        crate::param!("alpha", "1/s", "> 0; linux: [1/256, (2^31-1)/256]", "-1.0", "integral gain α (rfc, ns3: 0.15)"),
-        crate::param!("beta", "1/s", "> 0; linux: [1/256, (2^31-1)/256]", "-1.0", "proportional gain β (rfc, ns3: 3)"),
-        crate::param!("coupling", "", "> 0; linux: integer 1..255", "0.0", "coupling factor k: p_CL = k·p′"),
-        crate::param!("step_thresh", "time", "≥ 0", "\"-1ms\"", "L native AQM threshold: linux step, rfc ramp start (800 µs), ns3 step (475 µs)"),
-        crate::param!("ramp_range", "time", "> 0; rfc only", "\"-1ms\"", "rfc: width of the L ramp (400 µs)"),
-        crate::param!("c_weight", "percent", "0..100; linux, rfc", "101", "WRR weight of the C queue (c_protection)"),
-        crate::param!("tshift", "time", "≥ 0; ns3 only", "\"-1ms\"", "ns3: time shift of the FIFO scheduler (50 ms)"),
-        crate::param!("drop_overload", "", "true/false; linux only", "", "drop instead of marking when k·p′ > 1"),
-        crate::param!("drop_early", "", "true/false; linux only", "", "apply PI² at enqueue instead of dequeue"),
-        crate::param!("min_qlen_step", "packets", "≥ 0; linux only", "-1", "L packets queued at enqueue below which no step mark"),
-        crate::param!("mtu", "bytes", "≥ 1", "0", "MTU of the 2-MTU rule, the WRR credit and the rfc limit"),
+        crate::registry::param!("variant", "", "\"linux\", \"rfc\" or \"ns3\"", "\"bsd\"", "the reference followed (defaults below are linux's)"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer of both queues (rfc: link rate × 250 ms; ns3: 1562500 B)"),
+        crate::registry::param!("target", "time", "> 0", "\"0ms\"", "PI² queueing-delay target"),
+        crate::registry::param!("tupdate", "time", "> 0", "\"0ms\"", "PI² update period (rfc, ns3: 15 ms)"),
+        crate::registry::param!("alpha", "1/s", "> 0; linux: [1/256, (2^31-1)/256]", "-1.0", "integral gain α (rfc, ns3: 0.15)"),
+        crate::registry::param!("beta", "1/s", "> 0; linux: [1/256, (2^31-1)/256]", "-1.0", "proportional gain β (rfc, ns3: 3)"),
+        crate::registry::param!("coupling", "", "> 0; linux: integer 1..255", "0.0", "coupling factor k: p_CL = k·p′"),
+        crate::registry::param!("step_thresh", "time", "≥ 0", "\"-1ms\"", "L native AQM threshold: linux step, rfc ramp start (800 µs), ns3 step (475 µs)"),
+        crate::registry::param!("ramp_range", "time", "> 0; rfc only", "\"-1ms\"", "rfc: width of the L ramp (400 µs)"),
+        crate::registry::param!("c_weight", "percent", "0..100; linux, rfc", "101", "WRR weight of the C queue (c_protection)"),
+        crate::registry::param!("tshift", "time", "≥ 0; ns3 only", "\"-1ms\"", "ns3: time shift of the FIFO scheduler (50 ms)"),
+        crate::registry::param!("drop_overload", "", "true/false; linux only", "", "drop instead of marking when k·p′ > 1"),
+        crate::registry::param!("drop_early", "", "true/false; linux only", "", "apply PI² at enqueue instead of dequeue"),
+        crate::registry::param!("min_qlen_step", "packets", "≥ 0; linux only", "-1", "L packets queued at enqueue below which no step mark"),
+        crate::registry::param!("mtu", "bytes", "≥ 1", "0", "MTU of the 2-MTU rule, the WRR credit and the rfc limit"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         DualPi2Config::validate(self)

@@ -318,17 +318,17 @@ impl super::registry::Registered for FqPieConfig {
     const ABOUT: &'static str =
         "flow queueing with PIE per queue (Linux sch_fq_pie; PIE: RFC 8033)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size over all queues (tail drop)"),
-        crate::param!("flows", "queues", "1 to 65536", "0", "number of flow queues"),
-        crate::param!("quantum", "bytes", "≥ 1", "0", "DRR quantum per round"),
-        crate::param!("target", "time", "> 0", "\"0ms\"", "PIE reference queueing delay per queue"),
-        crate::param!("t_update", "time", "> 0", "\"0ms\"", "probability update period"),
-        crate::param!("alpha", "1/s", "≥ 0", "-1.0", "gain on the delay error"),
-        crate::param!("beta", "1/s", "≥ 0", "-1.0", "gain on the delay trend"),
-        crate::param!("max_burst", "time", "≥ 0", "", "burst allowance per queue"),
-        crate::param!("mtu", "bytes", "≥ 1", "0", "no early drop below 2·mtu queued in the flow"),
-        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets while prob ≤ ecn_prob"),
-        crate::param!("ecn_prob", "probability", "[0, 1]", "1.5", "above it ECN-capable packets are dropped too"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size over all queues (tail drop)"),
+        crate::registry::param!("flows", "queues", "1 to 65536", "0", "number of flow queues"),
+        crate::registry::param!("quantum", "bytes", "≥ 1", "0", "DRR quantum per round"),
+        crate::registry::param!("target", "time", "> 0", "\"0ms\"", "PIE reference queueing delay per queue"),
+        crate::registry::param!("t_update", "time", "> 0", "\"0ms\"", "probability update period"),
+        crate::registry::param!("alpha", "1/s", "≥ 0", "-1.0", "gain on the delay error"),
+        crate::registry::param!("beta", "1/s", "≥ 0", "-1.0", "gain on the delay trend"),
+        crate::registry::param!("max_burst", "time", "≥ 0", "", "burst allowance per queue"),
+        crate::registry::param!("mtu", "bytes", "≥ 1", "0", "no early drop below 2·mtu queued in the flow"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark ECN-capable packets while prob ≤ ecn_prob"),
+        crate::registry::param!("ecn_prob", "probability", "[0, 1]", "1.5", "above it ECN-capable packets are dropped too"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         FqPieConfig::validate(self)

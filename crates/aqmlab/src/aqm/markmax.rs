@@ -612,12 +612,12 @@ impl super::registry::Registered for MarkMaxConfig {
     const KIND: &'static str = "markmax";
     const ABOUT: &'static str = "MarkMax: cut the flow with the largest backlog (Osipova, Blanc, Avrachenkov)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!(required = "240", "theta", "backlog unit", "> 0", "0.0", "threshold θ on the queue"),
-        crate::param!("theta_low", "backlog unit", "[0, theta); default 0.85·theta", "-1.0", "θ_l: stop cutting below it"),
-        crate::param!("theta_high", "backlog unit", "> theta; default 1.15·theta", "0.0", "θ_h: cut on every arrival above it"),
-        crate::param!("backlog", "", "\"bytes\" or \"packets\"", "\"x\"", "unit of the backlog and thresholds"),
-        crate::param!("ecn", "", "true/false", "", "mark instead of dropping"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!(required = "240", "theta", "backlog unit", "> 0", "0.0", "threshold θ on the queue"),
+        crate::registry::param!("theta_low", "backlog unit", "[0, theta); default 0.85·theta", "-1.0", "θ_l: stop cutting below it"),
+        crate::registry::param!("theta_high", "backlog unit", "> theta; default 1.15·theta", "0.0", "θ_h: cut on every arrival above it"),
+        crate::registry::param!("backlog", "", "\"bytes\" or \"packets\"", "\"x\"", "unit of the backlog and thresholds"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark instead of dropping"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         MarkMaxConfig::validate(self)
@@ -625,6 +625,8 @@ impl super::registry::Registered for MarkMaxConfig {
 }
 
 impl super::registry::QueueKind for MarkMaxConfig {
+    const FIFO: bool = true;
+    const MARKS_QUEUED: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(MarkMax::new(self))
     }

@@ -242,9 +242,9 @@ impl super::registry::Registered for MaxNetConfig {
     const KIND: &'static str = "maxnet";
     const ABOUT: &'static str = "MaxNet link price over a tail-drop FIFO (Wydrowski et al. 2003; Suchara et al. 2008)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!("mu", "fraction", "(0, 1]", "1.5", "target utilisation μ"),
-        crate::param!("update_period", "time", "> 0", "\"0ms\"", "price update period"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!("mu", "fraction", "(0, 1]", "1.5", "target utilisation μ"),
+        crate::registry::param!("update_period", "time", "> 0", "\"0ms\"", "price update period"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         MaxNetConfig::validate(self)
@@ -252,6 +252,7 @@ impl super::registry::Registered for MaxNetConfig {
 }
 
 impl super::registry::QueueKind for MaxNetConfig {
+    const FIFO: bool = true;
     fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(MaxNet::new(self, port.rate_bps))
     }

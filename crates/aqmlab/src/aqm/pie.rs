@@ -269,16 +269,16 @@ impl super::registry::Registered for PieConfig {
     const KIND: &'static str = "pie";
     const ABOUT: &'static str = "Proportional Integral controller Enhanced (RFC 8033)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!("target", "time", "> 0", "\"0ms\"", "reference queueing delay QDELAY_REF"),
-        crate::param!("t_update", "time", "> 0", "\"0ms\"", "probability update period T_UPDATE"),
-        crate::param!("alpha", "1/s", "≥ 0", "-1.0", "gain on the delay error"),
-        crate::param!("beta", "1/s", "≥ 0", "-1.0", "gain on the delay trend"),
-        crate::param!("max_burst", "time", "≥ 0", "", "burst allowance MAX_BURST"),
-        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets while the probability is low"),
-        crate::param!("mark_ecn_threshold", "probability", "[0, 1]", "1.5", "above it ECN-capable packets are dropped too"),
-        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size of the byte-mode scaling"),
-        crate::param!("derandomize", "", "true/false", "", "RFC 8033 §5.1 de-randomization"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!("target", "time", "> 0", "\"0ms\"", "reference queueing delay QDELAY_REF"),
+        crate::registry::param!("t_update", "time", "> 0", "\"0ms\"", "probability update period T_UPDATE"),
+        crate::registry::param!("alpha", "1/s", "≥ 0", "-1.0", "gain on the delay error"),
+        crate::registry::param!("beta", "1/s", "≥ 0", "-1.0", "gain on the delay trend"),
+        crate::registry::param!("max_burst", "time", "≥ 0", "", "burst allowance MAX_BURST"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark ECN-capable packets while the probability is low"),
+        crate::registry::param!("mark_ecn_threshold", "probability", "[0, 1]", "1.5", "above it ECN-capable packets are dropped too"),
+        crate::registry::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size of the byte-mode scaling"),
+        crate::registry::param!("derandomize", "", "true/false", "", "RFC 8033 §5.1 de-randomization"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         PieConfig::validate(self)
@@ -286,6 +286,7 @@ impl super::registry::Registered for PieConfig {
 }
 
 impl super::registry::QueueKind for PieConfig {
+    const FIFO: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Pie::new(self))
     }

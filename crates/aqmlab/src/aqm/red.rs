@@ -586,19 +586,19 @@ impl super::registry::Registered for RedConfig {
     const KIND: &'static str = "red";
     const ABOUT: &'static str = "Random Early Detection (Floyd & Jacobson 1993; ns-2 red.cc; auto: Floyd's 2001 guidelines)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold of the average queue"),
-        crate::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold of the average queue"),
-        crate::param!("max_p", "probability", "(0, 1]", "1.5", "marking probability at max_th"),
-        crate::param!("w_q", "weight", "(0, 1]; default 0.002, automatic with auto", "0.0", "EWMA weight of the average queue"),
-        crate::param!("gentle", "", "true/false", "", "probability rises from max_p to 1 between max_th and 2·max_th"),
-        crate::param!("wait", "", "true/false", "", "space drops by waiting (ns-2 wait_)"),
-        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping early"),
-        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size for the idle decay and byte mode"),
-        crate::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
-        crate::param!("auto", "", "true/false", "", "set thresholds and w_q from the link rate and target_delay"),
-        crate::param!("target_delay", "time", "> 0 (with auto)", "", "queueing delay the automatic thresholds aim at"),
-        crate::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
+        crate::registry::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!(required = "5.0", "min_th", "packets (or mean_pktsize bytes)", "≥ 0; 0 with auto = automatic", "-1.0", "lower threshold of the average queue"),
+        crate::registry::param!(required = "15.0", "max_th", "packets (or mean_pktsize bytes)", "> min_th; 0 with auto = automatic", "", "upper threshold of the average queue"),
+        crate::registry::param!("max_p", "probability", "(0, 1]", "1.5", "marking probability at max_th"),
+        crate::registry::param!("w_q", "weight", "(0, 1]; default 0.002, automatic with auto", "0.0", "EWMA weight of the average queue"),
+        crate::registry::param!("gentle", "", "true/false", "", "probability rises from max_p to 1 between max_th and 2·max_th"),
+        crate::registry::param!("wait", "", "true/false", "", "space drops by waiting (ns-2 wait_)"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping early"),
+        crate::registry::param!("mean_pktsize", "bytes", "≥ 1", "0", "packet size for the idle decay and byte mode"),
+        crate::registry::param!("bytes", "", "true/false", "", "measure the queue in bytes"),
+        crate::registry::param!("auto", "", "true/false", "", "set thresholds and w_q from the link rate and target_delay"),
+        crate::registry::param!("target_delay", "time", "> 0 (with auto)", "", "queueing delay the automatic thresholds aim at"),
+        crate::registry::param!("variant", "", "\"fj93\" or \"ns3\"", "\"ns2\"", "count rule: Floyd & Jacobson, or ns-3 3.44 RedQueueDisc"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         RedConfig::validate(self)
@@ -606,6 +606,7 @@ impl super::registry::Registered for RedConfig {
 }
 
 impl super::registry::QueueKind for RedConfig {
+    const FIFO: bool = true;
     fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Red::new(self, port.rate_bps, port.delay))
     }

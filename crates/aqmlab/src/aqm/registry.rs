@@ -19,6 +19,15 @@ pub struct PortCtx<'a> {
 
 /// A queue discipline's config: its `kind`, parameters and constructor.
 pub trait QueueKind: Registered {
+    /// The discipline serves packets in arrival order (one queue). A
+    /// scheduler over several queues leaves it false and keeps per-flow order
+    /// only. The property tests (`tests/proptest_aqm.rs`) hold each kind to
+    /// the order it declares here.
+    const FIFO: bool = false;
+    /// An arrival may mark a packet already queued, not only the one it
+    /// handles (MarkMax marks the fattest flow's head-most packet).
+    const MARKS_QUEUED: bool = false;
+
     /// Build the discipline for one egress port.
     fn build(&self, port: &mut PortCtx) -> Box<dyn QueueDisc>;
 }
@@ -48,6 +57,26 @@ macro_rules! queue_kinds {
             /// Every registered discipline, for listing and tests.
             pub fn registry() -> Vec<$crate::registry::KindInfo> {
                 vec![$($crate::registry::KindInfo::of::<$m::$cfg>()),*]
+            }
+
+            /// [`QueueKind::FIFO`] of the kind named `kind` (false if none is).
+            pub fn is_fifo(kind: &str) -> bool {
+                $(
+                    if kind == <$m::$cfg as $crate::registry::Registered>::KIND {
+                        return <$m::$cfg as $crate::aqm::registry::QueueKind>::FIFO;
+                    }
+                )*
+                false
+            }
+
+            /// [`QueueKind::MARKS_QUEUED`] of the kind named `kind`.
+            pub fn marks_queued(kind: &str) -> bool {
+                $(
+                    if kind == <$m::$cfg as $crate::registry::Registered>::KIND {
+                        return <$m::$cfg as $crate::aqm::registry::QueueKind>::MARKS_QUEUED;
+                    }
+                )*
+                false
             }
 
             pub fn kind(&self) -> &'static str {

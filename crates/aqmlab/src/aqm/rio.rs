@@ -346,13 +346,13 @@ impl super::registry::Registered for RioConfig {
     const KIND: &'static str = "rio";
     const ABOUT: &'static str = "RED with In and Out (Clark & Fang 1998; RIO-PS, Guo & Matta 2001)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
-        crate::param!("short", "", "table { min_th, max_th, max_p, w_q }", "{ max_p = 1.5 }", "RED parameters of In (short-flow) packets; default (0.15·B, 0.35·B, 1/20, 1/512)"),
-        crate::param!("long", "", "table { min_th, max_th, max_p, w_q }", "{ w_q = 0.0 }", "RED parameters of Out packets; default (0.15·B, 0.5·B, 1/10, 1/512)"),
-        crate::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
-        crate::param!("wait", "", "true/false", "", "space drops by waiting"),
-        crate::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
-        crate::param!("mean_pktsize", "bytes", "≥ 1", "0", "idle-decay packet size, unit of B for a byte limit"),
+        crate::registry::param!(required = "100", "limit", "packets, or bytes with a unit", "> 0", "0", "buffer size"),
+        crate::registry::param!("short", "", "table { min_th, max_th, max_p, w_q }", "{ max_p = 1.5 }", "RED parameters of In (short-flow) packets; default (0.15·B, 0.35·B, 1/20, 1/512)"),
+        crate::registry::param!("long", "", "table { min_th, max_th, max_p, w_q }", "{ w_q = 0.0 }", "RED parameters of Out packets; default (0.15·B, 0.5·B, 1/10, 1/512)"),
+        crate::registry::param!("gentle", "", "true/false", "", "gentle RED above max_th"),
+        crate::registry::param!("wait", "", "true/false", "", "space drops by waiting"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark instead of dropping early"),
+        crate::registry::param!("mean_pktsize", "bytes", "≥ 1", "0", "idle-decay packet size, unit of B for a byte limit"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         RioConfig::validate(self)
@@ -360,6 +360,7 @@ impl super::registry::Registered for RioConfig {
 }
 
 impl super::registry::QueueKind for RioConfig {
+    const FIFO: bool = true;
     fn build(&self, port: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Rio::new(self, port.rate_bps))
     }

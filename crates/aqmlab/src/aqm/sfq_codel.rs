@@ -303,13 +303,13 @@ impl super::registry::Registered for SfqCodelConfig {
     const KIND: &'static str = "sfq_codel";
     const ABOUT: &'static str = "stochastic flow queueing with CoDel per bin (ns-2 Pollere sfqcodel.cc)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size over all bins"),
-        crate::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "CoDel target per bin"),
-        crate::param!("interval", "time", "> 0", "\"0ms\"", "CoDel interval per bin"),
-        crate::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
-        crate::param!("variant", "", "\"pollere256\" or \"pollere1024\"", "\"x\"", "which Pollere script's bins"),
-        crate::param!("bins", "bins", "1 to the variant's bin count", "0", "number of bins (default: the variant's)"),
-        crate::param!("quantum", "bytes", "≥ 0; 0 = one MTU", "", "DRR quantum per round"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size over all bins"),
+        crate::registry::param!("target", "time", "> 0, ≤ interval", "\"0ms\"", "CoDel target per bin"),
+        crate::registry::param!("interval", "time", "> 0", "\"0ms\"", "CoDel interval per bin"),
+        crate::registry::param!("ecn", "", "true/false", "", "mark ECN-capable packets instead of dropping"),
+        crate::registry::param!("variant", "", "\"pollere256\" or \"pollere1024\"", "\"x\"", "which Pollere script's bins"),
+        crate::registry::param!("bins", "bins", "1 to the variant's bin count", "0", "number of bins (default: the variant's)"),
+        crate::registry::param!("quantum", "bytes", "≥ 0; 0 = one MTU", "", "DRR quantum per round"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         SfqCodelConfig::validate(self)

@@ -181,9 +181,9 @@ impl super::registry::Registered for StepConfig {
     const ABOUT: &'static str =
         "step marking: ECN-mark every packet above a threshold K (DCTCP, SIGCOMM 2010 §3.1; RFC 8257 §3.1)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size (tail drop)"),
-        crate::param!(required = "20", "k", "packets, or bytes with a unit", "> 0; this or k_sojourn", "0", "mark arrivals while more than k is queued"),
-        crate::param!("k_sojourn", "time", "> 0; this or k", "\"0ms\"", "mark at dequeue packets that waited longer"),
+        crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer size (tail drop)"),
+        crate::registry::param!(required = "20", "k", "packets, or bytes with a unit", "> 0; this or k_sojourn", "0", "mark arrivals while more than k is queued"),
+        crate::registry::param!("k_sojourn", "time", "> 0; this or k", "\"0ms\"", "mark at dequeue packets that waited longer"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         StepConfig::validate(self)
@@ -191,6 +191,7 @@ impl super::registry::Registered for StepConfig {
 }
 
 impl super::registry::QueueKind for StepConfig {
+    const FIFO: bool = true;
     fn build(&self, _: &mut super::PortCtx) -> Box<dyn QueueDisc> {
         Box::new(Step::new(self))
     }

@@ -182,15 +182,15 @@ impl crate::registry::Registered for CdfSpec {
     const KIND: &'static str = "cdf";
     const ABOUT: &'static str = "Poisson flow arrivals between random hosts, sizes from a CDF (web-search: DCTCP, Alizadeh et al. SIGCOMM 2010; data-mining: VL2, Greenberg et al. SIGCOMM 2009)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "\"ws\"", "name", "", "unique among workloads", "", "name in outputs"),
-        crate::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
-        crate::param!(required = "[\"b\", \"a\"]", "receivers", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that receive"),
-        crate::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
-        crate::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
-        crate::param!("start", "time", "≥ 0", "", "first arrival"),
-        crate::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
-        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
-        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+        crate::registry::param!(required = "\"ws\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::registry::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
+        crate::registry::param!(required = "[\"b\", \"a\"]", "receivers", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that receive"),
+        crate::registry::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
+        crate::registry::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
+        crate::registry::param!("start", "time", "≥ 0", "", "first arrival"),
+        crate::registry::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
+        crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
+        crate::registry::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CdfSpec::validate(self)

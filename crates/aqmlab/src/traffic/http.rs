@@ -205,16 +205,16 @@ impl crate::registry::Registered for HttpSpec {
     const KIND: &'static str = "http";
     const ABOUT: &'static str = "HTTP request/response connections (mice), as httperf in Suchara et al. 2008 §4.1";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "\"mice\"", "name", "", "unique among workloads", "", "name in outputs"),
-        crate::param!(required = "\"h1\"", "client", "", "a host", "", "host that sends requests"),
-        crate::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that answers"),
-        crate::param!(required = "10", "connections", "connections", "≥ 1", "0", "connections opened"),
-        crate::param!("start", "time", "≥ 0", "", "first arrival"),
-        crate::param!("rate", "1/s", "> 0; absent = all at start", "0.0", "Poisson arrival rate of connections"),
-        crate::param!("request_size", "bytes", "> 0", "", "request size"),
-        crate::param!("response_size", "bytes", "> 0", "", "response size"),
-        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
-        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+        crate::registry::param!(required = "\"mice\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::registry::param!(required = "\"h1\"", "client", "", "a host", "", "host that sends requests"),
+        crate::registry::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that answers"),
+        crate::registry::param!(required = "10", "connections", "connections", "≥ 1", "0", "connections opened"),
+        crate::registry::param!("start", "time", "≥ 0", "", "first arrival"),
+        crate::registry::param!("rate", "1/s", "> 0; absent = all at start", "0.0", "Poisson arrival rate of connections"),
+        crate::registry::param!("request_size", "bytes", "> 0", "", "request size"),
+        crate::registry::param!("response_size", "bytes", "> 0", "", "response size"),
+        crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
+        crate::registry::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         HttpSpec::validate(self)

@@ -83,15 +83,15 @@ impl crate::registry::Registered for IncastSpec {
     const KIND: &'static str = "incast";
     const ABOUT: &'static str = "N servers answer one client's request at once, barrier-synchronised rounds (Phanishayee et al. FAST 2008; Vasudevan et al. SIGCOMM 2009)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "\"read\"", "name", "", "unique among workloads", "", "name in outputs"),
-        crate::param!(required = "\"c\"", "client", "", "a host", "", "host that requests and receives"),
-        crate::param!(required = "[\"s0\", \"s1\"]", "servers", "", "hosts other than client; `prefix*` = every host with the prefix", "[\"c\"]", "hosts that answer"),
-        crate::param!("start", "time", "≥ 0", "", "first round"),
-        crate::param!("rounds", "rounds", "≥ 1", "0", "rounds; the next starts when every response is in"),
-        crate::param!("request_size", "bytes", "> 0", "", "request size"),
-        crate::param!("response_size", "bytes", "> 0", "", "response size per server (SRU)"),
-        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
-        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+        crate::registry::param!(required = "\"read\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::registry::param!(required = "\"c\"", "client", "", "a host", "", "host that requests and receives"),
+        crate::registry::param!(required = "[\"s0\", \"s1\"]", "servers", "", "hosts other than client; `prefix*` = every host with the prefix", "[\"c\"]", "hosts that answer"),
+        crate::registry::param!("start", "time", "≥ 0", "", "first round"),
+        crate::registry::param!("rounds", "rounds", "≥ 1", "0", "rounds; the next starts when every response is in"),
+        crate::registry::param!("request_size", "bytes", "> 0", "", "request size"),
+        crate::registry::param!("response_size", "bytes", "> 0", "", "response size per server (SRU)"),
+        crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
+        crate::registry::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         IncastSpec::validate(self)

@@ -450,22 +450,22 @@ impl crate::registry::Registered for WebSpec {
     const KIND: &'static str = "web";
     const ABOUT: &'static str = "web sessions with Pareto objects and foreground probes (Guo & Matta 2001)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(required = "\"web\"", "name", "", "unique among workloads", "", "name in outputs"),
-        crate::param!(required = "\"h1\"", "client", "", "a host", "", "host that requests pages"),
-        crate::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that serves them"),
-        crate::param!(required = "4", "sessions", "sessions", "≥ 1 unless probes are set", "", "concurrent web sessions"),
-        crate::param!("start", "time", "≥ 0", "", "when sessions start"),
-        crate::param!("inter_page", "time", "> 0", "\"0ms\"", "mean think time between pages"),
-        crate::param!("objects_min", "objects", "≥ 1", "0", "fewest objects per page"),
-        crate::param!("objects_max", "objects", "≥ objects_min", "", "most objects per page"),
-        crate::param!("inter_object", "time", "≥ 0", "", "mean gap between objects of a page"),
-        crate::param!("size_min", "size_unit", "> 0", "0.0", "Pareto scale of object sizes"),
-        crate::param!("size_max", "size_unit", "> size_min", "", "cap of object sizes"),
-        crate::param!("shape", "", "> 0", "0.0", "Pareto shape of object sizes"),
-        crate::param!("size_unit", "", "\"bytes\" or \"packets\"", "\"x\"", "unit of size_min and size_max"),
-        crate::param!("probes", "", "table { count, short_pkts, long_pkts, short_every, long_every }", "{ count = 0 }", "foreground probe transfers"),
-        crate::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the transfers"),
-        crate::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
+        crate::registry::param!(required = "\"web\"", "name", "", "unique among workloads", "", "name in outputs"),
+        crate::registry::param!(required = "\"h1\"", "client", "", "a host", "", "host that requests pages"),
+        crate::registry::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that serves them"),
+        crate::registry::param!(required = "4", "sessions", "sessions", "≥ 1 unless probes are set", "", "concurrent web sessions"),
+        crate::registry::param!("start", "time", "≥ 0", "", "when sessions start"),
+        crate::registry::param!("inter_page", "time", "> 0", "\"0ms\"", "mean think time between pages"),
+        crate::registry::param!("objects_min", "objects", "≥ 1", "0", "fewest objects per page"),
+        crate::registry::param!("objects_max", "objects", "≥ objects_min", "", "most objects per page"),
+        crate::registry::param!("inter_object", "time", "≥ 0", "", "mean gap between objects of a page"),
+        crate::registry::param!("size_min", "size_unit", "> 0", "0.0", "Pareto scale of object sizes"),
+        crate::registry::param!("size_max", "size_unit", "> size_min", "", "cap of object sizes"),
+        crate::registry::param!("shape", "", "> 0", "0.0", "Pareto shape of object sizes"),
+        crate::registry::param!("size_unit", "", "\"bytes\" or \"packets\"", "\"x\"", "unit of size_min and size_max"),
+        crate::registry::param!("probes", "", "table { count, short_pkts, long_pkts, short_every, long_every }", "{ count = 0 }", "foreground probe transfers"),
+        crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the transfers"),
+        crate::registry::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         WebSpec::validate(self)

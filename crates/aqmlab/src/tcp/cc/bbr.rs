@@ -941,14 +941,14 @@ impl super::registry::Registered for BbrConfig {
     const ABOUT: &'static str =
         "BBR v1 (Linux 6.1 tcp_bbr.c; Cardwell et al., ACM Queue 2016), v1 as ns-3 3.44 TcpBbr (variant ns3) or v3 (google/bbr v3 tcp_bbr.c): rate-based, paced; use with SACK (e.g. profile = \"linux-6.1\")";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!(
+        crate::registry::param!(
             "variant",
             "",
             "\"v1\" | \"v3\" | \"ns3\"",
             "\"v2\"",
             "BBR version: v1 (Linux 6.1 tcp_bbr.c), v3 (google/bbr v3 tcp_bbr.c) or ns3 (v1 as ns-3 3.44 TcpBbr)"
         ),
-        crate::param!(
+        crate::registry::param!(
             "ecn",
             "",
             "true | false",

@@ -211,12 +211,12 @@ impl super::registry::Registered for BicConfig {
     const KIND: &'static str = "bic";
     const ABOUT: &'static str = "BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease"),
-        crate::param!("max_increment", "segments", "≥ 1", "0.5", "largest increase per RTT S_max"),
-        crate::param!("low_window", "segments", "≥ 0", "-1.0", "below it, Reno"),
-        crate::param!("fast_convergence", "", "true/false", "", "lower W_max after a reduction"),
-        crate::param!("search_divisor", "", "≥ 2", "1.0", "binary-search divisor"),
-        crate::param!("smooth_part", "", "> 0", "0.0", "smoothing near W_max"),
+        crate::registry::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease"),
+        crate::registry::param!("max_increment", "segments", "≥ 1", "0.5", "largest increase per RTT S_max"),
+        crate::registry::param!("low_window", "segments", "≥ 0", "-1.0", "below it, Reno"),
+        crate::registry::param!("fast_convergence", "", "true/false", "", "lower W_max after a reduction"),
+        crate::registry::param!("search_divisor", "", "≥ 2", "1.0", "binary-search divisor"),
+        crate::registry::param!("smooth_part", "", "> 0", "0.0", "smoothing near W_max"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         BicConfig::validate(self)

@@ -335,12 +335,12 @@ impl super::registry::Registered for CompoundConfig {
     const KIND: &'static str = "compound";
     const ABOUT: &'static str = "Compound TCP (Tan, Song, Zhang, Sridharan 2006; variant \"ns2\": ns-2.35 tcp_compound.c)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("variant", "", "\"paper\" or \"ns2\"", "\"bsd\"", "which Compound"),
-        crate::param!("alpha", "", "> 0", "0.0", "delay-window increase factor α"),
-        crate::param!("beta", "factor", "(0, 1)", "1.5", "delay-window decrease β"),
-        crate::param!("k", "exponent", "(0, 1)", "1.5", "increase exponent k"),
-        crate::param!("gamma", "packets", "> 0", "0.0", "queue threshold γ"),
-        crate::param!("zeta", "", "> 0", "0.0", "delay-window decrease ζ"),
+        crate::registry::param!("variant", "", "\"paper\" or \"ns2\"", "\"bsd\"", "which Compound"),
+        crate::registry::param!("alpha", "", "> 0", "0.0", "delay-window increase factor α"),
+        crate::registry::param!("beta", "factor", "(0, 1)", "1.5", "delay-window decrease β"),
+        crate::registry::param!("k", "exponent", "(0, 1)", "1.5", "increase exponent k"),
+        crate::registry::param!("gamma", "packets", "> 0", "0.0", "queue threshold γ"),
+        crate::registry::param!("zeta", "", "> 0", "0.0", "delay-window decrease ζ"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CompoundConfig::validate(self)

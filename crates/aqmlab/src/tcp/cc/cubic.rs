@@ -1501,17 +1501,17 @@ impl super::registry::Registered for CubicConfig {
     const KIND: &'static str = "cubic";
     const ABOUT: &'static str = "CUBIC (RFC 9438; variant \"linux-2.6.22\": ns-2.35 tcp-linux CUBIC v2.1; \"linux\": today's Linux tcp_cubic.c; \"ns3\": ns-3 3.44 TcpCubic)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("variant", "", "\"rfc9438\", \"linux-2.6.22\", \"linux\" or \"ns3\"", "\"bsd\"", "which CUBIC"),
-        crate::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438, ns3), 0.8 (linux-2.6.22) or 717/1024 (linux)", "1.5", "multiplicative decrease β"),
-        crate::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
-        crate::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
-        crate::param!("tcp_friendliness", "", "true/false", "", "Reno-friendly region"),
-        crate::param!("hystart", "", "true/false; default false (rfc9438: HyStart++), true (linux, ns3: HyStart); none in linux-2.6.22", "", "slow-start exit"),
-        crate::param!("hystart_detect", "", "\"both\", \"ack-train\" or \"delay\" (linux, ns3)", "\"rtt\"", "HyStart detectors"),
-        crate::param!("hystart_low_window", "segments", "≥ 1; default 16 (linux, ns3)", "0", "HyStart runs from this window"),
-        crate::param!("hystart_ack_delta_us", "µs", "default 2000 (linux, ns3)", "", "ACK spacing still counted as a train"),
-        crate::param!("max_increment", "segments", "≥ 1", "0", "cap on growth per RTT"),
-        crate::param!("timestamps", "", "true/false", "", "RTT from timestamps"),
+        crate::registry::param!("variant", "", "\"rfc9438\", \"linux-2.6.22\", \"linux\" or \"ns3\"", "\"bsd\"", "which CUBIC"),
+        crate::registry::param!("beta", "factor", "(0, 1); default 0.7 (rfc9438, ns3), 0.8 (linux-2.6.22) or 717/1024 (linux)", "1.5", "multiplicative decrease β"),
+        crate::registry::param!("c", "segments/s³", "> 0; default 0.4", "0.0", "cubic scaling constant C"),
+        crate::registry::param!("fast_convergence", "", "true/false", "", "release bandwidth faster after a reduction"),
+        crate::registry::param!("tcp_friendliness", "", "true/false", "", "Reno-friendly region"),
+        crate::registry::param!("hystart", "", "true/false; default false (rfc9438: HyStart++), true (linux, ns3: HyStart); none in linux-2.6.22", "", "slow-start exit"),
+        crate::registry::param!("hystart_detect", "", "\"both\", \"ack-train\" or \"delay\" (linux, ns3)", "\"rtt\"", "HyStart detectors"),
+        crate::registry::param!("hystart_low_window", "segments", "≥ 1; default 16 (linux, ns3)", "0", "HyStart runs from this window"),
+        crate::registry::param!("hystart_ack_delta_us", "µs", "default 2000 (linux, ns3)", "", "ACK spacing still counted as a train"),
+        crate::registry::param!("max_increment", "segments", "≥ 1", "0", "cap on growth per RTT"),
+        crate::registry::param!("timestamps", "", "true/false", "", "RTT from timestamps"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         CubicConfig::validate(self)

@@ -187,9 +187,9 @@ impl super::registry::Registered for DctcpConfig {
     const ABOUT: &'static str =
         "Data Center TCP (RFC 8257; Alizadeh et al., SIGCOMM 2010; Linux tcp_dctcp.c); needs tcp.ecn = true";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("g", "weight", "(0, 1]", "0.0", "weight of the newest window's marked fraction in α"),
-        crate::param!("alpha_init", "fraction", "[0, 1]", "1.5", "α before the first window is measured"),
-        crate::param!("ect1", "", "true/false", "", "send ECT(1), the L4S identifier (RFC 9331), instead of ECT(0)"),
+        crate::registry::param!("g", "weight", "(0, 1]", "0.0", "weight of the newest window's marked fraction in α"),
+        crate::registry::param!("alpha_init", "fraction", "[0, 1]", "1.5", "α before the first window is measured"),
+        crate::registry::param!("ect1", "", "true/false", "", "send ECT(1), the L4S identifier (RFC 9331), instead of ECT(0)"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         DctcpConfig::validate(self)

@@ -168,10 +168,10 @@ impl super::registry::Registered for HighSpeedConfig {
     const KIND: &'static str = "highspeed";
     const ABOUT: &'static str = "HighSpeed TCP (RFC 3649)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("low_window", "segments", "≥ 2", "1.0", "below it, Reno"),
-        crate::param!("high_window", "segments", "> low_window", "1.0", "window of the high_p point"),
-        crate::param!("high_p", "probability", "(0, loss rate at low_window)", "0.0", "loss rate at high_window"),
-        crate::param!("high_decrease", "factor", "(0, 0.5]", "0.9", "decrease at high_window"),
+        crate::registry::param!("low_window", "segments", "≥ 2", "1.0", "below it, Reno"),
+        crate::registry::param!("high_window", "segments", "> low_window", "1.0", "window of the high_p point"),
+        crate::registry::param!("high_p", "probability", "(0, loss rate at low_window)", "0.0", "loss rate at high_window"),
+        crate::registry::param!("high_decrease", "factor", "(0, 0.5]", "0.9", "decrease at high_window"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         HighSpeedConfig::validate(self)

@@ -333,14 +333,14 @@ impl super::registry::Registered for HtcpConfig {
     const KIND: &'static str = "htcp";
     const ABOUT: &'static str = "H-TCP (Leith & Shorten 2004; draft-leith-tcp-htcp-06; Linux tcp_htcp.c)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("delta_l", "time", "≥ 0", "", "low-speed period after a reduction Δ_L"),
-        crate::param!("beta_min", "factor", "(0, 1)", "1.5", "lower bound of the adaptive backoff"),
-        crate::param!("beta_max", "factor", "[beta_min, 1)", "1.5", "upper bound of the adaptive backoff"),
-        crate::param!("adaptive_backoff", "", "true/false", "", "β from RTT_min/RTT_max"),
-        crate::param!("rtt_scaling", "", "true/false", "", "scale the increase by RTT/rtt_ref"),
-        crate::param!("rtt_ref", "time", "> 0", "\"0ms\"", "reference RTT of the scaling"),
-        crate::param!("bandwidth_switch", "", "true/false", "", "reset β to beta_min on a throughput change"),
-        crate::param!("throughput_threshold", "fraction", "≥ 0", "-1.0", "relative throughput change that resets β"),
+        crate::registry::param!("delta_l", "time", "≥ 0", "", "low-speed period after a reduction Δ_L"),
+        crate::registry::param!("beta_min", "factor", "(0, 1)", "1.5", "lower bound of the adaptive backoff"),
+        crate::registry::param!("beta_max", "factor", "[beta_min, 1)", "1.5", "upper bound of the adaptive backoff"),
+        crate::registry::param!("adaptive_backoff", "", "true/false", "", "β from RTT_min/RTT_max"),
+        crate::registry::param!("rtt_scaling", "", "true/false", "", "scale the increase by RTT/rtt_ref"),
+        crate::registry::param!("rtt_ref", "time", "> 0", "\"0ms\"", "reference RTT of the scaling"),
+        crate::registry::param!("bandwidth_switch", "", "true/false", "", "reset β to beta_min on a throughput change"),
+        crate::registry::param!("throughput_threshold", "fraction", "≥ 0", "-1.0", "relative throughput change that resets β"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         HtcpConfig::validate(self)

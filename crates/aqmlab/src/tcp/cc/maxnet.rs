@@ -348,10 +348,10 @@ impl super::registry::Registered for MaxNetSourceConfig {
     const KIND: &'static str = "maxnet";
     const ABOUT: &'static str = "MaxNet source: explicit price, demand law, MaxStart (Wydrowski et al. 2003; Suchara et al. 2008)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("gain", "", "> 0", "0.0", "demand-law gain"),
-        crate::param!("max_rate", "bit/s", "> 0", "", "rate at zero price"),
-        crate::param!("maxstart", "", "true/false", "", "MaxStart instead of slow start"),
-        crate::param!("ramp_rtts", "RTTs", "> 0", "0.0", "MaxStart ramp length"),
+        crate::registry::param!("gain", "", "> 0", "0.0", "demand-law gain"),
+        crate::registry::param!("max_rate", "bit/s", "> 0", "", "rate at zero price"),
+        crate::registry::param!("maxstart", "", "true/false", "", "MaxStart instead of slow start"),
+        crate::registry::param!("ramp_rtts", "RTTs", "> 0", "0.0", "MaxStart ramp length"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         MaxNetSourceConfig::validate(self)

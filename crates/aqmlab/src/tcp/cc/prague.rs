@@ -483,9 +483,9 @@ impl super::registry::Registered for PragueConfig {
     const KIND: &'static str = "prague";
     const ABOUT: &'static str = "TCP Prague, the L4S congestion control (L4STeam linux tcp_prague.c); ECT(1), needs tcp.ecn = true and tcp.ecn_feedback = \"accecn\", else falls back to Reno without ECN";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("rtt_target", "time", "128us..=10s", "\"0ms\"", "RTT independence: flows below it grow as if their RTT were this"),
-        crate::param!("rtt_transition", "rounds", "≥ 0", "-1", "rounds after slow start before RTT independence applies"),
-        crate::param!("rtt_scaling", "", "\"rate\" | \"none\"", "\"scalable\"", "RTT-independence heuristic (RTT_CONTROL_RATE or none)"),
+        crate::registry::param!("rtt_target", "time", "128us..=10s", "\"0ms\"", "RTT independence: flows below it grow as if their RTT were this"),
+        crate::registry::param!("rtt_transition", "rounds", "≥ 0", "-1", "rounds after slow start before RTT independence applies"),
+        crate::registry::param!("rtt_scaling", "", "\"rate\" | \"none\"", "\"scalable\"", "RTT-independence heuristic (RTT_CONTROL_RATE or none)"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         PragueConfig::validate(self)

@@ -197,9 +197,9 @@ impl super::registry::Registered for VegasConfig {
     const KIND: &'static str = "vegas";
     const ABOUT: &'static str = "TCP Vegas (Brakmo & Peterson 1995; Linux tcp_vegas.c)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::param!("alpha", "packets", "≥ 0", "-1.0", "grow while fewer than alpha packets are queued"),
-        crate::param!("beta", "packets", "≥ alpha", "-1.0", "shrink while more than beta packets are queued"),
-        crate::param!("gamma", "packets", "≥ 0", "-1.0", "leave slow start above gamma queued packets"),
+        crate::registry::param!("alpha", "packets", "≥ 0", "-1.0", "grow while fewer than alpha packets are queued"),
+        crate::registry::param!("beta", "packets", "≥ alpha", "-1.0", "shrink while more than beta packets are queued"),
+        crate::registry::param!("gamma", "packets", "≥ 0", "-1.0", "leave slow start above gamma queued packets"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         VegasConfig::validate(self)
