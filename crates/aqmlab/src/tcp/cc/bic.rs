@@ -35,9 +35,41 @@
 //! ssthresh quantity: `cwnd` (Linux `bictcp_recalc_ssthresh` uses
 //! `snd_cwnd`), un-inflated: NewReno's recovery inflation is removed by
 //! `reduction_view`; SACK recovery (PRR) never inflates `cwnd`.
+//!
+//! **`variant = "ns3"`** — ns-3 3.44 `TcpBic` (`src/internet/model/
+//! tcp-bic.cc`; its attribute defaults are Beta 0.8 and SmoothPart 5, set
+//! them with `beta` and `smooth_part`), where it differs from `linux`:
+//! - fast convergence sets `W_max = ⌊β·cwnd⌋` (Linux `cwnd·(1 + β)/2`);
+//!   `W_max` and the increase use the window in whole segments, with
+//!   ns-3's integer divisions (`dist = ⌊(W_max − cwnd)/B⌋`, `cnt`);
+//! - the increase is counted, not spread: the acknowledged segments add to
+//!   a counter, and once it exceeds `cnt` (the segments per one-segment
+//!   step) cwnd grows by one segment and the counter restarts at 0, the
+//!   remainder lost;
+//! - slow start adds one segment per ACK, the ACK's other segments go to
+//!   the counter once cwnd reaches ssthresh;
+//! - the 5 %-per-RTT floor before the first loss holds while `W_max` = 0;
+//! - a timeout keeps `W_max` (ns-3 has no `bictcp_reset`; its `GetSsThresh`
+//!   runs on every reduction); below `low_window` ssthresh is
+//!   `max(FlightSize/2, 2)`.
+//!
+//! `max_increment`, `low_window`, `search_divisor` and `smooth_part` are
+//! integers in ns-3; with `variant = "ns3"` they must be whole numbers.
 
 use super::{slow_start_segments, CcState, CongestionControl, LossEpisode};
 use serde::{Deserialize, Serialize};
+
+/// Which BIC.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub enum BicVariant {
+    /// Linux `tcp_bic.c` (the default).
+    #[default]
+    #[serde(rename = "linux")]
+    Linux,
+    /// ns-3 3.44 `TcpBic`.
+    #[serde(rename = "ns3")]
+    Ns3,
+}
 
 /// `cc = { kind = "bic", ... }`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -55,6 +87,8 @@ pub struct BicConfig {
     pub search_divisor: f64,
     /// S_min = B/smooth_part. Default 20.
     pub smooth_part: f64,
+    /// `linux` (default) or `ns3`.
+    pub variant: BicVariant,
 }
 
 impl Default for BicConfig {
@@ -66,6 +100,7 @@ impl Default for BicConfig {
             fast_convergence: true,
             search_divisor: 4.0,
             smooth_part: 20.0,
+            variant: BicVariant::Linux,
         }
     }
 }
@@ -87,6 +122,21 @@ impl BicConfig {
         if !(self.smooth_part > 0.0 && self.smooth_part.is_finite()) {
             return Err(("smooth_part".into(), "must be positive".into()));
         }
+        if self.variant == BicVariant::Ns3 {
+            for (k, v) in [
+                ("max_increment", self.max_increment),
+                ("low_window", self.low_window),
+                ("search_divisor", self.search_divisor),
+                ("smooth_part", self.smooth_part),
+            ] {
+                if v.fract() != 0.0 || v > 1e6 {
+                    return Err((
+                        k.into(),
+                        format!("must be a whole number up to 10^6 with variant = \"ns3\" (ns-3's TcpBic attribute is an integer), got {v}"),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -104,6 +154,9 @@ pub struct Bic {
     episode: LossEpisode,
     /// [`CongestionControl::count_segments`].
     count_segments: bool,
+    /// `ns3`: segments acknowledged since the last one-segment increase
+    /// (`m_cWndCnt`).
+    cwnd_cnt: u64,
 }
 
 impl Bic {
@@ -114,7 +167,43 @@ impl Bic {
             loss_cwnd: 0.0,
             episode: LossEpisode::default(),
             count_segments: false,
+            cwnd_cnt: 0,
         }
+    }
+
+    /// `ns3`: the segments to acknowledge per one-segment increase at
+    /// window `cwnd` (`TcpBic::Update`, in its integer arithmetic).
+    pub fn ns3_cnt(&self, cwnd: f64) -> u64 {
+        let p = &self.p;
+        let (seg, w_max) = (cwnd.floor().max(0.0) as u64, self.w_max as u64);
+        let (b, max_incr, smooth) = (
+            p.search_divisor as u64,
+            p.max_increment as u64,
+            p.smooth_part as u64,
+        );
+        if seg < p.low_window as u64 {
+            return seg;
+        }
+        let mut cnt = if seg < w_max {
+            let dist = ((w_max - seg) / b) as f64;
+            if dist > max_incr as f64 {
+                seg / max_incr
+            } else if dist <= 1.0 {
+                seg * smooth / b
+            } else {
+                (seg as f64 / dist) as u64
+            }
+        } else if seg < w_max + b {
+            seg * smooth / b
+        } else if seg < w_max + max_incr * (b - 1) {
+            seg * (b - 1) / (seg - w_max)
+        } else {
+            seg / max_incr
+        };
+        if w_max == 0 {
+            cnt = cnt.min(20);
+        }
+        cnt.max(1)
     }
 
     /// W_max (`last_max_cwnd`), segments.
@@ -159,7 +248,21 @@ impl CongestionControl for Bic {
 
     fn on_ack(&mut self, s: &mut CcState, acked: u32) {
         self.episode.end();
-        if self.count_segments {
+        if self.p.variant == BicVariant::Ns3 {
+            // TcpBic::IncreaseWindow
+            let mut acked = acked.max(1);
+            if s.cwnd < s.ssthresh {
+                s.cwnd += 1.0;
+                acked -= 1;
+            }
+            if s.cwnd >= s.ssthresh && acked > 0 {
+                self.cwnd_cnt += acked as u64;
+                if self.cwnd_cnt > self.ns3_cnt(s.cwnd) {
+                    s.cwnd += 1.0;
+                    self.cwnd_cnt = 0;
+                }
+            }
+        } else if self.count_segments {
             // bictcp_cong_avoid: tcp_slow_start, the rest to
             // tcp_cong_avoid_ai(tp, cnt, acked)
             let mut acked = acked.max(1);
@@ -184,6 +287,20 @@ impl CongestionControl for Bic {
     fn ssthresh(&mut self, s: &CcState) -> f64 {
         let s = self.episode.reduce_from(s);
         let cwnd = s.cwnd;
+        if self.p.variant == BicVariant::Ns3 {
+            // TcpBic::GetSsThresh
+            let seg = cwnd.floor();
+            self.w_max = if seg < self.w_max && self.p.fast_convergence {
+                (self.p.beta * seg).floor()
+            } else {
+                seg
+            };
+            return if seg < self.p.low_window {
+                (s.in_flight as f64 / 2.0).max(2.0)
+            } else {
+                (seg * self.p.beta).max(2.0)
+            };
+        }
         self.w_max = if cwnd < self.w_max && self.p.fast_convergence {
             cwnd * (1.0 + self.p.beta) / 2.0
         } else {
@@ -202,14 +319,17 @@ impl CongestionControl for Bic {
     }
 
     fn on_timeout(&mut self, _s: &CcState) {
-        self.w_max = 0.0;
-        self.loss_cwnd = 0.0;
+        if self.p.variant == BicVariant::Linux {
+            self.w_max = 0.0;
+            self.loss_cwnd = 0.0;
+        }
     }
 }
 
 impl super::registry::Registered for BicConfig {
     const KIND: &'static str = "bic";
-    const ABOUT: &'static str = "BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c)";
+    const ABOUT: &'static str =
+        "BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c; variant \"ns3\": ns-3 3.44 TcpBic)";
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::registry::param!("beta", "factor", "(0, 1)", "1.5", "multiplicative decrease"),
         crate::registry::param!("max_increment", "segments", "≥ 1", "0.5", "largest increase per RTT S_max"),
@@ -217,6 +337,7 @@ impl super::registry::Registered for BicConfig {
         crate::registry::param!("fast_convergence", "", "true/false", "", "lower W_max after a reduction"),
         crate::registry::param!("search_divisor", "", "≥ 2", "1.0", "binary-search divisor"),
         crate::registry::param!("smooth_part", "", "> 0", "0.0", "smoothing near W_max"),
+        crate::registry::param!("variant", "", "\"linux\" or \"ns3\"", "\"bsd\"", "which BIC (ns3: ns-3 3.44 TcpBic)"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
         BicConfig::validate(self)
@@ -310,5 +431,72 @@ mod tests {
         assert_eq!(cc.increase(1002.0), 0.2);
         assert_eq!(cc.increase(1030.0), 10.0); // (1030 − 1000)/3
         assert_eq!(cc.increase(1100.0), 16.0);
+    }
+
+    fn ns3() -> BicConfig {
+        BicConfig {
+            beta: 0.8,
+            smooth_part: 5.0,
+            variant: BicVariant::Ns3,
+            ..Default::default()
+        }
+    }
+
+    /// ns-3 `TcpBic::GetSsThresh`: W_max = ⌊β·cwnd⌋ under fast
+    /// convergence (Linux: cwnd·(1 + β)/2), ssthresh = β·⌊cwnd⌋; a timeout
+    /// keeps W_max.
+    #[test]
+    fn ns3_fast_convergence_and_timeout() {
+        let mut cc = Bic::new(&ns3());
+        let s = CcState::with_window(1000.7, 1e9, 1000);
+        assert!((cc.ssthresh(&s) - 800.0).abs() < 1e-9);
+        assert_eq!(cc.w_max(), 1000.0);
+        let mut s = CcState::with_window(903.0, 1e9, 1000);
+        cc.on_recovery_exit(&mut s);
+        assert!((cc.ssthresh(&s) - 722.4).abs() < 1e-9);
+        assert_eq!(cc.w_max(), 722.0); // ⌊0.8·903⌋
+        cc.on_timeout(&s);
+        assert_eq!(cc.w_max(), 722.0);
+        // below low_window: half the flight size, at least 2
+        let mut s = CcState::with_window(10.0, 1e9, 1000);
+        s.in_flight = 9;
+        cc.on_recovery_exit(&mut s);
+        assert_eq!(cc.ssthresh(&s), 4.5);
+    }
+
+    /// ns-3 `TcpBic::Update`'s `cnt` in each region, integer arithmetic.
+    #[test]
+    fn ns3_cnt_regions() {
+        let mut cc = Bic::new(&ns3());
+        assert_eq!(cc.ns3_cnt(10.0), 10); // below LowWnd: Reno
+        assert_eq!(cc.ns3_cnt(700.0), 20); // W_max 0: at most 20
+        cc.w_max = 1000.0;
+        assert_eq!(cc.ns3_cnt(800.0), 50); // dist 50 > 16: cwnd/16
+        assert_eq!(cc.ns3_cnt(960.0), 96); // dist 10: cwnd/dist
+        assert_eq!(cc.ns3_cnt(998.5), 1247); // dist ⌊2/4⌋ = 0: 998·5/4
+        assert_eq!(cc.ns3_cnt(1002.0), 1252); // within B above: 1002·5/4
+        assert_eq!(cc.ns3_cnt(1030.0), 103); // 1030·3/30
+        assert_eq!(cc.ns3_cnt(1100.0), 68); // 1100/16
+    }
+
+    /// ns-3 `TcpBic::IncreaseWindow`: one segment once the counter exceeds
+    /// `cnt`, the remainder dropped; slow start +1 per ACK.
+    #[test]
+    fn ns3_counted_increase() {
+        let mut cc = Bic::new(&ns3());
+        cc.w_max = 1000.0;
+        let mut s = CcState::with_window(960.0, 900.0, 1000);
+        // cnt 96: 48 ACKs of 2 segments give 96, not > 96; the 49th adds one
+        for _ in 0..48 {
+            cc.on_ack(&mut s, 2);
+        }
+        assert_eq!(s.cwnd, 960.0);
+        cc.on_ack(&mut s, 2);
+        assert_eq!(s.cwnd, 961.0);
+        assert_eq!(cc.cwnd_cnt, 0);
+        // slow start: +1 per ACK whatever it acknowledges
+        let mut s = CcState::with_window(20.0, 100.0, 1000);
+        cc.on_ack(&mut s, 2);
+        assert_eq!(s.cwnd, 21.0);
     }
 }
