@@ -129,7 +129,7 @@
     return new uPlot(opts, [d.x].concat(d.y), el);
   }
 
-  var made = [];
+  var made = (window.aqmlabPlots = []);
   specs.forEach(function (p, k) {
     var el = document.getElementById("plot-" + k);
     if (el) made.push(make(p, el));
