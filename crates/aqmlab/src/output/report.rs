@@ -504,7 +504,8 @@ fn records(caption: &str, recs: &[(String, String, &Map<String, Value>)], out: &
 }
 
 /// `report.html` of one run: its queues, cwnd, throughput and delay CDFs
-/// as plots, and every number of `summary.json` (but `wall_seconds`) in
+/// as plots, and every number of `summary.json` (but `wall_seconds` and
+/// `parallel`) in
 /// tables.
 pub fn run_page(r: &RunResult) -> Page {
     let mut parts = Vec::new();
@@ -721,14 +722,18 @@ pub fn run_page(r: &RunResult) -> Page {
     }
     parts.push(Part::Heading("Summary (summary.json)".into()));
     parts.push(Part::Text(
-        "Every number of summary.json but wall_seconds (the only figure that is not a function of the \
-         scenario and the seed); each cell names its key."
+        "Every number of summary.json but wall_seconds and parallel (how the run used threads and \
+         the times it took: measurements of the machine, not functions of the scenario and the \
+         seed); each cell names its key."
             .into(),
     ));
     let mut v =
         serde_json::to_value(crate::output::summary::Summary::of(r)).expect("summary serializes");
     if let Some(o) = v.as_object_mut() {
+        // Measurements of the machine, not results: the page stays the
+        // same for the same scenario and seed, whatever the thread count.
         o.remove("wall_seconds");
+        o.remove("parallel");
     }
     let mut tables = Vec::new();
     json_tables("run", "", &v, &mut tables);
