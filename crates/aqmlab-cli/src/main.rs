@@ -15,6 +15,7 @@ macro_rules! eprintln { ($($t:tt)*) => { aqmlab_reproduce::quiet_write!(stderr, 
 mod bench;
 mod bench_parallel;
 mod interrupt;
+mod report;
 mod reproduce;
 mod run;
 mod sweep;

@@ -48,6 +48,11 @@ pub struct ReproduceArgs {
     /// threads, a --duration of 10000 s.
     #[arg(long)]
     pub allow_large: bool,
+    /// Also write `report.html`: one self-contained page with the paper's
+    /// numbers beside aqmlab's as interactive plots and a table, and
+    /// `report.md` (with the verdicts) rendered in it.
+    #[arg(long)]
+    pub report: bool,
 }
 
 /// `aqmlab reproduce …` from the command line.
@@ -87,7 +92,14 @@ pub fn main(a: ReproduceArgs) -> CliResult {
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(paper.name));
     install_interrupt(&out);
-    reproduce(paper.name, &o, Some(&out)).map(|_| ())
+    let rows = reproduce(paper.name, &o, Some(&out))?;
+    if a.report {
+        let md = std::fs::read_to_string(out.join("report.md")).ok();
+        let page = crate::report::reproduce_page(paper.name, &rows, md.as_deref());
+        aqmlab::output::write_atomic(&out.join("report.html"), page.render().as_bytes())
+            .map_err(crate::run::out_err)?;
+    }
+    Ok(())
 }
 
 /// SIGINT/SIGTERM: say how many runs are complete and kept (they are kept

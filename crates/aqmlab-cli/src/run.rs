@@ -46,6 +46,11 @@ pub struct RunArgs {
     /// `output.throughput_bin`.
     #[arg(long)]
     pub flent: bool,
+    /// Also write `report.html`: one self-contained page (no network
+    /// needed) with interactive plots of the queues, cwnd, throughput and
+    /// delay CDFs, and every number of `summary.json` in tables.
+    #[arg(long)]
+    pub report: bool,
     /// File format of the result tables and the event log: `csv` or
     /// `parquet` (sets `output.format`).
     #[arg(long, value_parser = ["csv", "parquet"])]
@@ -209,6 +214,10 @@ pub fn main(a: RunArgs) -> CliResult {
                 .map_err(out_err)?,
             None => eprintln!("--flent: no run.flent.gz: the run has no per-flow throughput series (no [[flows]])"),
         }
+    }
+    if a.report {
+        let page = output::report::run_page(&r).render();
+        st.write("report.html", page.as_bytes()).map_err(out_err)?;
     }
     if a.plot {
         let e = |e: std::io::Error| out_err(e);

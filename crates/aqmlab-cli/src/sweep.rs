@@ -62,6 +62,10 @@ pub struct SweepArgs {
     /// see the README's "Errors and limits").
     #[arg(long)]
     pub allow_large: bool,
+    /// Also write `report.html`: one self-contained page with each metric
+    /// against the sweep's first axis (means with 95 % intervals).
+    #[arg(long)]
+    pub report: bool,
 }
 
 /// One run of the sweep.
@@ -104,6 +108,7 @@ const TABLES: &[&str] = &[
     "queue_length.svg",
     "metrics.png",
     "metrics.svg",
+    "report.html",
 ];
 
 pub fn main(a: SweepArgs) -> CliResult {
@@ -633,6 +638,22 @@ fn tables(
     std::io::Write::flush(&mut std::io::stdout())?;
     st.write("summary.md", md.as_bytes()).map_err(out_err)?;
     sweep_plots(&mut st, &fin, &stats)?;
+    if a.report {
+        let labels: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
+        let page = crate::report::sweep_page(&crate::report::SweepInput {
+            name: fin.name,
+            link: &fin.link,
+            seeds,
+            runs: jobs.len(),
+            axes,
+            axis_values,
+            labels: &labels,
+            metrics: &METRICS,
+            stats: &stats,
+        });
+        st.write("report.html", page.render().as_bytes())
+            .map_err(out_err)?;
+    }
     st.commit().map_err(out_err)?;
     eprintln!(
         "sweep: results, sweep.csv, summary.md and plots in {}",

@@ -22,6 +22,7 @@ pub mod columnar;
 pub mod event_log;
 pub mod flent;
 pub mod pcap;
+pub mod report;
 pub mod summary;
 
 use crate::metrics::RunResult;
@@ -57,6 +58,7 @@ pub const RUN_FILES: &[&str] = &[
     "scenario.toml",
     "provenance.json",
     "run.flent.gz",
+    "report.html",
 ];
 
 /// Plot stems the CLI draws into a run folder (`<stem>.png`, `<stem>.svg`).
