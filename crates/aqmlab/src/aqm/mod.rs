@@ -142,6 +142,16 @@ pub trait QueueDisc: Send {
     fn classes(&self) -> Vec<QueueClassCounts> {
         Vec::new()
     }
+    /// The port's wake-up hook, for a discipline that may hold back its
+    /// packets (CAKE's shaper): asked after [`QueueDisc::dequeue`] returned
+    /// `None` with packets still queued, the time before which nothing can
+    /// be dequeued. The port's transmitter then waits and asks `dequeue`
+    /// again at that time (one wake-up timer; an arrival meanwhile does not
+    /// shorten the wait). `None` (the default): the discipline never holds
+    /// packets back, and the port waits for the next arrival.
+    fn wake_at(&self) -> Option<Time> {
+        None
+    }
 }
 
 /// One internal queue's counters, as a discipline with several queues
