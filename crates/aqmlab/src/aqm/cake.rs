@@ -832,8 +832,8 @@ impl QueueDisc for Cake {
     }
 
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
-        // no DSCP on packets: CS0
-        let t = self.diffserv.tin_of(0);
+        // cake_select_tin: the packet's DSCP through the mode's table
+        let t = self.diffserv.tin_of(pkt.ext.dscp());
         // ensure the shaper state is not stale (`cake_enqueue`): an idle
         // tin's or queue's schedule does not lag behind now
         let now = ctx.now;
@@ -1292,6 +1292,17 @@ mod tests {
         let d = Diffserv::Diffserv3;
         assert_eq!((d.tin_of(0), d.tin_of(8), d.tin_of(46)), (0, 1, 2));
         assert_eq!(Diffserv::Diffserv4.tin_of(34), 2); // AF41: video
+        // diffserv8: LE (1) → 0, CS0 → 2, CS1 → 1, EF → 6, CS7 → 7
+        let d8 = Diffserv::Diffserv8;
+        let t8: Vec<_> = [1, 0, 8, 46, 56].map(|d| d8.tin_of(d)).to_vec();
+        assert_eq!(t8, [0, 2, 1, 6, 7]);
+        // precedence: the top three bits
+        assert_eq!(Diffserv::Precedence.tin_of(46), 5);
+        assert_eq!(Diffserv::Besteffort.tin_of(46), 0);
+        // cake_config_diffserv8: quanta 256, 224, 196, 171, 149, 130, 113, 98
+        let q: Vec<u16> = d8.layout(0).iter().map(|t| t.1).collect();
+        assert_eq!(q, [256, 224, 196, 171, 149, 130, 113, 98]);
+        assert_eq!(d8.layout(8_000_000)[1].0, 7_000_000);
         assert!(toml::from_str::<CakeConfig>("ack_filter = \"maybe\"").is_err());
     }
 }
