@@ -745,9 +745,8 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     w.head(&head)?;
     for s in &r.series {
-        let mut j = 0usize;
         let mut prev: Option<&crate::metrics::QueueSample> = None;
-        for x in &s.samples {
+        for (j, x) in s.samples.iter().enumerate() {
             // Rates over the interval since the previous sample (empty on
             // the first sample and when nothing arrived).
             let (dr, mr) = match prev {
@@ -788,7 +787,6 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
                     None => row.extend(std::iter::repeat_n(String::new(), CLASS_COLUMNS.len())),
                 }
             }
-            j += 1;
             w.record(row)?;
         }
     }

@@ -166,8 +166,8 @@ impl Diffserv {
                 (0..8)
                     .map(|_| {
                         let t = (r, q.max(1) as u16);
-                        r = r * 7 >> 3;
-                        q = q * 7 >> 3;
+                        r = (r * 7) >> 3;
+                        q = (q * 7) >> 3;
                         t
                     })
                     .collect()
@@ -924,34 +924,32 @@ impl QueueDisc for Cake {
                         }
                     }
                 }
-                let Some((t, _)) = best else {
-                    return None;
-                };
-                self.cur_tin = t;
-            }
-            // tin DRR (cake_dequeue's unlimited mode)
-            let (mut wrapped, mut empty) = (false, true);
-            while !shaped {
-                let b = &mut self.tins[self.cur_tin];
-                let active = b.sparse + b.bulk > 0;
-                if b.tin_deficit >= 0 && active {
-                    break;
-                }
-                if b.tin_deficit <= 0 {
-                    b.tin_deficit += b.tin_quantum;
-                }
-                if active {
-                    empty = false;
-                }
-                self.cur_tin += 1;
-                if self.cur_tin >= n {
-                    self.cur_tin = 0;
-                    if wrapped {
-                        if empty {
-                            return None;
+                self.cur_tin = best?.0;
+            } else {
+                // tin DRR (cake_dequeue's unlimited mode)
+                let (mut wrapped, mut empty) = (false, true);
+                loop {
+                    let b = &mut self.tins[self.cur_tin];
+                    let active = b.sparse + b.bulk > 0;
+                    if b.tin_deficit >= 0 && active {
+                        break;
+                    }
+                    if b.tin_deficit <= 0 {
+                        b.tin_deficit += b.tin_quantum;
+                    }
+                    if active {
+                        empty = false;
+                    }
+                    self.cur_tin += 1;
+                    if self.cur_tin >= n {
+                        self.cur_tin = 0;
+                        if wrapped {
+                            if empty {
+                                return None;
+                            }
+                        } else {
+                            wrapped = true;
                         }
-                    } else {
-                        wrapped = true;
                     }
                 }
             }
