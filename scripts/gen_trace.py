@@ -15,6 +15,15 @@ rate to within one opportunity. The output is a function of the arguments
 (seeded `random.Random`).
 
     python3 scripts/gen_trace.py --seconds 20 --seed 1 > scenarios/changing/cellular.trace
+
+With `--burst-ms N`, the trace is instead a constant `--mean-mbps` rate
+whose opportunities come in bunches every N milliseconds (a link that
+aggregates, as Wi-Fi or DOCSIS do): the byte credit accrues every
+millisecond and is spent only at multiples of N, so the mean rate is the
+same for every N and N = 1 is the smoothest a Mahimahi trace can be.
+
+    python3 scripts/gen_trace.py --seconds 1 --burst-ms 4 --mean-mbps 48.128 \
+        > scenarios/l4s/bursty-4ms.trace
 """
 
 from __future__ import annotations
@@ -48,6 +57,23 @@ def rates(args: argparse.Namespace) -> list[float]:
     return out
 
 
+def bursty(args: argparse.Namespace) -> list[int]:
+    """Opportunity timestamps (ms) of a constant rate delivered every
+    `--burst-ms` milliseconds."""
+    lines: list[int] = []
+    credit = 0.0
+    last = args.seconds * 1000
+    for ms in range(1, last + 1):
+        credit += args.mean_mbps * 1e6 / 8.0 / 1000.0
+        if ms % args.burst_ms == 0:
+            while credit >= OPPORTUNITY_BYTES:
+                credit -= OPPORTUNITY_BYTES
+                lines.append(ms)
+    if not lines or lines[-1] != last:
+        lines.append(last)
+    return lines
+
+
 def trace(args: argparse.Namespace) -> list[int]:
     """Opportunity timestamps (ms), from 1 ms on."""
     lines: list[int] = []
@@ -77,10 +103,19 @@ def main() -> int:
     p.add_argument("--reversion", type=float, default=0.05, help="pull to the mean per step")
     p.add_argument("--volatility", type=float, default=0.15, help="log-rate noise per step")
     p.add_argument("--outage-p", type=float, default=0.004, help="outage start per step")
+    p.add_argument(
+        "--burst-ms",
+        type=int,
+        default=0,
+        help="constant --mean-mbps delivered in bunches every N ms (0: the random walk)",
+    )
     args = p.parse_args()
     if args.seconds <= 0 or args.step_ms <= 0:
         p.error("--seconds and --step-ms must be positive")
-    sys.stdout.write("".join(f"{m}\n" for m in trace(args)))
+    if args.burst_ms < 0 or args.mean_mbps <= 0:
+        p.error("--burst-ms must be >= 0 and --mean-mbps positive")
+    lines = bursty(args) if args.burst_ms > 0 else trace(args)
+    sys.stdout.write("".join(f"{m}\n" for m in lines))
     return 0
 
 

@@ -155,6 +155,7 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "size",
             "cbr",
             "tcp",
+            "dscp",
         ],
     ),
     (

@@ -716,7 +716,15 @@ pub fn write_flows(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()
 /// `queues.csv`: `label,seed` and the time series of the monitored queues.
 pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
     let mut w = IdWriter::create(path, id)?;
-    w.head(&[
+    // the disciplines' own queues (DualPI2's `l`, `c`), in order of first
+    // appearance: six columns each, after the common ones
+    let mut classes: Vec<&str> = Vec::new();
+    for c in r.series.iter().flat_map(|s| &s.classes) {
+        if !classes.contains(&c.class.as_str()) {
+            classes.push(&c.class);
+        }
+    }
+    let mut head: Vec<String> = [
         "time_s",
         "link",
         "len_pkts",
@@ -728,10 +736,19 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
         "marked",
         "drop_rate",
         "mark_rate",
-    ])?;
+    ]
+    .map(String::from)
+    .to_vec();
+    for c in &classes {
+        for k in CLASS_COLUMNS {
+            head.push(format!("{c}_{k}"));
+        }
+    }
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    w.head(&head)?;
     for s in &r.series {
         let mut prev: Option<&crate::metrics::QueueSample> = None;
-        for x in &s.samples {
+        for (j, x) in s.samples.iter().enumerate() {
             // Rates over the interval since the previous sample (empty on
             // the first sample and when nothing arrived).
             let (dr, mr) = match prev {
@@ -745,7 +762,7 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
                 _ => (String::new(), String::new()),
             };
             prev = Some(x);
-            w.record([
+            let mut row = vec![
                 format!("{}", x.time_s),
                 s.link.clone(),
                 x.len_pkts.to_string(),
@@ -757,11 +774,36 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
                 x.marked.to_string(),
                 dr,
                 mr,
-            ])?;
+            ];
+            for c in &classes {
+                match (s.classes.iter().find(|cs| cs.class == *c)).and_then(|cs| cs.samples.get(j))
+                {
+                    Some(y) => row.extend([
+                        y.len_pkts.to_string(),
+                        y.len_bytes.to_string(),
+                        format!("{}", y.delay_s),
+                        y.arrivals.to_string(),
+                        y.dropped.to_string(),
+                        y.marked.to_string(),
+                    ]),
+                    None => row.extend(std::iter::repeat_n(String::new(), CLASS_COLUMNS.len())),
+                }
+            }
+            w.record(row)?;
         }
     }
     w.flush()
 }
+
+/// The per-class columns of `queues.csv`, each prefixed `<class>_`.
+const CLASS_COLUMNS: [&str; 6] = [
+    "len_pkts",
+    "len_bytes",
+    "delay_s",
+    "arrivals",
+    "dropped",
+    "marked",
+];
 
 /// One row of `links.csv`: a link direction and every scalar counter of its
 /// queue that `summary.json` has (the per-class counters stay in JSON).

@@ -216,3 +216,88 @@ fn l_queue_sojourn_stays_near_the_step() {
         assert_eq!(q.classes()[1].arrivals, 0);
     }
 }
+
+/// The L and C queues' time series in `queues.csv` (issue 30: "report
+/// their own counters, marks, drops and sojourn times ... in queues.csv"):
+/// six columns per queue (`l_len_pkts`, `l_len_bytes`, `l_delay_s`,
+/// `l_arrivals`, `l_dropped`, `l_marked`, then `c_…`) after the common
+/// ones, on every sample; the two queues add up to the port's length and
+/// cumulative counters at each sample; the L queue's delay stays under
+/// the C queue's. 1 Prague + 1 CUBIC at 20 ms (`coexist-20ms.toml`), 12 s.
+#[test]
+fn queues_csv_has_the_l_and_c_series() {
+    let text = include_str!("../../../scenarios/l4s/coexist-20ms.toml");
+    let sc =
+        Scenario::from_toml_with(text, "coexist-20ms.toml", &["duration=\"12s\"".into()]).unwrap();
+    let r = Simulation::new(&sc, 1).run();
+    // `monitor = true` samples the links next to the bottleneck too; only
+    // the DualPI2 port has classes
+    let s = r.series.iter().find(|s| s.link == "r1->r2").unwrap();
+    assert!(r
+        .series
+        .iter()
+        .all(|x| x.link == "r1->r2" || x.classes.is_empty()));
+    let names: Vec<&str> = s.classes.iter().map(|c| c.class.as_str()).collect();
+    assert_eq!(names, ["l", "c"]);
+    let (l, c) = (&s.classes[0].samples, &s.classes[1].samples);
+    assert_eq!((l.len(), c.len()), (s.samples.len(), s.samples.len()));
+    for (k, x) in s.samples.iter().enumerate() {
+        assert_eq!(
+            l[k].len_pkts + c[k].len_pkts,
+            x.len_pkts as u64,
+            "sample {k}"
+        );
+        assert_eq!(l[k].len_bytes + c[k].len_bytes, x.len_bytes, "sample {k}");
+        assert_eq!(l[k].arrivals + c[k].arrivals, x.arrivals, "sample {k}");
+        assert_eq!(l[k].dropped + c[k].dropped, x.dropped, "sample {k}");
+        assert_eq!(l[k].marked + c[k].marked, x.marked, "sample {k}");
+    }
+    let mean = |v: &[aqmlab::metrics::ClassSample]| {
+        let busy: Vec<f64> = v
+            .iter()
+            .filter(|y| y.len_pkts > 0)
+            .map(|y| y.delay_s)
+            .collect();
+        busy.iter().sum::<f64>() / busy.len().max(1) as f64
+    };
+    let (dl, dc) = (mean(l), mean(c));
+    println!("sampled delay: L {:.2} ms, C {:.2} ms", dl * 1e3, dc * 1e3);
+    assert!(l.last().unwrap().marked > 0 && dl < dc, "L {dl} C {dc}");
+    // and in the CSV, after every common column
+    let dir = tempfile::tempdir().unwrap();
+    aqmlab::output::write_run(&r, dir.path()).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("queues.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(head[..4], ["label", "seed", "time_s", "link"]);
+    assert_eq!(head[11..13], ["drop_rate", "mark_rate"]);
+    assert_eq!(
+        head[13..],
+        [
+            "l_len_pkts",
+            "l_len_bytes",
+            "l_delay_s",
+            "l_arrivals",
+            "l_dropped",
+            "l_marked",
+            "c_len_pkts",
+            "c_len_bytes",
+            "c_delay_s",
+            "c_arrivals",
+            "c_dropped",
+            "c_marked",
+        ]
+    );
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|x| x.split(',').collect())
+        .collect();
+    assert!(rows.iter().all(|x| x.len() == head.len()));
+    let last = rows.iter().rfind(|x| x[3] == "r1->r2").unwrap();
+    assert_eq!(last[18], l.last().unwrap().marked.to_string());
+    // other queues' rows leave the class columns empty
+    assert!(rows
+        .iter()
+        .filter(|x| x[3] != "r1->r2")
+        .all(|x| x[13..].iter().all(|v| v.is_empty())));
+}

@@ -1,20 +1,37 @@
-//! CAKE — Common Applications Kept Enhanced, without its shaper.
+//! CAKE — Common Applications Kept Enhanced.
 //!
 //! Sources: Linux `net/sched/sch_cake.c` (`cake_hash`, `cake_enqueue`,
-//! `cake_dequeue`, `cake_drop`, `cake_get_flow_quantum`,
-//! `cake_calc_overhead`, `cake_ack_filter`, `cake_config_*`,
-//! `cake_set_rate`); T. Høiland-Jørgensen, D. Täht, J. Morton, "Piece of
-//! CAKE: A Comprehensive Queue Management Solution for Home Gateways", IEEE
-//! LANMAN 2018 (§III-A flow isolation, §III-B DRR++, §III-C DiffServ, §III-D
-//! COBALT).
+//! `cake_dequeue`, `cake_advance_shaper`, `cake_drop`,
+//! `cake_get_flow_quantum`, `cake_calc_overhead`, `cake_ack_filter`,
+//! `cake_config_*`, `cake_set_rate`, `cake_select_tin`); T.
+//! Høiland-Jørgensen, D. Täht, J. Morton, "Piece of CAKE: A Comprehensive
+//! Queue Management Solution for Home Gateways", IEEE LANMAN 2018 (§III-A
+//! flow isolation, §III-B DRR++, §III-C DiffServ, §III-D COBALT, §IV-B the
+//! deficit-mode shaper).
 //!
 //! As modelled:
+//! - **Shaper** (`bandwidth`; none: unlimited): deficit mode
+//!   (`cake_advance_shaper`): each packet sent moves the next allowed time
+//!   on by its overhead-compensated length at the rate, counted from the
+//!   previous due time, not from now, so the long-run rate is exact and a
+//!   late dequeue does not lose capacity; an idle queue's schedule is
+//!   brought up to now on the next arrival (`cake_enqueue`). While the
+//!   schedule is ahead of now, `dequeue` gives nothing and the port waits
+//!   for it (`QueueDisc::wake_at`, Linux's qdisc watchdog). The rate is
+//!   kept as sch_cake keeps it, nanoseconds per byte in fixed point.
+//!   Shaped, each tin also gets its rate threshold (diffserv3: 1, 1/16,
+//!   1/4 of the rate) and the tin served is the highest one still on its
+//!   own schedule, else the one due first; a tin's flow quantum is
+//!   `rate/4096` within 300..1514 B, and its COBALT target is at least 1.5
+//!   MTU times at the tin's rate (`cake_set_rate`). The failsafe schedule
+//!   (1.5 × the rate) only matters in ingress mode and is not modelled.
 //! - **Tins** (`diffserv`): `besteffort` (1 tin), `diffserv3` (default: best
 //!   effort, bulk, voice; tin quanta 1024/64/256), `diffserv4` (best effort,
-//!   bulk, video, voice; 1024/64/512/256), with Linux's DSCP → tin tables.
-//!   Packets here carry no DSCP, so every packet is DSCP 0 (CS0) and goes to
-//!   the best-effort tin; the other tins exist and are served by the tin DRR
-//!   (`cake_dequeue`'s unlimited mode) but receive nothing.
+//!   bulk, video, voice; 1024/64/512/256), `diffserv8` and `precedence`
+//!   (8 tins, quanta and thresholds from 256 and the rate, each × 7/8),
+//!   with sch_cake's DSCP → tin tables. A packet's DSCP is its flow's
+//!   `dscp` (`Ext::Dscp`; 0 if none). Unshaped, the tins share by a DRR of
+//!   their quanta (`cake_dequeue`'s unlimited mode).
 //! - **Flow isolation** (`flow_mode`): 1024 queues per tin with the 8-way
 //!   set-associative hash (`cake_hash`: direct hit, then a reserved way of
 //!   the set, then a free way, else a collision); `flows` hashes the 5-tuple
@@ -40,21 +57,20 @@
 //!   (`cake_ack_filter`; `aggressive` also drops a lone eligible ACK right
 //!   ahead of it).
 //!
-//! Not modelled: the bandwidth shaper (`bandwidth`; it needs the port to
-//! wait for the shaper's time, which the simulator's ports cannot yet do),
-//! hence also the per-tin rate thresholds and `mtu_time`; ingress mode,
-//! autorate, ATM/PTM framing, NAT lookups, wash, fwmark and GSO splitting.
+//! Not modelled: ingress mode, autorate, ATM/PTM framing, NAT lookups,
+//! wash, fwmark and GSO splitting.
 //!
 //! Parameters (Linux `cake_init` defaults): `limit` = 10240 packets,
 //! `memlimit` (bytes; default `limit` × 1514), `flow_mode` =
 //! `"triple-isolate"`, `diffserv` = `"diffserv3"`, `target` = 5 ms, `rtt` =
 //! 100 ms (COBALT's interval), `overhead` = 0, `mpu` = 0, `ack_filter` =
-//! `false`.
+//! `false`, `bandwidth` = none (unlimited).
 
 use super::cobalt::{CobaltParams, CobaltVars};
 use super::{DropCause, Limit, QdCtx, QueueDisc};
 use crate::net::packet::{flags, Packet};
-use crate::units::Dur;
+use crate::engine::Time;
+use crate::units::{Dur, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -97,7 +113,8 @@ impl FlowMode {
     }
 }
 
-/// The tin layouts (`cake_config_besteffort`, `_diffserv3`, `_diffserv4`).
+/// The tin layouts (`cake_config_besteffort`, `_diffserv3`, `_diffserv4`,
+/// `_diffserv8`, `_precedence`).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Diffserv {
@@ -105,9 +122,13 @@ pub enum Diffserv {
     #[default]
     Diffserv3,
     Diffserv4,
+    Diffserv8,
+    Precedence,
 }
 
-// Linux's DSCP → tin tables (`diffserv3`, `diffserv4`), 64 entries each.
+// sch_cake.c's DSCP → tin tables `diffserv3`, `diffserv4` and `diffserv8`,
+// 64 entries each, indexed by the DSCP (`precedence` is DSCP >> 3 and
+// `besteffort` all zeros, computed in `tin_of`).
 const DIFFSERV3: [u8; 64] = [
     0, 1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0,
@@ -118,23 +139,50 @@ const DIFFSERV4: [u8; 64] = [
     0, 3, 0, 2, 0, 2, 0, 2, 0, 3, 0, 0, 0, 3, 0, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0,
     0, 0,
 ];
+const DIFFSERV8: [u8; 64] = [
+    2, 0, 1, 2, 4, 2, 2, 2, 1, 2, 1, 2, 1, 2, 1, 2, 5, 2, 4, 2, 4, 2, 4, 2, 3, 2, 3, 2, 3, 2, 3,
+    2, 6, 2, 3, 2, 3, 2, 3, 2, 6, 2, 2, 2, 6, 2, 6, 2, 7, 2, 2, 2, 2, 2, 2, 2, 7, 2, 2, 2, 2, 2,
+    2, 2,
+];
 
 impl Diffserv {
-    /// Tin quanta (bandwidth-sharing weights of the tin DRR).
-    fn quanta(self) -> &'static [u16] {
+    /// Each tin's rate threshold (bytes/s; 0 unlimited) and DRR quantum
+    /// for the shaper rate `rate`, as `cake_config_*` set them: diffserv3
+    /// rate, rate/16, rate/4 with quanta 1024, 64, 256; diffserv4 rate,
+    /// rate/16, rate/2, rate/4 with 1024, 64, 512, 256; diffserv8 and
+    /// precedence eight tins from (rate, 256), each the previous × 7/8.
+    pub fn layout(self, rate: u64) -> Vec<(u64, u16)> {
         match self {
-            Diffserv::Besteffort => &[65535],
-            Diffserv::Diffserv3 => &[1024, 64, 256],
-            Diffserv::Diffserv4 => &[1024, 64, 512, 256],
+            Diffserv::Besteffort => vec![(rate, 65535)],
+            Diffserv::Diffserv3 => vec![(rate, 1024), (rate >> 4, 64), (rate >> 2, 256)],
+            Diffserv::Diffserv4 => vec![
+                (rate, 1024),
+                (rate >> 4, 64),
+                (rate >> 1, 512),
+                (rate >> 2, 256),
+            ],
+            Diffserv::Diffserv8 | Diffserv::Precedence => {
+                let (mut r, mut q) = (rate, 256u32);
+                (0..8)
+                    .map(|_| {
+                        let t = (r, q.max(1) as u16);
+                        r = (r * 7) >> 3;
+                        q = (q * 7) >> 3;
+                        t
+                    })
+                    .collect()
+            }
         }
     }
-    /// The tin of a DSCP (`cake_select_tin`).
+    /// The tin of a DSCP (`cake_select_tin` through the mode's table).
     pub fn tin_of(self, dscp: u8) -> usize {
         let d = (dscp & 63) as usize;
         match self {
             Diffserv::Besteffort => 0,
             Diffserv::Diffserv3 => DIFFSERV3[d] as usize,
             Diffserv::Diffserv4 => DIFFSERV4[d] as usize,
+            Diffserv::Diffserv8 => DIFFSERV8[d] as usize,
+            Diffserv::Precedence => d >> 3,
         }
     }
 }
@@ -192,6 +240,9 @@ pub struct CakeConfig {
     pub mpu: u32,
     #[serde(default)]
     pub ack_filter: AckFilter,
+    /// The shaper's rate (tc-cake `bandwidth`); none: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Rate>,
 }
 
 fn d_limit() -> u32 {
@@ -225,6 +276,18 @@ impl CakeConfig {
                 format!("must be in -64..=256 bytes (tc-cake), got {}", self.overhead),
             ));
         }
+        if let Some(r) = self.bandwidth {
+            if r.0 < 8 * MIN_RATE {
+                return Err((
+                    "bandwidth".into(),
+                    format!(
+                        "must be at least {} bit/s (sch_cake's MIN_RATE, 64 B/s), got {} bit/s",
+                        8 * MIN_RATE,
+                        r.0
+                    ),
+                ));
+            }
+        }
         if self.mpu > 256 {
             return Err((
                 "mpu".into(),
@@ -234,31 +297,94 @@ impl CakeConfig {
         Ok(())
     }
 
-    /// Linux `cake_reconfigure`, unshaped: `memlimit` if set, else
-    /// `limit` × MTU.
+    /// The shaper's rate in bytes per second (Linux `rate_bps`); 0:
+    /// unlimited.
+    fn rate_bytes(&self) -> u64 {
+        self.bandwidth.map_or(0, |r| r.0 / 8)
+    }
+
+    /// Linux `cake_reconfigure`: `memlimit` if set; else, shaped, four
+    /// `rtt`s at the rate but at least 4 MiB; and never above `limit` ×
+    /// MTU unless `memlimit` says so.
     fn buffer_limit(&self) -> u64 {
         match self.memlimit {
             Some(Limit::Bytes(b)) => b,
-            _ => self.limit as u64 * MTU,
+            _ => {
+                let rate = self.rate_bytes();
+                let all = self.limit as u64 * MTU;
+                if rate == 0 {
+                    all
+                } else {
+                    // rate_bps · interval(µs) / (10⁶ / 4)
+                    let t = (rate as u128 * (self.rtt.0 / 1000) as u128 / 250_000) as u64;
+                    t.max(4 << 20).min(all)
+                }
+            }
         }
     }
+}
 
-    /// `cake_set_rate` at rate 0: COBALT's parameters for every tin.
-    fn cobalt(&self) -> CobaltParams {
-        let target = self.target.0;
-        CobaltParams {
-            target,
-            // max(rtt + target − target, 2·target)
-            interval: self.rtt.0.max(2 * target),
-            mtu_time: 0,
-            p_inc: 1.0 / 256.0,
-            p_dec: 1.0 / 4096.0,
-            blue_threshold: None,
-            ecn: true,
-            ce: None,
-            use_l4s: false,
+/// sch_cake's `MIN_RATE`, bytes per second.
+const MIN_RATE: u64 = 64;
+
+/// A tin's rate as `cake_set_rate` stores it: nanoseconds per byte in fixed
+/// point (`rate_ns` / 2^`rate_shft`, at most 34 bits of mantissa), so a
+/// packet of `len` bytes lasts `(len · rate_ns) >> rate_shft` ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShaperRate {
+    pub rate_ns: u64,
+    pub rate_shft: u32,
+}
+
+impl ShaperRate {
+    /// `cake_set_rate`'s conversion of `rate` bytes/s (0: unlimited).
+    pub fn new(rate: u64) -> Self {
+        if rate == 0 {
+            return ShaperRate::default();
+        }
+        let mut shft = 34u32;
+        let mut ns = ((1_000_000_000u128 << shft) / rate.max(MIN_RATE) as u128) as u64;
+        while ns >> 34 != 0 {
+            ns >>= 1;
+            shft -= 1;
+        }
+        ShaperRate {
+            rate_ns: ns,
+            rate_shft: shft,
         }
     }
+    /// How long `len` bytes last at this rate, ns.
+    #[inline]
+    pub fn dur(self, len: u64) -> Time {
+        ((len as u128 * self.rate_ns as u128) >> self.rate_shft) as Time
+    }
+}
+
+/// `cake_set_rate`: a tin's DRR flow quantum, its shaper rate and its
+/// COBALT parameters at tin rate `rate` (bytes/s, 0 unlimited): an MTU's
+/// serialisation time at that rate (`mtu_time`) raises the target to at
+/// least 1.5 of it and the interval with it.
+fn set_rate(c: &CakeConfig, rate: u64) -> (u32, ShaperRate, CobaltParams) {
+    let flow_quantum = if rate == 0 {
+        1514
+    } else {
+        (rate >> 12).clamp(300, 1514) as u32
+    };
+    let sr = ShaperRate::new(rate);
+    let byte_target_ns = sr.dur(MTU);
+    let target = (byte_target_ns * 3 / 2).max(c.target.0);
+    let cp = CobaltParams {
+        target,
+        interval: (c.rtt.0 + target - c.target.0).max(2 * target),
+        mtu_time: byte_target_ns,
+        p_inc: 1.0 / 256.0,
+        p_dec: 1.0 / 4096.0,
+        blue_threshold: None,
+        ecn: true,
+        ce: None,
+        use_l4s: false,
+    };
+    (flow_quantum, sr, cp)
 }
 
 /// Linux `CAKE_SET_*`: which rotation a queue is counted in.
@@ -302,6 +428,12 @@ struct Host {
 }
 
 struct Tin {
+    /// COBALT's parameters at this tin's rate (`cake_set_rate`).
+    cparams: CobaltParams,
+    /// The tin's shaper (its rate threshold) and when it next allows a
+    /// packet on schedule (Linux `tin_rate_ns`, `time_next_packet`).
+    rate: ShaperRate,
+    time_next: Time,
     flows: Vec<Flow>,
     tags: Vec<u32>,
     hosts: Vec<Host>,
@@ -321,12 +453,16 @@ struct Tin {
 }
 
 impl Tin {
-    fn new(quantum: u16) -> Self {
+    fn new(c: &CakeConfig, rate: u64, quantum: u16) -> Self {
+        let (flow_quantum, sr, cparams) = set_rate(c, rate);
         Tin {
+            cparams,
+            rate: sr,
+            time_next: 0,
             flows: (0..QUEUES).map(|_| Flow::default()).collect(),
             tags: vec![0; QUEUES],
             hosts: vec![Host::default(); QUEUES],
-            flow_quantum: 1514,
+            flow_quantum,
             bulk: 0,
             sparse: 0,
             decaying: 0,
@@ -420,7 +556,19 @@ fn hash32(parts: &[u64], perturb: u64) -> u32 {
 pub struct Cake {
     mode: FlowMode,
     diffserv: Diffserv,
-    cparams: CobaltParams,
+    /// The global shaper (tin 0's rate: the `bandwidth`; unlimited when
+    /// `rate_ns` is 0) and when it next allows a packet (Linux
+    /// `time_next_packet`).
+    rate: ShaperRate,
+    rate_bps: u64,
+    time_next: Time,
+    /// Set when `dequeue` gave nothing because of the shaper: the time it
+    /// waits for ([`QueueDisc::wake_at`]).
+    held_until: Option<Time>,
+    /// Bytes charged to the shaper (overhead-compensated lengths), and the
+    /// dequeues it refused (Linux `overlimits`).
+    shaped_bytes: u64,
+    overlimits: u64,
     overhead: i32,
     mpu: u32,
     ack_filter: AckFilter,
@@ -438,12 +586,22 @@ impl Cake {
         Cake {
             mode: c.flow_mode,
             diffserv: c.diffserv,
-            cparams: c.cobalt(),
+            rate: ShaperRate::new(c.rate_bytes()),
+            rate_bps: c.bandwidth.map_or(0, |r| r.0),
+            time_next: 0,
+            held_until: None,
+            shaped_bytes: 0,
+            overlimits: 0,
             overhead: c.overhead,
             mpu: c.mpu,
             ack_filter: c.ack_filter,
             buffer_limit: c.buffer_limit(),
-            tins: c.diffserv.quanta().iter().map(|&q| Tin::new(q)).collect(),
+            tins: c
+                .diffserv
+                .layout(c.rate_bytes())
+                .into_iter()
+                .map(|(r, q)| Tin::new(c, r, q))
+                .collect(),
             cur_tin: 0,
             perturb,
             pkts: 0,
@@ -552,8 +710,8 @@ impl Cake {
             }
         }
         let (t, i, _) = best;
-        let p = self.cparams;
         let b = &mut self.tins[t];
+        let p = b.cparams;
         let Some(pkt) = b.flows[i].q.pop_front() else {
             return;
         };
@@ -674,8 +832,17 @@ impl QueueDisc for Cake {
     }
 
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QdCtx) -> Result<(), DropCause> {
-        // no DSCP on packets: CS0
-        let t = self.diffserv.tin_of(0);
+        // cake_select_tin: the packet's DSCP through the mode's table
+        let t = self.diffserv.tin_of(pkt.ext.dscp());
+        // ensure the shaper state is not stale (`cake_enqueue`): an idle
+        // tin's or queue's schedule does not lag behind now
+        let now = ctx.now;
+        if self.tins[t].pkts == 0 && self.tins[t].time_next < now {
+            self.tins[t].time_next = now;
+        }
+        if self.pkts == 0 && self.time_next < now {
+            self.time_next = now;
+        }
         let idx = self.hash(t, &pkt);
         let size = pkt.size as u64;
         let filter = self.ack_filter != AckFilter::Off && !pkt.is_data();
@@ -729,7 +896,7 @@ impl QueueDisc for Cake {
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         let now = ctx.now;
         let mode = self.mode;
-        let p = self.cparams;
+        self.held_until = None;
         // Linux: `first_flow` is not reset by `goto begin`, so decaying
         // flows are served first once per dequeue
         let mut first_flow = true;
@@ -737,36 +904,59 @@ impl QueueDisc for Cake {
             if self.pkts == 0 {
                 return None;
             }
-            // tin DRR (cake_dequeue's unlimited mode)
+            let shaped = self.rate.rate_ns != 0;
+            // the global hard shaper: nothing before its time
+            if shaped && self.time_next > now {
+                self.overlimits += 1;
+                self.held_until = Some(self.time_next);
+                return None;
+            }
             let n = self.tins.len();
-            let (mut wrapped, mut empty) = (false, true);
-            loop {
-                let b = &mut self.tins[self.cur_tin];
-                let active = b.sparse + b.bulk > 0;
-                if b.tin_deficit >= 0 && active {
-                    break;
-                }
-                if b.tin_deficit <= 0 {
-                    b.tin_deficit += b.tin_quantum;
-                }
-                if active {
-                    empty = false;
-                }
-                self.cur_tin += 1;
-                if self.cur_tin >= n {
-                    self.cur_tin = 0;
-                    if wrapped {
-                        if empty {
-                            return None;
+            if shaped {
+                // shaped mode: the highest tin on schedule, else the one
+                // due first (`cake_dequeue`: a later tin wins ties)
+                let mut best: Option<(usize, i128)> = None;
+                for (i, b) in self.tins.iter().enumerate() {
+                    if b.sparse + b.bulk > 0 {
+                        let to_pkt = b.time_next as i128 - now as i128;
+                        if to_pkt <= 0 || best.is_none_or(|(_, t)| to_pkt <= t) {
+                            best = Some((i, to_pkt));
                         }
-                    } else {
-                        wrapped = true;
+                    }
+                }
+                self.cur_tin = best?.0;
+            } else {
+                // tin DRR (cake_dequeue's unlimited mode)
+                let (mut wrapped, mut empty) = (false, true);
+                loop {
+                    let b = &mut self.tins[self.cur_tin];
+                    let active = b.sparse + b.bulk > 0;
+                    if b.tin_deficit >= 0 && active {
+                        break;
+                    }
+                    if b.tin_deficit <= 0 {
+                        b.tin_deficit += b.tin_quantum;
+                    }
+                    if active {
+                        empty = false;
+                    }
+                    self.cur_tin += 1;
+                    if self.cur_tin >= n {
+                        self.cur_tin = 0;
+                        if wrapped {
+                            if empty {
+                                return None;
+                            }
+                        } else {
+                            wrapped = true;
+                        }
                     }
                 }
             }
             let t = self.cur_tin;
             'retry: loop {
                 let b = &mut self.tins[t];
+                let p = b.cparams;
                 let list = if first_flow && !b.decaying_flows.is_empty() {
                     List::Decaying
                 } else if !b.new_flows.is_empty() {
@@ -843,6 +1033,20 @@ impl QueueDisc for Cake {
                         let len = (pkt.size as i32 + self.overhead).max(self.mpu as i32);
                         f.deficit -= len;
                         b.tin_deficit -= len;
+                        if shaped {
+                            // cake_advance_shaper: charge the tin's and the
+                            // global schedule (deficit mode: from the
+                            // previous due time, not from now)
+                            let len = len.max(0) as u64;
+                            let tin_dur = b.rate.dur(len);
+                            if b.time_next < now {
+                                b.time_next += tin_dur;
+                            } else if b.time_next < now + tin_dur {
+                                b.time_next = now + tin_dur;
+                            }
+                            self.time_next += self.rate.dur(len);
+                            self.shaped_bytes += len;
+                        }
                         return Some(pkt);
                     }
                     // marked by CoDel, then dropped by BLUE: a drop, not a mark
@@ -862,27 +1066,39 @@ impl QueueDisc for Cake {
     }
     fn stats(&self) -> Vec<(&'static str, f64)> {
         let sum = |f: fn(&Tin) -> u64| self.tins.iter().map(f).sum::<u64>() as f64;
-        vec![
+        let mut v = vec![
             ("ack_drops", self.ack_drops as f64),
             ("way_indirect_hits", sum(|b| b.way_hits)),
             ("way_misses", sum(|b| b.way_misses)),
             ("way_collisions", sum(|b| b.way_collisions)),
-        ]
+        ];
+        if self.rate.rate_ns != 0 {
+            v.extend([
+                ("shaper_rate_bps", self.rate_bps as f64),
+                ("shaper_bytes", self.shaped_bytes as f64),
+                ("shaper_overlimits", self.overlimits as f64),
+            ]);
+        }
+        v
+    }
+    fn wake_at(&self) -> Option<Time> {
+        self.held_until
     }
 }
 
 impl super::registry::Registered for CakeConfig {
     const KIND: &'static str = "cake";
     const ABOUT: &'static str =
-        "CAKE without its shaper: tins, set-associative flow/host isolation, DRR++, COBALT (Linux sch_cake.c; Piece of CAKE, LANMAN 2018)";
+        "CAKE: deficit-mode shaper, DiffServ tins, set-associative flow/host isolation, DRR++, COBALT (Linux sch_cake.c; Piece of CAKE, LANMAN 2018)";
     const PARAMS: &'static [crate::registry::Param] = &[
         crate::registry::param!("limit", "packets", "≥ 1", "0", "buffer size in packets (× 1514 B unless memlimit)"),
         crate::registry::param!("memlimit", "bytes", "> 0, a size with a unit", "\"0B\"", "buffer size in bytes (Linux memlimit)"),
         crate::registry::param!("flow_mode", "", "\"none\", \"srchost\", \"dsthost\", \"hosts\", \"flows\", \"dual-srchost\", \"dual-dsthost\", \"triple-isolate\"", "\"host\"", "flow isolation"),
-        crate::registry::param!("diffserv", "", "\"besteffort\", \"diffserv3\", \"diffserv4\"", "\"diffserv5\"", "tin layout (packets carry no DSCP: all go to best effort)"),
+        crate::registry::param!("diffserv", "", "\"besteffort\", \"diffserv3\", \"diffserv4\", \"diffserv8\", \"precedence\"", "\"diffserv5\"", "tin layout: a packet's tin is its flow's dscp through sch_cake's table"),
+        crate::registry::param!("bandwidth", "bit/s", "≥ 512 bit/s, or absent (unlimited)", "\"100bps\"", "the deficit-mode shaper's rate (overhead-compensated lengths)"),
         crate::registry::param!("target", "time", "> 0", "\"0ms\"", "COBALT target"),
         crate::registry::param!("rtt", "time", "> 0", "\"0ms\"", "COBALT interval (at least 2 × target)"),
-        crate::registry::param!("overhead", "bytes", "-64 to 256", "300", "per-packet overhead added in the DRR accounting"),
+        crate::registry::param!("overhead", "bytes", "-64 to 256", "300", "per-packet overhead added in the DRR and shaper accounting"),
         crate::registry::param!("mpu", "bytes", "0 to 256", "1000", "minimum packet size charged"),
         crate::registry::param!("ack_filter", "", "false, true, \"aggressive\"", "\"maybe\"", "drop pure ACKs made redundant by a newer one"),
     ];
@@ -1000,6 +1216,69 @@ mod tests {
         assert_eq!(q.len_pkts(), 3);
     }
 
+    /// The shaper in deficit mode (`cake_advance_shaper`): at 20 Mbit/s
+    /// (2.5 MB/s) a 1500-byte packet lasts 600 µs in sch_cake's fixed
+    /// point; a burst goes out one packet per 600 µs from the first
+    /// dequeue, each due time counted from the previous one, so a late
+    /// dequeue does not push the schedule back; between, the queue gives
+    /// nothing and names the time it waits for.
+    #[test]
+    fn shaper_spaces_packets_in_deficit_mode() {
+        let r = ShaperRate::new(2_500_000);
+        assert_eq!(r.dur(1500), 600_000);
+        // precision: 1 GB at 64 B/s (sch_cake's floor) within 1 ns per s
+        let slow = ShaperRate::new(MIN_RATE);
+        assert!((slow.dur(64) as i64 - 1_000_000_000).abs() <= 1);
+        let mut q = cake("bandwidth = \"20Mbps\"\nflow_mode = \"flows\"");
+        let (mut rng, mut dropped) = (RngStream::new(0, 0), Vec::new());
+        let mut ctx = QdCtx {
+            now: 1_000,
+            rng: &mut rng,
+            dropped: &mut dropped,
+            marked: 0,
+        };
+        for uid in 0..4 {
+            let p = Packet {
+                uid,
+                flow: FlowId(1),
+                size: 1500,
+                flags: flags::DATA,
+                enq_time: 1_000,
+                ..Default::default()
+            };
+            q.enqueue(p, &mut ctx).unwrap();
+        }
+        assert_eq!(q.dequeue(&mut ctx).unwrap().uid, 0);
+        assert!(q.dequeue(&mut ctx).is_none());
+        assert_eq!(q.wake_at(), Some(601_000));
+        // woken 50 µs late: sent, and the next is due 600 µs after the
+        // previous due time, not after now
+        ctx.now = 651_000;
+        assert_eq!(q.dequeue(&mut ctx).unwrap().uid, 1);
+        assert_eq!(q.wake_at(), None);
+        assert!(q.dequeue(&mut ctx).is_none());
+        assert_eq!(q.wake_at(), Some(1_201_000));
+        ctx.now = 1_201_000;
+        assert_eq!(q.dequeue(&mut ctx).unwrap().uid, 2);
+        let st: std::collections::HashMap<_, _> = q.stats().into_iter().collect();
+        assert_eq!((st["shaper_bytes"], st["shaper_overlimits"]), (4500.0, 2.0));
+    }
+
+    /// `cake_set_rate` at 20 Mbit/s: flow quantum 2.5e6 >> 12 = 610 B; an
+    /// MTU lasts 605.6 µs, under the 5 ms target, so the target stays; the
+    /// bulk tin (rate/16) has 9.69 ms, so its target is 1.5 × that.
+    #[test]
+    fn tin_rates_set_quantum_and_target() {
+        let c: CakeConfig = toml::from_str("bandwidth = \"20Mbps\"").unwrap();
+        let q = Cake::new(&c, 1);
+        assert_eq!(q.tins[0].flow_quantum, 610);
+        assert_eq!(q.tins[0].cparams.target, 5_000_000);
+        assert_eq!(q.tins[0].cparams.mtu_time, 605_600);
+        assert_eq!(q.tins[1].flow_quantum, 300);
+        assert_eq!(q.tins[1].cparams.target, 605_600 * 16 * 3 / 2);
+        assert_eq!(c.buffer_limit(), 4 << 20);
+    }
+
     #[test]
     fn defaults_are_linuxs_and_tins_follow_the_tables() {
         let c: CakeConfig = toml::from_str("").unwrap();
@@ -1011,6 +1290,17 @@ mod tests {
         let d = Diffserv::Diffserv3;
         assert_eq!((d.tin_of(0), d.tin_of(8), d.tin_of(46)), (0, 1, 2));
         assert_eq!(Diffserv::Diffserv4.tin_of(34), 2); // AF41: video
+        // diffserv8: LE (1) → 0, CS0 → 2, CS1 → 1, EF → 6, CS7 → 7
+        let d8 = Diffserv::Diffserv8;
+        let t8: Vec<_> = [1, 0, 8, 46, 56].map(|d| d8.tin_of(d)).to_vec();
+        assert_eq!(t8, [0, 2, 1, 6, 7]);
+        // precedence: the top three bits
+        assert_eq!(Diffserv::Precedence.tin_of(46), 5);
+        assert_eq!(Diffserv::Besteffort.tin_of(46), 0);
+        // cake_config_diffserv8: quanta 256, 224, 196, 171, 149, 130, 113, 98
+        let q: Vec<u16> = d8.layout(0).iter().map(|t| t.1).collect();
+        assert_eq!(q, [256, 224, 196, 171, 149, 130, 113, 98]);
+        assert_eq!(d8.layout(8_000_000)[1].0, 7_000_000);
         assert!(toml::from_str::<CakeConfig>("ack_filter = \"maybe\"").is_err());
     }
 }

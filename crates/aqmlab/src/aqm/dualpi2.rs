@@ -327,6 +327,7 @@ struct Counts {
     marked: u64,
     dequeued: u64,
     sojourn_ns: u128,
+    last_sojourn_ns: u64,
 }
 
 const L: usize = 0;
@@ -600,6 +601,7 @@ impl DualPi2 {
         let c = &mut self.counts[i];
         c.dequeued += 1;
         c.sojourn_ns += (now - p.enq_time) as u128;
+        c.last_sojourn_ns = now - p.enq_time;
     }
 
     fn drop_dequeued(&mut self, p: Packet, i: usize, ctx: &mut QdCtx) {
@@ -788,6 +790,9 @@ impl QueueDisc for DualPi2 {
                     marked: c.marked,
                     dequeued: c.dequeued,
                     sojourn_ns: c.sojourn_ns,
+                    len_pkts: self.q[i].len() as u64,
+                    len_bytes: self.q[i].bytes(),
+                    last_sojourn_ns: c.last_sojourn_ns,
                 }
             })
             .collect()

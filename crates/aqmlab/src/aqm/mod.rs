@@ -138,9 +138,21 @@ pub trait QueueDisc: Send {
     }
     /// Counters of the discipline's own queues (DualPI2's `l` and `c`),
     /// reported beside the port's per-class counters. Cumulative, read
-    /// when results are collected; empty for a single-queue discipline.
+    /// when results are collected and, on a monitored port, at every
+    /// queue sample (`queues.csv`'s per-class columns); empty for a
+    /// single-queue discipline.
     fn classes(&self) -> Vec<QueueClassCounts> {
         Vec::new()
+    }
+    /// The port's wake-up hook, for a discipline that may hold back its
+    /// packets (CAKE's shaper): asked after [`QueueDisc::dequeue`] returned
+    /// `None` with packets still queued, the time before which nothing can
+    /// be dequeued. The port's transmitter then waits and asks `dequeue`
+    /// again at that time (one wake-up timer; an arrival meanwhile does not
+    /// shorten the wait). `None` (the default): the discipline never holds
+    /// packets back, and the port waits for the next arrival.
+    fn wake_at(&self) -> Option<Time> {
+        None
     }
 }
 
@@ -160,6 +172,11 @@ pub struct QueueClassCounts {
     pub dequeued: u64,
     /// Sum of their queueing delays, ns.
     pub sojourn_ns: u128,
+    /// The queue now: packets and bytes held, and the queueing delay of
+    /// the last packet that left it (what `queues.csv` samples).
+    pub len_pkts: u64,
+    pub len_bytes: u64,
+    pub last_sojourn_ns: u64,
 }
 
 /// A queue size limit, in packets or in bytes.

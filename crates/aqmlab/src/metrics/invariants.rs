@@ -11,6 +11,8 @@
 //! - the bytes all flows crossing one link delivered in the interval ≤
 //!   that link's rate × the interval (flows alive at a window's start are
 //!   counted on their last link only, plus one packet each);
+//! - a shaper (CAKE's `bandwidth`) charged at most its rate × the run's
+//!   length plus one packet;
 //! - a throughput bin ≤ the receiver's incoming link rate plus one packet
 //!   per bin;
 //! - utilisation in [0, 1], and no floating-point residue: 0, or at least
@@ -168,8 +170,33 @@ pub fn check(sc: &Scenario, seed: u64, r: &RunResult) -> Result<(), String> {
             ));
         }
     }
+    shapers(sc, r)?;
     event_log(sc, r)?;
     delays(r)
+}
+
+/// A shaping discipline (CAKE's `bandwidth`) that reports its rate and the
+/// bytes it charged since the start (`shaper_rate_bps`, `shaper_bytes`,
+/// lengths after overhead compensation) charged at most the rate × the
+/// run's length plus one packet: each packet waits until the previous
+/// ones' time at the rate has passed.
+fn shapers(sc: &Scenario, r: &RunResult) -> Result<(), String> {
+    let slack = 8.0 * (largest_packet(sc) + 256.0);
+    for q in &r.queues {
+        let (Some(&rate), Some(&bytes)) =
+            (q.stats.get("shaper_rate_bps"), q.stats.get("shaper_bytes"))
+        else {
+            continue;
+        };
+        let bound = rate * r.sim_seconds * (1.0 + EPS) + slack;
+        if bytes * 8.0 > bound {
+            return Err(format!(
+                "queue {}: its shaper charged {bytes} bytes in {} s, above its {rate} bit/s",
+                q.link, r.sim_seconds
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The event log agrees with the queues' counters: per logged port, its

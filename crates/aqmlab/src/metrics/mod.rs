@@ -241,6 +241,32 @@ pub struct QueueSample {
 pub struct QueueSeries {
     pub link: String,
     pub samples: Vec<QueueSample>,
+    /// The discipline's own queues (DualPI2's `l` and `c`), sampled with
+    /// `samples` (one entry per sample each); empty for other disciplines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassSeries>,
+}
+
+/// One internal queue's time series ([`QueueSeries::classes`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassSeries {
+    /// The queue's name, as in `classes.csv`'s `class` column.
+    pub class: String,
+    pub samples: Vec<ClassSample>,
+}
+
+/// One sample of an internal queue: as [`QueueSample`], for that queue.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct ClassSample {
+    pub len_pkts: u64,
+    pub len_bytes: u64,
+    /// The sojourn time of the last packet that left this queue before the
+    /// sample, 0 when it is empty.
+    pub delay_s: f64,
+    /// Counted from the start of the run.
+    pub arrivals: u64,
+    pub dropped: u64,
+    pub marked: u64,
 }
 
 /// Drop and mark rates of a queue over one window of time.

@@ -6,13 +6,17 @@
 //! |---|---|---|---|
 //! | [`Ext::MaxNet`] | the MaxNet source (unstamped), MaxNet links (`aqm/maxnet.rs`) | the MaxNet source (`tcp/cc/maxnet.rs`) | yes ([`ExtEcho::LastForward`]) |
 //! | [`Ext::Rio`] | the RIO-PS edge classifier (`net/classifier.rs`) | RIO (`aqm/rio.rs`), the port's per-class counters | no |
+//! | [`Ext::Dscp`] | a sender whose flow group sets `dscp` (TCP `tcp/sender.rs`, CBR `traffic/cbr.rs`) | CAKE's tin selection (`aqm/cake.rs`), pcap's TOS byte | no |
 //!
 //! A packet carries at most one protocol's fields. A congestion control
 //! says what its segments carry when sent (`CongestionControl::ext`) and
 //! what its receiver copies into ACKs (`CcAlgorithm::EXT_ECHO`); the
 //! receiver and the forwarding path never name a protocol. Scenario
 //! validation rejects a MaxNet source whose path crosses a classifier,
-//! since the classifier's tag would overwrite the price.
+//! since the classifier's tag would overwrite the price, and, likewise, a
+//! flow with a `dscp` that is a MaxNet source or crosses a classifier.
+//! A packet without `Ext::Dscp` has DSCP 0 (CS0, best effort); ACKs carry
+//! none (the receiver's socket sets no TOS).
 //!
 //! A new protocol adds a variant here (its fields stored so that the enum
 //! stays byte-aligned: [`Ext`] is 9 bytes, and `Packet` 104), the writer
@@ -116,6 +120,9 @@ pub enum Ext {
     MaxNet(MaxNetFields),
     /// RIO's service class.
     Rio(Class),
+    /// The DSCP of the IP header (RFC 2474 §3: the upper six bits of the
+    /// TOS byte; the ECN bits are `Packet::ecn`), 1..=63.
+    Dscp(u8),
 }
 
 impl Ext {
@@ -126,6 +133,24 @@ impl Ext {
         match self {
             Ext::Rio(c) => c,
             _ => Class::Default,
+        }
+    }
+
+    /// The packet's DSCP: its flow's, or 0 (CS0) when it carries none.
+    #[inline]
+    pub fn dscp(self) -> u8 {
+        match self {
+            Ext::Dscp(d) => d,
+            _ => 0,
+        }
+    }
+
+    /// The slot of a packet whose flow sets DSCP `d` (0: none).
+    #[inline]
+    pub fn with_dscp(d: u8) -> Ext {
+        match d {
+            0 => Ext::None,
+            d => Ext::Dscp(d & 63),
         }
     }
 

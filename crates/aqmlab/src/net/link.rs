@@ -323,6 +323,18 @@ impl Port {
         }
     }
 
+    /// When the discipline, having just given no packet while some are
+    /// queued, lets the next one go ([`QueueDisc::wake_at`]); `None` for
+    /// DropTail, an empty queue or a discipline that never holds back.
+    #[inline]
+    pub fn wake_at(&self) -> Option<Time> {
+        match &self.disc {
+            Disc::DropTail(_) => None,
+            Disc::Boxed(b) if b.len_pkts() > 0 => b.wake_at(),
+            Disc::Boxed(_) => None,
+        }
+    }
+
     /// Time-averaged queue length in packets over [0, now] (`now` not
     /// before the last queue change). Reading it changes nothing.
     pub fn mean_len_pkts(&self, now: Time) -> f64 {
@@ -353,6 +365,10 @@ pub enum TxState {
     InLane,
     /// Serialising the packet held in `Link::tx`.
     Held,
+    /// Idle, with packets queued that the discipline holds back until the
+    /// wake-up its `TxDone` event is scheduled for ([`Port::wake_at`]); that
+    /// event sends nothing and counts nothing, it only asks again.
+    Waiting,
 }
 
 /// One direction of a link.

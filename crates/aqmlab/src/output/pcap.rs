@@ -47,7 +47,9 @@ use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
 use crate::tcp::TcpParams;
 use crate::{Scenario, Simulation};
 use etherparse::TcpOptionElement as Opt;
-use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader};
+use etherparse::{
+    EtherType, Ethernet2Header, IpDscp, IpEcn, IpNumber, Ipv4Header, TcpHeader, UdpHeader,
+};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use std::fs::File;
@@ -251,6 +253,8 @@ fn ipv4(proto: IpNumber, p: &Packet, len: usize) -> Result<Ipv4Header, String> {
         Ecn::Ect0 => IpEcn::Ect0,
         Ecn::Ce => IpEcn::CongestionExperienced,
     };
+    // the TOS byte's upper six bits: the flow's DSCP (`Ext::Dscp`, < 64)
+    ip.dscp = IpDscp::try_new(p.ext.dscp()).map_err(|e| e.to_string())?;
     ip.header_checksum = ip.calc_header_checksum();
     Ok(ip)
 }
@@ -336,6 +340,25 @@ impl Capture {
 #[cfg(test)]
 mod write_tests {
     use super::*;
+
+    /// The IPv4 TOS byte holds the flow's DSCP in its upper six bits and
+    /// the ECN codepoint, intact, in its lower two (RFC 2474 §3, RFC 3168
+    /// §5): CS1 (8) with CE is 8 << 2 | 3 = 0x23; no DSCP is CS0.
+    #[test]
+    fn tos_byte_carries_dscp_and_ecn() {
+        let mut p = Packet {
+            ecn: Ecn::Ce,
+            ext: crate::net::ext::Ext::with_dscp(8),
+            ..Default::default()
+        };
+        let tos = |p: &Packet| ipv4(IpNumber::TCP, p, 40).unwrap().to_bytes()[1];
+        assert_eq!(tos(&p), 0x23);
+        p.ext = crate::net::ext::Ext::with_dscp(46);
+        p.ecn = Ecn::Ect1;
+        assert_eq!(tos(&p), 46 << 2 | 1);
+        p.ext = crate::net::ext::Ext::None;
+        assert_eq!(tos(&p), 1);
+    }
 
     #[test]
     fn a_full_disk_reads_as_a_full_disk() {

@@ -472,6 +472,14 @@ pub struct FlowSpec {
     /// Record each flow's congestion window over time (`cwnd.csv`).
     #[serde(default)]
     pub trace_cwnd: bool,
+    /// The DSCP (RFC 2474, 0..=63) on the packets the group's senders send
+    /// (not on ACKs); 0, the default, is CS0 (best effort).
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub dscp: u8,
+}
+
+fn is_zero_u8(v: &u8) -> bool {
+    *v == 0
 }
 
 fn one() -> u32 {
@@ -772,6 +780,7 @@ impl Scenario {
         let mut p = TcpParams::default();
         p.apply(&self.tcp);
         p.apply(&self.flows[i].tcp);
+        p.dscp = self.flows[i].dscp;
         p
     }
 
@@ -1306,6 +1315,12 @@ impl Scenario {
             if f.count == 0 {
                 return Err((format!("{p}.count"), "must be at least 1".into()));
             }
+            if f.dscp > 63 {
+                return Err((
+                    format!("{p}.dscp"),
+                    format!("must be 0..=63 (a 6-bit DSCP, RFC 2474), got {}", f.dscp),
+                ));
+            }
             let tcp = self.tcp_params(i);
             tcp.validate()
                 .map_err(|(k, m)| (format!("{p}.tcp.{k}"), m))?;
@@ -1510,6 +1525,28 @@ dst = "h2"
 
     fn err(text: &str) -> String {
         Scenario::from_toml(text, "t.toml").unwrap_err().to_string()
+    }
+
+    /// A flow group's `dscp`: 0..=63; a MaxNet source or a path through a
+    /// classifier cannot carry one (one extension slot per packet).
+    #[test]
+    fn dscp_is_six_bits_and_needs_the_extension_slot() {
+        let sc = Scenario::from_toml(&format!("{MINI}dscp = 46\n"), "t.toml").unwrap();
+        assert_eq!((sc.flows[0].dscp, sc.tcp_params(0).dscp), (46, 46));
+        let e = err(&format!("{MINI}dscp = 64\n"));
+        assert!(e.contains("flows[0].dscp") && e.contains("0..=63"), "{e}");
+        let e = err(&format!("{MINI}dscp = 300\n"));
+        assert!(e.contains("flows[0].dscp"), "{e}");
+        let e = err(&format!("{MINI}dscp = 8\ncc = \"maxnet\"\n"));
+        assert!(e.contains("flows[0].dscp") && e.contains("MaxNet"), "{e}");
+        let e = err(&(MINI.replace(
+            "queue_ab = { kind = \"red\"",
+            "classifier_ab = { threshold = 5 }\nqueue_ab = { kind = \"red\"",
+        ) + "dscp = 8\n"));
+        assert!(
+            e.contains("flows[0].dscp") && e.contains("classifier"),
+            "{e}"
+        );
     }
 
     #[test]

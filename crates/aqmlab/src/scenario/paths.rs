@@ -194,6 +194,23 @@ impl<'a> Topology<'a> {
         })
     }
 
+    /// Check that the packets of a flow with a DSCP from `src` to `dst`
+    /// cross no classifier, whose class tag would replace the DSCP in the
+    /// packet's one extension slot (`net/ext.rs`).
+    fn check_dscp(&self, src: &str, dst: &str) -> Result<(), String> {
+        let p = self.path(src, dst).unwrap_or_default();
+        if let Some(&li) = p.iter().find(|&&li| self.links[li].classifies()) {
+            let l = &self.links[li];
+            return Err(format!(
+                "the flow's path crosses the classifier of `{}` -> `{}`: a packet carries either \
+                 a DSCP or a RIO class, not both; remove the classifier or `dscp`",
+                self.names[l.from.ix()],
+                self.names[l.to.ix()]
+            ));
+        }
+        Ok(())
+    }
+
     /// Check that a MaxNet source from `src` to `dst` crosses at least one
     /// MaxNet link, and no classifier in either direction (a packet has one
     /// extension slot: the class tag would replace the price, `net/ext.rs`);
@@ -275,8 +292,20 @@ pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
             }
         }
         if f.cbr.is_none() && uses_maxnet(&f.cc) {
+            if f.dscp != 0 {
+                return Err((
+                    format!("flows[{i}].dscp"),
+                    "a MaxNet source's packets carry MaxNet's price in their one extension slot, \
+                     which a DSCP needs too; remove `dscp` or use another `cc`"
+                        .into(),
+                ));
+            }
             topo.check_maxnet(&f.src, &f.dst)
                 .map_err(|m| (format!("flows[{i}].cc"), m))?;
+        }
+        if f.dscp != 0 {
+            topo.check_dscp(&f.src, &f.dst)
+                .map_err(|m| (format!("flows[{i}].dscp"), m))?;
         }
     }
     for (i, w) in sc.workloads.iter().enumerate() {

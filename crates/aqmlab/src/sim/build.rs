@@ -130,7 +130,7 @@ fn build_flow(
     let g = &sc.flows[fp.group];
     let (s, d) = (fp.src, fp.dst);
     let t = match &g.cbr {
-        Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0))),
+        Some(c) => Transport::Cbr(Cbr::new(c, fid, s, d, g.size.map(|x| x.0)).with_dscp(g.dscp)),
         None => Transport::Tcp(TcpPair {
             snd: Sender::new(
                 p.clone(),
@@ -307,7 +307,12 @@ impl Simulation {
             Vec::with_capacity(sc.flows.len());
         for gi in 0..sc.flows.len() {
             let p = match gi.checked_sub(1) {
-                Some(prev) if sc.flows[prev].tcp == sc.flows[gi].tcp => params[prev].clone(),
+                Some(prev)
+                    if sc.flows[prev].tcp == sc.flows[gi].tcp
+                        && sc.flows[prev].dscp == sc.flows[gi].dscp =>
+                {
+                    params[prev].clone()
+                }
                 _ => std::sync::Arc::new(crate::tcp::TcpParams {
                     cc_seed: seed,
                     ..sc.tcp_params(gi)

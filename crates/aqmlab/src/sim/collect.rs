@@ -141,13 +141,14 @@ impl Simulation {
     fn collect_series(&self) -> Vec<QueueSeries> {
         let mut all: Vec<(LinkId, QueueSeries)> = Vec::new();
         for lp in &self.lps {
-            for (li, v) in &lp.series {
+            for (k, (li, v)) in lp.series.iter().enumerate() {
                 let sl = &lp.links[li.ix()];
                 all.push((
                     sl.id,
                     QueueSeries {
                         link: sl.link.name.clone(),
                         samples: v.clone(),
+                        classes: lp.class_series.get(k).cloned().unwrap_or_default(),
                     },
                 ));
             }

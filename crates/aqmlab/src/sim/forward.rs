@@ -105,7 +105,21 @@ impl Lp {
         let now = self.now;
         if let Some(p) = self.links[li.ix()].link.port.dequeue(now, &mut self.drops) {
             self.transmit(sh, li, p);
+        } else if let Some(at) = self.links[li.ix()].link.port.wake_at() {
+            self.wait_tx(li, at.max(now));
         }
+    }
+
+    /// The port's discipline holds its packets back until `at` (CAKE's
+    /// shaper): the idle transmitter waits, woken by a `TxDone` of its own
+    /// at `at` (its tie-break counter, so the order is the same on any
+    /// thread count) that sends nothing and asks the port again.
+    #[inline(never)]
+    fn wait_tx(&mut self, li: LocalLink, at: Time) {
+        let sl = &mut self.links[li.ix()];
+        sl.link.tx_state = TxState::Waiting;
+        let tie = sl.tx_tie();
+        self.events.schedule(at, tie, Ev::TxDone(li));
     }
 
     /// Start serialising `p` on the idle transmitter of link `li`.
@@ -186,6 +200,13 @@ impl Lp {
     pub(super) fn on_tx_done(&mut self, sh: &Shared, li: LocalLink) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
+        if sl.link.tx_state == TxState::Waiting {
+            // a wake-up (`wait_tx`): no transmission ended
+            sl.link.tx_state = TxState::Idle;
+            self.start_tx(sh, li);
+            self.account_drops();
+            return;
+        }
         let held = sl.link.tx_state == TxState::Held;
         sl.link.tx_state = TxState::Idle;
         if held {

@@ -66,6 +66,9 @@ pub struct Lp {
     pub drop_log: Vec<u32>,
     /// Monitored ports held here and their samples.
     pub series: Vec<(LocalLink, Vec<QueueSample>)>,
+    /// The samples of their disciplines' own queues, by `series` index
+    /// (empty for a discipline without: `QueueDisc::classes`).
+    pub class_series: Vec<Vec<crate::metrics::ClassSeries>>,
     /// Traced senders held here and their samples.
     pub cwnd: Vec<(LocalFlow, Vec<CwndSample>)>,
     /// The workloads, in the one process that runs them (else empty).
@@ -107,6 +110,7 @@ impl Lp {
             flow_drops: Vec::new(),
             drop_log: Vec::with_capacity(DROP_LOG),
             series: Vec::new(),
+            class_series: Vec::new(),
             cwnd: Vec::new(),
             workloads: Vec::new(),
             wl_flows: Vec::new(),

@@ -6,15 +6,43 @@
 use super::event::{owner, Ev};
 use super::lp::Lp;
 use super::Shared;
+use crate::aqm::QueueClassCounts;
 use crate::engine::{to_secs, Tie};
-use crate::metrics::{CwndSample, QueueSample};
+use crate::metrics::{ClassSample, ClassSeries, CwndSample, QueueSample};
+
+/// Append one sample of each of a discipline's own queues (`classes`, in
+/// the discipline's order) to their series.
+fn sample_classes(series: &mut Vec<ClassSeries>, classes: Vec<QueueClassCounts>) {
+    for (i, c) in classes.into_iter().enumerate() {
+        if series.len() <= i {
+            series.push(ClassSeries {
+                class: c.name.to_string(),
+                samples: Vec::new(),
+            });
+        }
+        series[i].samples.push(ClassSample {
+            len_pkts: c.len_pkts,
+            len_bytes: c.len_bytes,
+            delay_s: if c.len_pkts == 0 {
+                0.0
+            } else {
+                to_secs(c.last_sojourn_ns)
+            },
+            arrivals: c.arrivals,
+            dropped: c.dropped,
+            marked: c.marked,
+        });
+    }
+}
 
 impl Lp {
     pub(super) fn on_sample(&mut self, sh: &Shared) {
         let t = to_secs(self.now);
-        for (li, v) in self.series.iter_mut() {
+        self.class_series.resize_with(self.series.len(), Vec::new);
+        for (k, (li, v)) in self.series.iter_mut().enumerate() {
             let port = &self.links[li.ix()].link.port;
             let qd = &port.disc;
+            sample_classes(&mut self.class_series[k], qd.classes());
             let len = qd.len_pkts();
             let c = port.stats.counters();
             v.push(QueueSample {

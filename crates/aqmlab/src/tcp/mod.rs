@@ -239,6 +239,10 @@ pub struct TcpParams {
     /// and the workloads, not a scenario key).
     #[serde(skip)]
     pub cc_seed: u64,
+    /// The DSCP the sender puts on its segments (the flow group's `dscp`,
+    /// not a `tcp` key; 0: none, CS0).
+    #[serde(skip)]
+    pub dscp: u8,
     /// Every key set explicitly so far, in layer order (a profile named in
     /// a later layer is applied under all of them).
     #[serde(skip)]
@@ -282,6 +286,7 @@ impl Default for TcpParams {
             fin: false,
             rate_cc: false,
             cc_seed: 0,
+            dscp: 0,
             explicit: TcpOptions::default(),
         }
     }

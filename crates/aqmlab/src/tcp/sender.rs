@@ -210,6 +210,16 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// What a segment carries in its extension slot: the congestion
+    /// control's fields (MaxNet), else the flow's DSCP, if any.
+    #[inline]
+    fn seg_ext(&self) -> crate::net::ext::Ext {
+        match self.cc.ext() {
+            crate::net::ext::Ext::None => crate::net::ext::Ext::with_dscp(self.params.dscp),
+            e => e,
+        }
+    }
+
     /// Bytes from the start of a sender that its hot fields span (see
     /// [`Sender`]).
     pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, ecn);
@@ -544,7 +554,7 @@ impl Sender {
                     self.params.ecn,
                     self.params.ecn_feedback,
                 )),
-            ext: self.cc.ext(),
+            ext: self.seg_ext(),
             ..Default::default()
         });
         self.arm_rto(ctx);
@@ -826,7 +836,7 @@ impl Sender {
             flags: f,
             ecn,
             sent_time: ctx.now,
-            ext: self.cc.ext(),
+            ext: self.seg_ext(),
             ..Default::default()
         });
         if self.params.rack {

@@ -65,6 +65,8 @@ pub struct Cbr {
     rate_bps: u64,
     size: u32,
     ecn: bool,
+    /// The flow group's DSCP (0: none).
+    dscp: u8,
     max_pkts: u64,
     start: Time,
     pub sent: u64,
@@ -81,12 +83,19 @@ impl Cbr {
             rate_bps: s.rate.0,
             size: s.packet_size,
             ecn: s.ecn,
+            dscp: 0,
             max_pkts: bytes.map_or(u64::MAX, |b| b.div_ceil(s.packet_size as u64)),
             start: 0,
             sent: 0,
             received: 0,
             bytes_received: 0,
         }
+    }
+
+    /// Put DSCP `d` on the packets (the flow group's `dscp`).
+    pub fn with_dscp(mut self, d: u8) -> Cbr {
+        self.dscp = d;
+        self
     }
 
     /// Time packet `k` leaves.
@@ -116,6 +125,7 @@ impl Cbr {
             payload: self.size,
             flags: flags::DATA,
             ecn: if self.ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            ext: crate::net::ext::Ext::with_dscp(self.dscp),
             sent_time: now,
             ..Default::default()
         });
