@@ -154,6 +154,12 @@ pub trait QueueDisc: Send {
     fn classes(&self) -> Vec<QueueClassCounts> {
         Vec::new()
     }
+    /// The link's rate is `rate_bps` from `now` on (an `[[events]]` rate
+    /// change). Disciplines that read the rate follow it (RED, ARED and
+    /// RIO's idle-time decay, MaxNet's capacity); the others ignore it.
+    fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        let _ = (now, rate_bps);
+    }
     /// Empty the queue because its link went down, appending every packet
     /// it held to `out`. The default takes them through `dequeue` until it
     /// gives nothing (so a discipline's own drops on the way are in

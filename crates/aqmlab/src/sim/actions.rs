@@ -1,7 +1,9 @@
 //! Events of the scenario that act on the network during the run
 //! (`[[events]]`) beyond a link's service schedule (rate, delay and loss
 //! live in the link's model, `net/link_model.rs`): a link going down or
-//! coming back up, and a flow group stopping.
+//! coming back up, a flow group stopping, and telling the queue
+//! disciplines of a link whose rate changes its new rate
+//! ([`crate::aqm::QueueDisc::set_rate`]: RED, ARED, RIO, MaxNet).
 //!
 //! They run between the simulation's own events: the one of time `t` runs
 //! after every event before `t` and before any event at `t` (events of one
@@ -34,6 +36,8 @@ pub(super) enum Action {
     Up(usize),
     /// These flows stop sending new data and close.
     Stop(Vec<FlowId>),
+    /// Simplex link `l`'s rate is now `rate` bit/s: its discipline is told.
+    Rate(usize, u64),
 }
 
 /// The scenario's actions in the order they run: by time, then file order.
@@ -53,6 +57,18 @@ pub(super) fn plan(sc: &Scenario, groups: &[Vec<FlowId>]) -> Vec<(Time, Action)>
                     .flat_map(|(_, ids)| ids.iter().copied())
                     .collect(),
             ),
+            (Some(l), _) => {
+                // `rate` sets both directions, `rate_ba` b→a (as the
+                // link's schedule reads them)
+                let i = links[l];
+                if let Some(r) = e.rate {
+                    v.push((e.at.0, Action::Rate(2 * i, r.0)));
+                }
+                if let Some(r) = e.rate_ba.or(e.rate) {
+                    v.push((e.at.0, Action::Rate(2 * i + 1, r.0)));
+                }
+                continue;
+            }
             _ => continue,
         };
         v.push((e.at.0, a));
@@ -92,6 +108,15 @@ impl Simulation {
                     // the senders' first hops are looked up again
                     for f in lp.flows.iter_mut() {
                         f.snd_link = NO_ROUTE;
+                    }
+                }
+            }
+            Action::Rate(l, rate) => {
+                for lp in self.lps.iter_mut() {
+                    let li = lp.local_link(LinkId(l as u32));
+                    let sl = &mut lp.links[li.ix()];
+                    if sl.tx_lp == lp.id {
+                        sl.link.port.disc.set_rate(t, rate);
                     }
                 }
             }
