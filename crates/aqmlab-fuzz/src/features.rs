@@ -139,7 +139,7 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
         "events",
         &[
             "at", "link", "flow", "rate", "rate_ba", "delay", "loss_ab", "loss_ba", "down", "up",
-            "stop",
+            "stop", "queue",
         ],
     ),
     (
@@ -883,6 +883,18 @@ pub fn events(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
             t.insert(k.into(), Value::Boolean(v));
             d.push(format!("{k} = {v}"));
         }
+    }
+    if rng.gen_bool(0.2) {
+        // queue parameters: CoDel's two, or a key no discipline changes
+        let mut q = Table::new();
+        for k in ["target", "interval", "limit"] {
+            if rng.gen_bool(0.5) {
+                let v = unit_value("time", rng);
+                d.push(format!("queue.{k} = {v}"));
+                q.insert(k.into(), v);
+            }
+        }
+        t.insert("queue".into(), Value::Table(q));
     }
     let switch = t.contains_key("down") || t.contains_key("up");
     for k in ["rate", "rate_ba", "delay", "loss_ab", "loss_ba"] {

@@ -438,6 +438,7 @@ const KEYS: &[&str] = &[
     "down",
     "up",
     "stop",
+    "queue",
     "tcp",
     "mss",
     "header_bytes",

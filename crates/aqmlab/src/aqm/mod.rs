@@ -160,6 +160,18 @@ pub trait QueueDisc: Send {
     fn set_rate(&mut self, now: Time, rate_bps: u64) {
         let _ = (now, rate_bps);
     }
+    /// Change parameter `key` to `value` during the run (`[[events]]`
+    /// `queue = { key = value }`), as `tc qdisc change` does: the
+    /// discipline's state stays. The default changes nothing and says so;
+    /// a scenario's events are tried on a fresh instance when it is
+    /// loaded, so a refusal is a validation error.
+    fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+        let _ = (key, value);
+        Err(format!(
+            "a `{}` queue's parameters cannot be changed during a run (codel: target, interval)",
+            self.kind()
+        ))
+    }
     /// Empty the queue because its link went down, appending every packet
     /// it held to `out`. The default takes them through `dequeue` until it
     /// gives nothing (so a discipline's own drops on the way are in

@@ -435,6 +435,10 @@ pub struct EventSpec {
     /// The group's flows stop sending new data and close with a FIN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<bool>,
+    /// Queue parameters changed on both directions of the link, e.g.
+    /// `{ target = "10ms" }` ([`crate::aqm::QueueDisc::set_param`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<toml::value::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -812,6 +816,7 @@ impl Scenario {
         self.validate_output()?;
         self.validate_links(&names)?;
         self.validate_events()?;
+        self.validate_queue_events()?;
         let mut global = TcpParams::default();
         global.apply(&self.tcp);
         global
@@ -1023,17 +1028,17 @@ impl Scenario {
                     "an event takes a link down or brings it up, not both".into(),
                 ));
             }
-            if switch && e.changes_service() {
+            if switch && (e.changes_service() || e.queue.is_some()) {
                 let k = if e.down.is_some() { "down" } else { "up" };
                 return Err((
                     format!("{p}.{k}"),
                     "a down or up event changes nothing else; give rate, delay or loss in an event of its own".into(),
                 ));
             }
-            if !switch && !e.changes_service() {
+            if !switch && !e.changes_service() && e.queue.is_none() {
                 return Err((
                     p,
-                    "an event changes something: give rate, rate_ba, delay, loss_ab, loss_ba, down = true or up = true"
+                    "an event changes something: give rate, rate_ba, delay, loss_ab, loss_ba, queue, down = true or up = true"
                         .into(),
                 ));
             }
@@ -1067,6 +1072,41 @@ impl Scenario {
         Ok(())
     }
 
+    /// `[[events]]` `queue` tables: each link direction's discipline is
+    /// built fresh and given the link's queue changes in the order they
+    /// run, so a key it cannot change, or a value out of its range given
+    /// the changes before it, is an error naming `events[i].queue.KEY`.
+    fn validate_queue_events(&self) -> Result<(), (String, String)> {
+        let mut order: Vec<(usize, &EventSpec)> = (self.events.iter().enumerate())
+            .filter(|(_, e)| e.queue.is_some())
+            .collect();
+        if order.is_empty() {
+            return Ok(());
+        }
+        order.sort_by_key(|(_, e)| e.at.0);
+        for l in &self.links {
+            let name = l.display_name();
+            for spec in [
+                l.queue_ab.as_ref().or(l.queue.as_ref()),
+                l.queue_ba.as_ref().or(l.queue.as_ref()),
+            ] {
+                let spec = spec.cloned().unwrap_or_default();
+                let mut rng = crate::engine::RngStream::new(0, 0);
+                let mut d = spec.build(l.rate.0.max(1_000_000), l.delay.0, &mut rng);
+                for (i, e) in order
+                    .iter()
+                    .filter(|(_, e)| e.link.as_deref() == Some(&name))
+                {
+                    for (k, v) in e.queue.iter().flatten() {
+                        d.set_param(k, v)
+                            .map_err(|m| (format!("events[{i}].queue.{k}"), m))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A flow-group event (`flow = "GROUP"`): the group exists among
     /// `[[flows]]`, the event stops it, and gives no link attribute.
     fn validate_flow_event(&self, p: &str, e: &EventSpec, g: &str) -> Result<(), (String, String)> {
@@ -1091,6 +1131,7 @@ impl Scenario {
             ("loss_ba", e.loss_ba.is_some()),
             ("down", e.down.is_some()),
             ("up", e.up.is_some()),
+            ("queue", e.queue.is_some()),
         ];
         if let Some((k, _)) = link_keys.iter().find(|(_, set)| *set) {
             return Err((

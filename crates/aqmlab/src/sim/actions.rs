@@ -38,6 +38,8 @@ pub(super) enum Action {
     Stop(Vec<FlowId>),
     /// Simplex link `l`'s rate is now `rate` bit/s: its discipline is told.
     Rate(usize, u64),
+    /// Simplex link `l`'s discipline changes these parameters.
+    Queue(usize, toml::value::Table),
 }
 
 /// The scenario's actions in the order they run: by time, then file order.
@@ -61,6 +63,10 @@ pub(super) fn plan(sc: &Scenario, groups: &[Vec<FlowId>]) -> Vec<(Time, Action)>
                 // `rate` sets both directions, `rate_ba` b→a (as the
                 // link's schedule reads them)
                 let i = links[l];
+                if let Some(q) = &e.queue {
+                    v.push((e.at.0, Action::Queue(2 * i, q.clone())));
+                    v.push((e.at.0, Action::Queue(2 * i + 1, q.clone())));
+                }
                 if let Some(r) = e.rate {
                     v.push((e.at.0, Action::Rate(2 * i, r.0)));
                 }
@@ -117,6 +123,20 @@ impl Simulation {
                     let sl = &mut lp.links[li.ix()];
                     if sl.tx_lp == lp.id {
                         sl.link.port.disc.set_rate(t, rate);
+                    }
+                }
+            }
+            Action::Queue(l, ref q) => {
+                for lp in self.lps.iter_mut() {
+                    let li = lp.local_link(LinkId(l as u32));
+                    let sl = &mut lp.links[li.ix()];
+                    if sl.tx_lp == lp.id {
+                        for (k, v) in q {
+                            // validated on a fresh instance given the same
+                            // changes in the same order
+                            let r = sl.link.port.disc.set_param(k, v);
+                            debug_assert!(r.is_ok(), "{k}: {r:?}");
+                        }
                     }
                 }
             }
