@@ -1141,7 +1141,7 @@ impl Scenario {
         }
         if e.stop.is_none() {
             return Err((
-                format!("{p}"),
+                p.to_string(),
                 "a flow event stops its group: give stop = true".into(),
             ));
         }
