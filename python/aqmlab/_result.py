@@ -59,6 +59,7 @@ _QUEUE_COLUMNS = (
     "dropped_forced",
     "dropped_overflow",
     "dropped_aqm",
+    "dropped_link_down",
     "marked",
     "mean_len_pkts",
     "mean_len_bytes",

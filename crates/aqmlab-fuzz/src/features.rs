@@ -138,7 +138,8 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
     (
         "events",
         &[
-            "at", "link", "rate", "rate_ba", "delay", "loss_ab", "loss_ba",
+            "at", "link", "flow", "rate", "rate_ba", "delay", "loss_ab", "loss_ba", "down", "up",
+            "stop", "queue",
         ],
     ),
     (
@@ -815,8 +816,9 @@ const TRACE_FILES: &[&str] = &[
 
 /// Links that change: an `[[events]]` entry (a link by name or a name that
 /// matches none, a time inside, at the edge of or outside the run, one or
-/// more of its attributes in range or not) or a `trace`/`trace_ba` on a
-/// link.
+/// more of its attributes in range or not; a link going down or up, both
+/// or with other attributes; a flow group stopping, or a name that is no
+/// group) or a `trace`/`trace_ba` on a link.
 pub fn events(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let mut names: Vec<String> = (doc.get("links").and_then(|l| l.as_array()))
         .map(|ls| {
@@ -852,11 +854,52 @@ pub fn events(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let mut t = Table::new();
     let at = unit_value("time", rng);
     t.insert("at".into(), at.clone());
-    let link = names.choose(rng).expect("nonempty").clone();
-    t.insert("link".into(), Value::String(link.clone()));
-    let mut d = vec![format!("at = {at}"), format!("link = {link:?}")];
+    let mut d = vec![format!("at = {at}")];
+    if rng.gen_bool(0.2) {
+        // a flow group stops (or a name that is no group)
+        let mut groups: Vec<String> = (doc.get("flows").and_then(|f| f.as_array()))
+            .map(|fs| {
+                (fs.iter())
+                    .filter_map(|f| Some(f.get("group")?.as_str()?.to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        groups.push("nope".into());
+        let g = groups.choose(rng).expect("nonempty").clone();
+        t.insert("flow".into(), Value::String(g.clone()));
+        d.push(format!("flow = {g:?}"));
+        let stop = rng.gen_bool(0.9);
+        t.insert("stop".into(), Value::Boolean(stop));
+        d.push(format!("stop = {stop}"));
+    } else {
+        let link = names.choose(rng).expect("nonempty").clone();
+        t.insert("link".into(), Value::String(link.clone()));
+        d.push(format!("link = {link:?}"));
+    }
+    // down / up: mostly alone and true, now and then both, false, or with
+    // a rate
+    for k in ["down", "up"] {
+        if rng.gen_bool(0.25) {
+            let v = rng.gen_bool(0.9);
+            t.insert(k.into(), Value::Boolean(v));
+            d.push(format!("{k} = {v}"));
+        }
+    }
+    if rng.gen_bool(0.2) {
+        // queue parameters: CoDel's two, or a key no discipline changes
+        let mut q = Table::new();
+        for k in ["target", "interval", "limit"] {
+            if rng.gen_bool(0.5) {
+                let v = unit_value("time", rng);
+                d.push(format!("queue.{k} = {v}"));
+                q.insert(k.into(), v);
+            }
+        }
+        t.insert("queue".into(), Value::Table(q));
+    }
+    let switch = t.contains_key("down") || t.contains_key("up");
     for k in ["rate", "rate_ba", "delay", "loss_ab", "loss_ba"] {
-        if rng.gen_bool(0.4) {
+        if rng.gen_bool(if switch { 0.05 } else { 0.4 }) {
             let v = match k {
                 "rate" | "rate_ba" => unit_value("bit/s", rng),
                 "delay" => unit_value("time", rng),

@@ -827,6 +827,7 @@ struct LinkRow<'a> {
     dropped_forced: u64,
     dropped_overflow: u64,
     dropped_aqm: u64,
+    dropped_link_down: u64,
     marked: u64,
     /// dropped / arrivals (empty when nothing arrived).
     drop_rate: Option<f64>,
@@ -921,6 +922,7 @@ pub fn write_links(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()
             dropped_forced: q.dropped_forced,
             dropped_overflow: q.dropped_overflow,
             dropped_aqm: q.dropped_aqm,
+            dropped_link_down: q.dropped_link_down,
             marked: q.marked,
             drop_rate: per_arrival(q.dropped, q.arrivals),
             mark_rate: per_arrival(q.marked, q.arrivals),

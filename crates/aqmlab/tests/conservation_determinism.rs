@@ -306,7 +306,7 @@ fn assert_conserved(r: &RunResult) {
     let link_losses: u64 = r.links.iter().map(|l| l.lost).sum();
     assert_eq!(
         c.dropped,
-        queue_drops + link_losses,
+        queue_drops + link_losses + c.dropped_no_route,
         "{}: drops by place",
         r.scenario
     );
@@ -320,7 +320,11 @@ fn assert_conserved(r: &RunResult) {
         assert_eq!(q.link, l.link);
         assert_eq!(
             q.dropped,
-            q.dropped_early + q.dropped_forced + q.dropped_overflow + q.dropped_aqm,
+            q.dropped_early
+                + q.dropped_forced
+                + q.dropped_overflow
+                + q.dropped_aqm
+                + q.dropped_link_down,
             "{}: {} drop causes",
             r.scenario,
             q.link
@@ -328,8 +332,10 @@ fn assert_conserved(r: &RunResult) {
         assert!(q.dequeued <= q.enqueued, "{}: {}", r.scenario, q.link);
         // Every offered packet is accepted or refused; none leaves twice.
         assert!(q.enqueued <= q.arrivals, "{}: {}", r.scenario, q.link);
+        // (a link that goes down loses packets it had dequeued too: those
+        // being sent or propagating)
         assert!(
-            q.dropped + q.dequeued <= q.arrivals,
+            q.dropped - q.dropped_link_down + q.dequeued <= q.arrivals,
             "{}: {} dropped {} + dequeued {} > arrivals {}",
             r.scenario,
             q.link,
@@ -347,7 +353,7 @@ fn assert_conserved(r: &RunResult) {
             assert_eq!(sum(|c| c.marked), q.marked, "{}", q.link);
         }
         assert!(
-            l.tx_packets <= q.dequeued && q.dequeued <= l.tx_packets + 1,
+            l.tx_packets <= q.dequeued && q.dequeued <= l.tx_packets + 1 + q.dropped_link_down,
             "{}: {} dequeued {} vs transmitted {}",
             r.scenario,
             q.link,

@@ -893,6 +893,18 @@ impl QueueDisc for Cake {
         Ok(())
     }
 
+    /// The link went down: every queued packet leaves, the shaper's
+    /// schedule holding none back.
+    fn drain(&mut self, ctx: &mut QdCtx, out: &mut Vec<Packet>) {
+        while self.pkts > 0 {
+            self.time_next = self.time_next.min(ctx.now);
+            match self.dequeue(ctx) {
+                Some(p) => out.push(p),
+                None => break,
+            }
+        }
+    }
+
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         let now = ctx.now;
         let mode = self.mode;

@@ -485,6 +485,37 @@ impl QueueDisc for Codel {
     fn kind(&self) -> &'static str {
         "codel"
     }
+    /// `target` and `interval` (Linux `codel_change` sets them on a
+    /// running qdisc; the drop state and count stay), with the ranges of
+    /// the configuration: positive, target ≤ interval.
+    fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+        if key != "target" && key != "interval" {
+            return Err(format!(
+                "`{key}`: a codel queue changes `target` and `interval` during a run"
+            ));
+        }
+        let d = match value.as_str().map(crate::units::parse_duration) {
+            Some(Ok(d)) => d,
+            Some(Err(m)) => return Err(m),
+            None => return Err(format!("expected a duration such as \"5ms\", got {value}")),
+        };
+        let (mut target, mut interval) = (self.p.target, self.p.interval);
+        if key == "target" {
+            target = d;
+        } else {
+            interval = d;
+        }
+        validate_codel(Dur(target), Dur(interval), self.p.mtu).map_err(|(_, m)| {
+            format!(
+                "{m} (target {} s, interval {} s)",
+                crate::engine::to_secs(target),
+                crate::engine::to_secs(interval)
+            )
+        })?;
+        self.p.target = target;
+        self.p.interval = interval;
+        Ok(())
+    }
     fn enqueue(&mut self, pkt: Packet, _ctx: &mut QdCtx) -> Result<(), DropCause> {
         if self
             .limit

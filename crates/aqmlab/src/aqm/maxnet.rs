@@ -205,6 +205,14 @@ impl MaxNet {
 }
 
 impl QueueDisc for MaxNet {
+    /// The capacity C of the price law follows the rate from the next
+    /// price update on.
+    fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        // the periods that ended before the change use the old capacity
+        self.catch_up(now);
+        self.c = rate_bps as f64;
+    }
+
     fn kind(&self) -> &'static str {
         "maxnet"
     }
@@ -308,6 +316,19 @@ mod tests {
             }
         }
         out
+    }
+
+    /// After a rate change (`set_rate`) the price law uses the new
+    /// capacity: 12 Mbit/s offered for one period after C fell from 20 to
+    /// 10 Mbit/s raises the price by Δt·(y − μC)/C with C = 10 Mbit/s.
+    #[test]
+    fn the_price_law_follows_a_rate_change() {
+        let mut m = q(20_000_000, 0.95, 10, 1000);
+        m.set_rate(5 * MS, 10_000_000);
+        offer(&mut m, 10 * MS, 10 * MS, 12, 1250);
+        offer(&mut m, 20 * MS, MS, 1, 1250);
+        let p = 0.01 * (12e6 - 9.5e6) / 10e6;
+        assert!((m.price() - p).abs() < 1e-12, "{}", m.price());
     }
 
     #[test]

@@ -63,6 +63,10 @@ pub enum DropCause {
     Overflow,
     /// Any other discipline-specific drop (e.g. CoDel's dequeue drops).
     Aqm,
+    /// The link went down (`[[events]]` `down = true`): the packets queued,
+    /// being serialised or propagating on it are lost. Counted by the port
+    /// of the link direction, never decided by a discipline.
+    LinkDown,
 }
 
 /// Counters kept for every queue, whatever its discipline.
@@ -76,13 +80,20 @@ pub struct QueueCounters {
     pub dropped_forced: u64,
     pub dropped_overflow: u64,
     pub dropped_aqm: u64,
+    /// Packets lost because the link went down (queued, being serialised
+    /// or propagating on it).
+    pub dropped_link_down: u64,
     /// Packets marked CE instead of being dropped.
     pub marked: u64,
 }
 
 impl QueueCounters {
     pub fn dropped(&self) -> u64 {
-        self.dropped_early + self.dropped_forced + self.dropped_overflow + self.dropped_aqm
+        self.dropped_early
+            + self.dropped_forced
+            + self.dropped_overflow
+            + self.dropped_aqm
+            + self.dropped_link_down
     }
     pub fn count_drop(&mut self, cause: DropCause) {
         match cause {
@@ -90,6 +101,7 @@ impl QueueCounters {
             DropCause::Forced => self.dropped_forced += 1,
             DropCause::Overflow => self.dropped_overflow += 1,
             DropCause::Aqm => self.dropped_aqm += 1,
+            DropCause::LinkDown => self.dropped_link_down += 1,
         }
     }
 }
@@ -153,6 +165,34 @@ pub trait QueueDisc: Send {
     /// packets back, and the port waits for the next arrival.
     fn wake_at(&self) -> Option<Time> {
         None
+    }
+    /// The link's rate is `rate_bps` from `now` on (an `[[events]]` rate
+    /// change). Disciplines that read the rate follow it (RED, ARED and
+    /// RIO's idle-time decay, MaxNet's capacity); the others ignore it.
+    fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        let _ = (now, rate_bps);
+    }
+    /// Change parameter `key` to `value` during the run (`[[events]]`
+    /// `queue = { key = value }`), as `tc qdisc change` does: the
+    /// discipline's state stays. The default changes nothing and says so;
+    /// a scenario's events are tried on a fresh instance when it is
+    /// loaded, so a refusal is a validation error.
+    fn set_param(&mut self, key: &str, value: &toml::Value) -> Result<(), String> {
+        let _ = (key, value);
+        Err(format!(
+            "a `{}` queue's parameters cannot be changed during a run (codel: target, interval)",
+            self.kind()
+        ))
+    }
+    /// Empty the queue because its link went down, appending every packet
+    /// it held to `out`. The default takes them through `dequeue` until it
+    /// gives nothing (so a discipline's own drops on the way are in
+    /// `ctx.dropped`, and the caller counts them as link-down drops too); a
+    /// discipline that can hold packets back from `dequeue` overrides it.
+    fn drain(&mut self, ctx: &mut QdCtx, out: &mut Vec<Packet>) {
+        while let Some(p) = self.dequeue(ctx) {
+            out.push(p);
+        }
     }
 }
 

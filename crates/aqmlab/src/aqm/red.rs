@@ -334,6 +334,10 @@ pub struct IdleClock {
     since: Option<Time>,
     /// Packets per nanosecond the link could send of `mean_pktsize` (ns-2 `ptc`).
     ptc_per_ns: f64,
+    /// Packets the link could have sent in the idle period before the
+    /// last rate change (0 on a link whose rate never changes).
+    credit: f64,
+    mean_pktsize: u32,
 }
 
 impl IdleClock {
@@ -342,7 +346,26 @@ impl IdleClock {
         IdleClock {
             since: Some(0),
             ptc_per_ns: rate_bps as f64 / (8.0 * mean_pktsize as f64) / NS_PER_SEC as f64,
+            credit: 0.0,
+            mean_pktsize,
         }
+    }
+
+    /// The link's rate is `rate_bps` from `now` on: an idle period that
+    /// straddles the change counts its part before `now` at the old rate
+    /// and the rest at the new one.
+    pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        if let Some(t0) = self.since {
+            self.credit += (now.saturating_sub(t0)) as f64 * self.ptc_per_ns;
+            self.since = Some(now.max(t0));
+        }
+        self.ptc_per_ns = rate_bps as f64 / (8.0 * self.mean_pktsize as f64) / NS_PER_SEC as f64;
+    }
+
+    #[cfg(test)]
+    fn clone_count(&self, now: Time) -> f64 {
+        let t0 = self.since.expect("idle");
+        (self.credit + (now - t0) as f64 * self.ptc_per_ns).floor()
     }
 
     /// The link found the queue empty at `now` (an idle period starts unless one has).
@@ -356,7 +379,8 @@ impl IdleClock {
     /// packets the link could have sent meanwhile, or `None` if it was busy.
     pub fn arrival(&mut self, now: Time) -> Option<f64> {
         let t0 = self.since.take()?;
-        Some(((now - t0) as f64 * self.ptc_per_ns).floor())
+        let credit = std::mem::take(&mut self.credit);
+        Some((credit + (now - t0) as f64 * self.ptc_per_ns).floor())
     }
 }
 
@@ -508,6 +532,12 @@ pub fn spaced_probability(pb: f64, count: f64, wait: bool) -> f64 {
 }
 
 impl QueueDisc for Red {
+    /// The idle-time decay follows the rate; thresholds and weight
+    /// resolved automatically (`auto`) keep the initial rate's.
+    fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        self.idle.set_rate(now, rate_bps);
+    }
+
     fn kind(&self) -> &'static str {
         if self.adapt.is_some() {
             "ared"
@@ -623,6 +653,22 @@ mod tests {
             size: 1000,
             ..Default::default()
         }
+    }
+
+    /// The idle clock counts an idle period at the rate in force in each
+    /// part of it: 1 s at 10 Mbit/s then 1 s at 1 Mbit/s with 500-byte
+    /// packets is 2500 + 250 small packets (5000 at a constant 10 Mbit/s).
+    #[test]
+    fn the_idle_decay_follows_a_rate_change() {
+        let s = 1_000_000_000;
+        let mut c = IdleClock::new(10_000_000, 500);
+        assert_eq!(c.clone_count(2 * s), 5000.0);
+        c.set_rate(s, 1_000_000);
+        assert_eq!(c.arrival(2 * s), Some(2750.0));
+        // busy: nothing; a later idle period runs at the new rate only
+        assert_eq!(c.arrival(3 * s), None);
+        c.went_idle(3 * s);
+        assert_eq!(c.arrival(4 * s), Some(250.0));
     }
 
     #[test]

@@ -261,6 +261,11 @@ impl Rio {
 }
 
 impl QueueDisc for Rio {
+    /// The idle-time decay follows the rate.
+    fn set_rate(&mut self, now: Time, rate_bps: u64) {
+        self.idle.set_rate(now, rate_bps);
+    }
+
     fn kind(&self) -> &'static str {
         "rio"
     }

@@ -76,6 +76,9 @@ pub struct QueueResult {
     pub dropped_forced: u64,
     pub dropped_overflow: u64,
     pub dropped_aqm: u64,
+    /// Packets lost because the link went down (`[[events]]` `down`):
+    /// queued, being serialised or propagating on this link direction.
+    pub dropped_link_down: u64,
     pub marked: u64,
     /// Time-averaged queue length, packets.
     pub mean_len_pkts: f64,
@@ -469,6 +472,10 @@ pub struct Conservation {
     pub delivered: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Of `dropped`: packets that found no route on (every path to their
+    /// destination down, `[[events]]` `down`); the other drops are the
+    /// queues' and the links' random losses.
+    pub dropped_no_route: u64,
 }
 
 impl Conservation {

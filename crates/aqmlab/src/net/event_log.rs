@@ -16,7 +16,10 @@
 //!   and CAKE drop from the head of the fattest queue);
 //! - `early`, `forced`: RED-family probabilistic and forced drops;
 //! - the discipline's kind (`codel`, `fq_codel`, `pie`, ...): a drop the
-//!   discipline's own law decided ([`DropCause::Aqm`]) and every CE mark.
+//!   discipline's own law decided ([`DropCause::Aqm`]) and every CE mark;
+//! - `link_down`: the port's link went down ([`DropCause::LinkDown`]) while
+//!   the packet was queued, being serialised or propagating on it (its
+//!   `sojourn` is then the time since it entered the queue).
 //!
 //! A mark is logged for the packet the discipline was handling when it
 //! marked: the arrival (enqueue-time markers: RED, PIE, step) or the
@@ -70,6 +73,8 @@ pub enum LogReason {
     Forced = 4,
     /// The discipline's own law; written as the discipline's kind.
     Disc = 5,
+    /// The link went down (`[[events]]` `down = true`).
+    LinkDown = 6,
 }
 
 impl LogReason {
@@ -80,6 +85,7 @@ impl LogReason {
             DropCause::Early => LogReason::Early,
             DropCause::Forced => LogReason::Forced,
             DropCause::Aqm => LogReason::Disc,
+            DropCause::LinkDown => LogReason::LinkDown,
         }
     }
 
@@ -92,6 +98,7 @@ impl LogReason {
             LogReason::Early => "early",
             LogReason::Forced => "forced",
             LogReason::Disc => kind,
+            LogReason::LinkDown => "link_down",
         }
     }
 }

@@ -335,6 +335,37 @@ impl Port {
         }
     }
 
+    /// The link went down: empty the queue (through
+    /// [`QueueDisc::drain`]), every packet it held counted and logged as a
+    /// [`DropCause::LinkDown`] drop and appended to `drops`.
+    pub fn drain_down(&mut self, now: Time, drops: &mut Vec<Packet>) {
+        self.integrate(now);
+        let mut out = Vec::new();
+        let mut ctx = QdCtx {
+            now,
+            rng: &mut self.rng,
+            dropped: &mut self.scratch,
+            marked: 0,
+        };
+        self.disc.drain(&mut ctx, &mut out);
+        out.extend(self.scratch.drain(..).map(|(p, _)| p));
+        for p in out {
+            self.lose_on_down(now, p, drops);
+        }
+    }
+
+    /// A packet of this port's link (queued, being serialised or
+    /// propagating) lost because the link went down: counted and logged
+    /// here, appended to `drops`.
+    pub fn lose_on_down(&mut self, now: Time, p: Packet, drops: &mut Vec<Packet>) {
+        self.stats.record_drop(p.ext.class(), DropCause::LinkDown);
+        let q = (self.disc.len_pkts(), self.disc.len_bytes());
+        if let Some(l) = self.edge.as_deref_mut().and_then(|e| e.log.as_mut()) {
+            l.record_drop(now, &p, DropCause::LinkDown, false, q);
+        }
+        drops.push(p);
+    }
+
     /// Time-averaged queue length in packets over [0, now] (`now` not
     /// before the last queue change). Reading it changes nothing.
     pub fn mean_len_pkts(&self, now: Time) -> f64 {
@@ -369,6 +400,10 @@ pub enum TxState {
     /// wake-up its `TxDone` event is scheduled for ([`Port::wake_at`]); that
     /// event sends nothing and counts nothing, it only asks again.
     Waiting,
+    /// The link went down while serialising: the packet is lost, and the
+    /// transmitter stays occupied until that serialisation would have
+    /// ended (its `TxDone` event then frees it and counts nothing).
+    Aborted,
 }
 
 /// One direction of a link.
@@ -393,6 +428,10 @@ pub struct Link {
     pub tx_bytes: u64,
     pub tx_pkts: u64,
     pub tx_state: TxState,
+    /// Arrival events still scheduled for packets the link lost when it
+    /// went down (their times in `stale_at`); in the padding before
+    /// `tx_size`, so an arrival tests it in a line it reads anyway.
+    pub stale: u16,
     /// The size in bytes of the packet being serialised (counted in
     /// `tx_bytes` when it ends).
     pub tx_size: u32,
@@ -412,6 +451,8 @@ pub struct Link {
     /// The service model of a link whose rate, delay or loss changes or
     /// that follows a trace (then `rate_bps == 0`); none on a constant link.
     pub varying: Option<Box<Varying>>,
+    /// The times of the stale arrival events (see `stale`).
+    pub stale_at: Vec<Time>,
 }
 
 impl Link {

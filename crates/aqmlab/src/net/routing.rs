@@ -1,4 +1,5 @@
-//! Static shortest-path routing, computed once at build time.
+//! Shortest-path routing, computed at build time and again whenever a link
+//! goes down or comes back up (`[[events]]` `down`/`up`, [`Graph`]).
 //!
 //! Metric: hop count (as ns-3's global routing with unit interface metrics).
 //! Only routers forward: a path may pass through routers but not through
@@ -31,6 +32,13 @@
 //! different switches are independent, avoiding hash polarisation), so a
 //! flow's packets — data and ACKs alike, each direction on its own path —
 //! stay on one path and a run is deterministic per seed.
+//!
+//! **Links down** ([`Graph::routes`]): the tables are rebuilt from scratch
+//! over the links that are up, as ns-3's global routing does on
+//! `Ipv4GlobalRoutingHelper::RecomputeRoutingTables` after an
+//! `Ipv4::SetDown` (only interfaces that are up enter its link-state
+//! database). A host whose every link is down has no route
+//! ([`NO_ROUTE`]); a host left with one link up sends everything on it.
 
 use crate::engine::splitmix64;
 use crate::net::packet::{FlowId, NodeId};
@@ -56,6 +64,27 @@ pub struct Routes {
     ecmp: Option<Ecmp>,
 }
 
+/// What rebuilding the routes needs, kept by a simulation whose links go
+/// down and up: the simplex links, which nodes forward, the ECMP seed (if
+/// ECMP is on) and which links are up.
+pub struct Graph {
+    pub n: usize,
+    pub links: Vec<(NodeId, NodeId)>,
+    pub is_router: Vec<bool>,
+    pub ecmp_seed: Option<u64>,
+    /// Per simplex link: whether it is up.
+    pub up: Vec<bool>,
+}
+
+impl Graph {
+    /// The routes over the links that are up.
+    pub fn routes(&self) -> Routes {
+        let all_up = self.up.iter().all(|&u| u);
+        let up = (!all_up).then_some(self.up.as_slice());
+        Routes::build(self.n, &self.links, &self.is_router, self.ecmp_seed, up)
+    }
+}
+
 /// Equal-cost alternatives per table cell.
 struct Ecmp {
     seed: u64,
@@ -69,7 +98,7 @@ impl Routes {
     /// `links[i] = (from, to)` for simplex link `i`; `is_router[v]` tells
     /// whether node `v` forwards.
     pub fn compute(n: usize, links: &[(NodeId, NodeId)], is_router: &[bool]) -> Routes {
-        Self::build(n, links, is_router, None)
+        Self::build(n, links, is_router, None, None)
     }
 
     /// As [`Routes::compute`], with flows spread over equal-cost next hops by
@@ -80,20 +109,26 @@ impl Routes {
         is_router: &[bool],
         seed: u64,
     ) -> Routes {
-        Self::build(n, links, is_router, Some(seed))
+        Self::build(n, links, is_router, Some(seed), None)
     }
 
+    /// `up[i]`: whether simplex link `i` carries packets (all do when
+    /// `None`); a link that is down is left out of every table.
     fn build(
         n: usize,
         links: &[(NodeId, NodeId)],
         is_router: &[bool],
         ecmp_seed: Option<u64>,
+        up: Option<&[bool]>,
     ) -> Routes {
         // The tables hold raw node indices; the ids stop at this boundary.
         let links: Vec<(u32, u32)> = links.iter().map(|&(a, b)| (a.0, b.0)).collect();
         let mut into: Vec<Vec<u32>> = vec![Vec::new(); n]; // links entering each node
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &(from, to)) in links.iter().enumerate() {
+            if up.is_some_and(|u| !u[i]) {
+                continue;
+            }
             into[to as usize].push(i as u32);
             out[from as usize].push(i as u32);
         }
@@ -368,6 +403,57 @@ mod tests {
         assert_eq!(nl(&rt, sink, 7, 0), 2 * n + 3);
         assert_eq!(nl(&rt, r2, 7, 0), 2 * n + 1);
         assert_eq!(nl(&rt, r, 7, 0), 15);
+    }
+
+    /// A diamond h0 - a - {b1, b2} - c - h1: with b1's links down the
+    /// flows take b2 (ECMP alternatives included); with both down there
+    /// is no route; with the links up again the first routes come back.
+    #[test]
+    fn routes_are_rebuilt_over_the_links_that_are_up() {
+        let duplex = [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5)];
+        let mut links = Vec::new();
+        for (x, y) in duplex {
+            links.push((x, y));
+            links.push((y, x));
+        }
+        for ecmp in [None, Some(1)] {
+            let mut g = Graph {
+                n: 6,
+                links: ids(&links),
+                is_router: vec![false, true, true, true, true, false],
+                ecmp_seed: ecmp,
+                up: vec![true; links.len()],
+            };
+            let first = g.routes();
+            // a - b1 (simplex 2, 3) down
+            g.up[2] = false;
+            g.up[3] = false;
+            let r = g.routes();
+            assert_eq!(r.choices(NodeId(1), NodeId(5)), vec![4]);
+            assert!((0..50).all(|f| nl(&r, 1, 5, f) == 4));
+            // back from h1: c -> b2 -> a (link 9 is c->b2, 5 b2->a)
+            assert_eq!(nl(&r, 4, 0, 0), 9);
+            assert_eq!(nl(&r, 3, 0, 0), 5);
+            // a - b2 down too: nothing reaches h1 from a
+            g.up[4] = false;
+            g.up[5] = false;
+            let r = g.routes();
+            assert_eq!(nl(&r, 1, 5, 0), NO_ROUTE);
+            assert!(r.choices(NodeId(1), NodeId(5)).is_empty());
+            // the host's own link down: it has no route at all
+            g.up.iter_mut().for_each(|u| *u = true);
+            g.up[0] = false;
+            g.up[1] = false;
+            assert_eq!(nl(&g.routes(), 0, 5, 0), NO_ROUTE);
+            g.up[0] = true;
+            g.up[1] = true;
+            let back = g.routes();
+            for f in 0..50 {
+                for (a, b) in [(0, 5), (1, 5), (4, 0), (5, 0)] {
+                    assert_eq!(nl(&back, a, b, f), nl(&first, a, b, f));
+                }
+            }
+        }
     }
 
     #[test]

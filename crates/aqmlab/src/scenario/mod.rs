@@ -408,15 +408,37 @@ fn is_unset_rate(r: &Rate) -> bool {
     r.0 == 0
 }
 
-/// One change during the run: from `at` on, the named link's attributes
-/// given here replace the ones in force (keys as on `[[links]]`: `rate`
-/// for both directions, `rate_ba` for b→a; `delay`; `loss_ab`, `loss_ba`).
+/// One change during the run, at `at`, of one target:
+/// - a link (`link`): from `at` on, the attributes given replace the ones
+///   in force (keys as on `[[links]]`: `rate` for both directions,
+///   `rate_ba` for b→a; `delay`; `loss_ab`, `loss_ba`), or the link goes
+///   down (`down = true`) or comes back up (`up = true`);
+/// - a flow group (`flow`): its flows stop sending new data and close
+///   (`stop = true`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EventSpec {
     pub at: Dur,
     /// The link's name (`[[links]]` `name`, default `"a-b"`).
-    pub link: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// A `[[flows]]` group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
+    /// The link goes down: both directions lose what they hold, and the
+    /// routes are recomputed without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<bool>,
+    /// The link comes back up: the routes are recomputed with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up: Option<bool>,
+    /// The group's flows stop sending new data and close with a FIN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<bool>,
+    /// Queue parameters changed on both directions of the link, e.g.
+    /// `{ target = "10ms" }` ([`crate::aqm::QueueDisc::set_param`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<toml::value::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -427,6 +449,18 @@ pub struct EventSpec {
     pub loss_ab: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_ba: Option<f64>,
+}
+
+impl EventSpec {
+    /// Whether the event changes a link's service (rate, delay or loss):
+    /// such events make the link's schedule (`net/link_model.rs`).
+    pub fn changes_service(&self) -> bool {
+        self.rate.is_some()
+            || self.rate_ba.is_some()
+            || self.delay.is_some()
+            || self.loss_ab.is_some()
+            || self.loss_ba.is_some()
+    }
 }
 
 impl LinkSpec {
@@ -791,6 +825,7 @@ impl Scenario {
         self.validate_output()?;
         self.validate_links(&names)?;
         self.validate_events()?;
+        self.validate_queue_events()?;
         let mut global = TcpParams::default();
         global.apply(&self.tcp);
         global
@@ -865,7 +900,9 @@ impl Scenario {
         use crate::net::link_model::Point;
         let l = &self.links[li];
         let name = l.display_name();
-        let mut evs: Vec<&EventSpec> = self.events.iter().filter(|e| e.link == name).collect();
+        let mut evs: Vec<&EventSpec> = (self.events.iter())
+            .filter(|e| e.link.as_deref() == Some(name.as_str()) && e.changes_service())
+            .collect();
         if evs.is_empty() && l.traces[usize::from(!ab)].is_none() {
             return None;
         }
@@ -924,8 +961,17 @@ impl Scenario {
                 .any(|l| l.trace.is_some() || l.trace_ba.is_some())
     }
 
-    /// `[[events]]`: a time inside the run, a link that exists, at least one
-    /// attribute, values in range, no rate change on a trace-driven link.
+    /// Whether `[[links]]` entry `li` goes down during the run (its
+    /// directions keep their own pipes, and the simulation keeps what
+    /// rebuilding the routes needs).
+    pub fn link_may_go_down(&self, li: usize) -> bool {
+        let name = self.links[li].display_name();
+        (self.events.iter()).any(|e| e.down == Some(true) && e.link.as_deref() == Some(&name))
+    }
+
+    /// `[[events]]`: a time inside the run, one target that exists (a link
+    /// or a flow group), what it does given and allowed for that target,
+    /// values in range, no rate change on a trace-driven link.
     fn validate_events(&self) -> Result<(), (String, String)> {
         let names: HashMap<String, usize> = (self.links.iter().enumerate())
             .map(|(i, l)| (l.display_name(), i))
@@ -942,28 +988,66 @@ impl Scenario {
                     ),
                 ));
             }
-            let Some(&li) = names.get(&e.link) else {
+            for (k, v) in [("down", e.down), ("up", e.up), ("stop", e.stop)] {
+                if v == Some(false) {
+                    return Err((
+                        format!("{p}.{k}"),
+                        format!("`{k} = false` does nothing; give `{k} = true` or leave it out"),
+                    ));
+                }
+            }
+            let link = match (&e.link, &e.flow) {
+                (None, None) => {
+                    return Err((
+                        p,
+                        "an event needs a target: link = \"NAME\" or flow = \"GROUP\"".into(),
+                    ))
+                }
+                (Some(_), Some(_)) => {
+                    return Err((
+                        format!("{p}.flow"),
+                        "an event has one target: give link or flow, not both".into(),
+                    ))
+                }
+                (None, Some(g)) => {
+                    self.validate_flow_event(&p, e, g)?;
+                    continue;
+                }
+                (Some(l), None) => l,
+            };
+            if e.stop.is_some() {
+                return Err((
+                    format!("{p}.stop"),
+                    "`stop` applies to a flow group (flow = \"GROUP\"), not to a link".into(),
+                ));
+            }
+            let Some(&li) = names.get(link) else {
                 let mut known: Vec<&str> = names.keys().map(|s| s.as_str()).collect();
                 known.sort_unstable();
                 known.truncate(8);
                 return Err((
                     format!("{p}.link"),
-                    format!(
-                        "no link is named `{}` (links: {})",
-                        e.link,
-                        known.join(", ")
-                    ),
+                    format!("no link is named `{link}` (links: {})", known.join(", ")),
                 ));
             };
-            if e.rate.is_none()
-                && e.rate_ba.is_none()
-                && e.delay.is_none()
-                && e.loss_ab.is_none()
-                && e.loss_ba.is_none()
-            {
+            let switch = e.down.is_some() || e.up.is_some();
+            if e.down.is_some() && e.up.is_some() {
+                return Err((
+                    format!("{p}.up"),
+                    "an event takes a link down or brings it up, not both".into(),
+                ));
+            }
+            if switch && (e.changes_service() || e.queue.is_some()) {
+                let k = if e.down.is_some() { "down" } else { "up" };
+                return Err((
+                    format!("{p}.{k}"),
+                    "a down or up event changes nothing else; give rate, delay or loss in an event of its own".into(),
+                ));
+            }
+            if !switch && !e.changes_service() && e.queue.is_none() {
                 return Err((
                     p,
-                    "an event changes something: give rate, rate_ba, delay, loss_ab or loss_ba"
+                    "an event changes something: give rate, rate_ba, delay, loss_ab, loss_ba, queue, down = true or up = true"
                         .into(),
                 ));
             }
@@ -979,7 +1063,7 @@ impl Scenario {
                 if v.is_some() && tr {
                     return Err((
                         format!("{p}.{k}"),
-                        format!("link `{}` is driven by a trace, which sets its rate; change its delay or loss instead", e.link),
+                        format!("link `{link}` is driven by a trace, which sets its rate; change its delay or loss instead"),
                     ));
                 }
             }
@@ -993,6 +1077,82 @@ impl Scenario {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// `[[events]]` `queue` tables: each link direction's discipline is
+    /// built fresh and given the link's queue changes in the order they
+    /// run, so a key it cannot change, or a value out of its range given
+    /// the changes before it, is an error naming `events[i].queue.KEY`.
+    fn validate_queue_events(&self) -> Result<(), (String, String)> {
+        let mut order: Vec<(usize, &EventSpec)> = (self.events.iter().enumerate())
+            .filter(|(_, e)| e.queue.is_some())
+            .collect();
+        if order.is_empty() {
+            return Ok(());
+        }
+        order.sort_by_key(|(_, e)| e.at.0);
+        for l in &self.links {
+            let name = l.display_name();
+            for spec in [
+                l.queue_ab.as_ref().or(l.queue.as_ref()),
+                l.queue_ba.as_ref().or(l.queue.as_ref()),
+            ] {
+                let spec = spec.cloned().unwrap_or_default();
+                let mut rng = crate::engine::RngStream::new(0, 0);
+                let mut d = spec.build(l.rate.0.max(1_000_000), l.delay.0, &mut rng);
+                for (i, e) in order
+                    .iter()
+                    .filter(|(_, e)| e.link.as_deref() == Some(&name))
+                {
+                    for (k, v) in e.queue.iter().flatten() {
+                        d.set_param(k, v)
+                            .map_err(|m| (format!("events[{i}].queue.{k}"), m))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A flow-group event (`flow = "GROUP"`): the group exists among
+    /// `[[flows]]`, the event stops it, and gives no link attribute.
+    fn validate_flow_event(&self, p: &str, e: &EventSpec, g: &str) -> Result<(), (String, String)> {
+        if !self.flows.iter().any(|f| f.group == g) {
+            let mut known: Vec<&str> = self.flows.iter().map(|f| f.group.as_str()).collect();
+            known.sort_unstable();
+            known.dedup();
+            known.truncate(8);
+            return Err((
+                format!("{p}.flow"),
+                format!(
+                    "no [[flows]] group is named `{g}` (groups: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+        let link_keys = [
+            ("rate", e.rate.is_some()),
+            ("rate_ba", e.rate_ba.is_some()),
+            ("delay", e.delay.is_some()),
+            ("loss_ab", e.loss_ab.is_some()),
+            ("loss_ba", e.loss_ba.is_some()),
+            ("down", e.down.is_some()),
+            ("up", e.up.is_some()),
+            ("queue", e.queue.is_some()),
+        ];
+        if let Some((k, _)) = link_keys.iter().find(|(_, set)| *set) {
+            return Err((
+                format!("{p}.{k}"),
+                "a flow event takes `stop = true` only; link attributes go in an event with link = \"NAME\"".into(),
+            ));
+        }
+        if e.stop.is_none() {
+            return Err((
+                p.to_string(),
+                "a flow event stops its group: give stop = true".into(),
+            ));
         }
         Ok(())
     }

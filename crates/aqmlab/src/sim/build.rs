@@ -74,6 +74,8 @@ fn build_link(
         loss,
         port,
         tx_state: TxState::Idle,
+        stale: 0,
+        stale_at: Vec::new(),
         tx_size: 0,
         tx: None,
         pipe: VecDeque::new(),
@@ -284,6 +286,9 @@ impl Simulation {
                 });
             }
         }
+        let down: Vec<bool> = (0..sc.links.len())
+            .map(|i| sc.link_may_go_down(i))
+            .collect();
         for lp in &mut lps {
             lp.links_identity = (lp.link_ix.iter().enumerate()).all(|(i, &x)| x as usize == i);
             let ends: Vec<_> = (lp.links.iter())
@@ -291,8 +296,9 @@ impl Simulation {
                 .collect();
             let (lanes, n) = super::lane::assign(&ends, lp.id);
             for (sl, lane) in lp.links.iter_mut().zip(lanes) {
-                // a link whose delay may change keeps its own pipe
-                sl.lane = if sl.link.varying.is_some() {
+                // a link whose delay may change, or that may go down (its
+                // packets are then taken out), keeps its own pipe
+                sl.lane = if sl.link.varying.is_some() || down[sl.id.ix() / 2] {
                     NO_LANE
                 } else {
                     lane
@@ -391,6 +397,12 @@ impl Simulation {
             }
         }
         let workload_lp = Self::place_workloads(sc, seed, &node_lp, &topo.ids, &mut lps);
+        let graph = super::actions::graph(sc, &topo, seed);
+        let mut groups: Vec<Vec<FlowId>> = vec![Vec::new(); sc.flows.len()];
+        for (fid, fp) in plans.iter().enumerate() {
+            groups[fp.group].push(FlowId(fid as u32));
+        }
+        let actions = super::actions::plan(sc, &groups);
         let sh = Shared {
             routes: topo.routes,
             node_ids: topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect(),
@@ -423,6 +435,9 @@ impl Simulation {
             marks: 0,
             log_cap: None,
             table_format: Default::default(),
+            actions,
+            next_action: 0,
+            graph,
         };
         sim.attach_logs(sc);
         sim

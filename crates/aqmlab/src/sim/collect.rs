@@ -252,12 +252,14 @@ impl Simulation {
             delivered: 0,
             dropped: 0,
             in_flight: 0,
+            dropped_no_route: 0,
         };
         let (mut cut_out, mut cut_in) = (0, 0);
         for lp in &self.lps {
             c.sent += lp.ledger.sent;
             c.delivered += lp.ledger.delivered;
             c.dropped += lp.ledger.dropped;
+            c.dropped_no_route += lp.no_route;
             c.in_flight += lp.in_flight();
             cut_out += lp.ledger.cut_out;
             cut_in += lp.ledger.cut_in;
@@ -384,6 +386,7 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         dropped_forced: c.dropped_forced,
         dropped_overflow: c.dropped_overflow,
         dropped_aqm: c.dropped_aqm,
+        dropped_link_down: c.dropped_link_down,
         marked: c.marked,
         mean_len_pkts: 0.0,
         mean_len_bytes: 0.0,

@@ -373,7 +373,11 @@ impl Lp {
                 }
                 li
             };
-            debug_assert_ne!(li, NO_ROUTE);
+            if li == NO_ROUTE {
+                // the host's links are down
+                self.drop_unroutable(p);
+                continue;
+            }
             self.send_on_link(sh, super::ids::LinkId(li), p);
         }
         self.out = out;

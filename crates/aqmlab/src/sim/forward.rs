@@ -207,7 +207,8 @@ impl Lp {
             self.account_drops();
             return;
         }
-        let held = sl.link.tx_state == TxState::Held;
+        let state = sl.link.tx_state;
+        let held = state == TxState::Held;
         sl.link.tx_state = TxState::Idle;
         if held {
             let p = sl.link.tx.take().expect("transmitting");
@@ -249,8 +250,10 @@ impl Lp {
             }
         }
         let sl = &mut self.links[li.ix()];
-        sl.link.tx_pkts += 1;
-        sl.link.tx_bytes += sl.link.tx_size as u64;
+        if state != TxState::Aborted {
+            sl.link.tx_pkts += 1;
+            sl.link.tx_bytes += sl.link.tx_size as u64;
+        }
         self.start_tx(sh, li);
         self.account_drops();
     }
@@ -333,6 +336,9 @@ impl Lp {
 
     pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
         let sl = &mut self.links[li.ix()];
+        if sl.link.stale != 0 && Self::stale_arrival(&mut sl.link, self.now) {
+            return;
+        }
         let (_, p) = sl.link.pipe.pop_front().expect("pipe");
         if let Some((t, _)) = sl.link.pipe.front() {
             let t = *t;
@@ -353,8 +359,72 @@ impl Lp {
             self.deliver(sh, p);
         } else {
             let li = sh.routes.next_link(node, p.dst, p.flow);
-            debug_assert_ne!(li, NO_ROUTE, "validated routes");
+            if li == NO_ROUTE {
+                // validated routes exist at the start; a link down can
+                // leave none
+                self.drop_unroutable(p);
+                return;
+            }
             self.send_on_link(sh, LinkId(li), p);
         }
+    }
+
+    /// A packet with no route from where it is (every path to its
+    /// destination is down): dropped, counted in `no_route` and in its
+    /// flow's drops.
+    #[inline(never)]
+    pub(super) fn drop_unroutable(&mut self, p: Packet) {
+        self.no_route += 1;
+        self.drops.push(p);
+        self.account_drops();
+    }
+
+    /// Whether the arrival event of link `link` running at `now` is one
+    /// the link's going down left behind (its packet is gone): it is then
+    /// struck off. Events of one owner at one time run in the order they
+    /// were scheduled, so a stale event runs before any arrival at the
+    /// same time scheduled after the link came back.
+    #[inline(never)]
+    fn stale_arrival(link: &mut Link, now: Time) -> bool {
+        match link.stale_at.iter().position(|&t| t == now) {
+            Some(i) => {
+                link.stale_at.swap_remove(i);
+                link.stale -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Link `li` goes down (it is held whole by this process: runs with
+    /// links going down are sequential). Its queue is emptied, the packet
+    /// being serialised and those propagating are lost, each counted as a
+    /// link-down drop of its port; the transmitter stays occupied until
+    /// the aborted serialisation would have ended.
+    pub(super) fn take_down(&mut self, li: LocalLink) {
+        let now = self.now;
+        let sl = &mut self.links[li.ix()];
+        debug_assert!(sl.tx_lp == self.id && sl.rx_lp == self.id);
+        let link = &mut sl.link;
+        link.port.drain_down(now, &mut self.drops);
+        match link.tx_state {
+            TxState::Held => {
+                let p = link.tx.take().expect("transmitting");
+                link.port.lose_on_down(now, p, &mut self.drops);
+                link.tx_state = TxState::Aborted;
+            }
+            TxState::InLane => unreachable!("a link that can go down has no delay lane"),
+            // a waiting transmitter's wake-up finds the emptied queue
+            TxState::Idle | TxState::Aborted | TxState::Waiting => {}
+        }
+        if let Some(&(t, _)) = link.pipe.front() {
+            // its arrival event is scheduled: struck off when it runs
+            link.stale_at.push(t);
+            link.stale += 1;
+        }
+        while let Some((_, p)) = link.pipe.pop_front() {
+            link.port.lose_on_down(now, p, &mut self.drops);
+        }
+        self.account_drops();
     }
 }

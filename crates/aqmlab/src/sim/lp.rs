@@ -83,6 +83,9 @@ pub struct Lp {
     pub sampler_events: u64,
     pub cwnd_events: u64,
     pub ledger: Ledger,
+    /// Packets dropped because no route led on from where they were (a
+    /// link down cut every path); part of `ledger.dropped`.
+    pub no_route: u64,
     /// What the cache hints remember between events ([`super::hints`]).
     pub(super) hints: HintState,
     /// Packets that left over cut links in the current window.
@@ -119,6 +122,7 @@ impl Lp {
             sampler_events: 0,
             cwnd_events: 0,
             ledger: Ledger::default(),
+            no_route: 0,
             hints: HintState::default(),
             outbox: Vec::new(),
             taps: Vec::new(),

@@ -15,6 +15,7 @@
 //! One clock per logical process, no global state: a `Simulation` owns
 //! everything. Events are plain data ([`event::Ev`]); packets move by value.
 
+mod actions;
 mod build;
 mod collect;
 mod endpoint;
@@ -85,6 +86,12 @@ pub struct Simulation {
     log_cap: Option<(u64, crate::net::event_log::FileFormat)>,
     /// `[output] format`: the result tables' file format.
     table_format: crate::net::event_log::FileFormat,
+    /// The scenario's link down/up and flow stop events, in the order they
+    /// run, and the next to run ([`actions`]).
+    actions: Vec<(Time, actions::Action)>,
+    next_action: usize,
+    /// What rebuilding the routes needs, when a link goes down.
+    graph: Option<crate::net::routing::Graph>,
 }
 
 impl Simulation {
@@ -214,9 +221,17 @@ impl Simulation {
         }
     }
 
+    /// Run every event and action ([`actions`]) due at or before `limit`.
+    fn step(&mut self, limit: Time, tick: &mut dyn FnMut(Time)) {
+        if self.next_action < self.actions.len() {
+            self.act_until(limit, tick);
+        }
+        self.step_events(limit, tick);
+    }
+
     /// Run every event due at or before `limit`, sequentially or in
     /// parallel windows (the last one cut at `limit`).
-    fn step(&mut self, limit: Time, tick: &mut dyn FnMut(Time)) {
+    fn step_events(&mut self, limit: Time, tick: &mut dyn FnMut(Time)) {
         match &self.plan {
             Some(p) if self.lps.len() > 1 => {
                 let (w, st) = parallel::run(&mut self.lps, &self.sh, p.lookahead, limit, tick);

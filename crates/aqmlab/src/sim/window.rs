@@ -250,6 +250,7 @@ fn queue_window(
     d(&mut q.dropped_forced, a.dropped_forced);
     d(&mut q.dropped_overflow, a.dropped_overflow);
     d(&mut q.dropped_aqm, a.dropped_aqm);
+    d(&mut q.dropped_link_down, a.dropped_link_down);
     d(&mut q.marked, a.marked);
     let avg = |mb: f64, ma: f64| {
         if span > 0.0 {

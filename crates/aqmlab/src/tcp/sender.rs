@@ -533,6 +533,22 @@ impl Sender {
         }
     }
 
+    /// The application stops writing (`[[events]]` `stop`) and closes the
+    /// connection, as `close()` on a socket whose application wrote up to
+    /// now: the segment after those already sent (`snd_max`) is the
+    /// transfer's last; it is sent as the window allows, with FIN under
+    /// `tcp.fin` (the close path of a sized transfer: RFC 793 §3.5, FIN on
+    /// the last data, ACKed at once), and the flow completes when it is
+    /// acknowledged. A transfer that has already sent its last segment, or
+    /// is done, is unchanged. Returns the new number of segments.
+    pub fn stop(&mut self) -> u32 {
+        if self.state != SenderState::Done && self.snd_max < self.total_segs {
+            self.total_segs = self.snd_max + 1;
+            self.last_payload = self.params.mss;
+        }
+        self.total_segs
+    }
+
     /// Bytes of the timestamps option on every segment (RFC 7323).
     fn ts_bytes(&self) -> u32 {
         if self.params.timestamps {

@@ -138,6 +138,11 @@ impl Cbr {
         self.bytes_received += p.size as u64;
     }
 
+    /// Stop sending (`[[events]]` `stop`): no packet after those sent.
+    pub fn stop(&mut self) {
+        self.max_pkts = self.max_pkts.min(self.sent);
+    }
+
     pub fn done(&self) -> bool {
         self.sent >= self.max_pkts
     }
