@@ -247,6 +247,7 @@ impl Simulation {
         seed: u64,
         choose: impl FnOnce(&Topology) -> (Vec<LpId>, usize),
     ) -> Simulation {
+        let clock = crate::metrics::PhaseClock::start();
         let topo = Topology::build(sc, seed);
         let node_names: Vec<String> = topo.names.iter().map(|n| n.to_string()).collect();
         let (node_lp, n_lps) = choose(&topo);
@@ -418,8 +419,10 @@ impl Simulation {
             marks: 0,
             log_cap: None,
             table_format: Default::default(),
+            setup: Default::default(),
         };
         sim.attach_logs(sc);
+        sim.setup = clock.stop();
         sim
     }
 
