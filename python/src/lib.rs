@@ -683,7 +683,7 @@ fn run_job(
         .map_err(|e| scenario_error(py, &e))?;
     let err = |e: std::io::Error| PyRuntimeError::new_err(format!("{}: {e}", dir.display()));
     py.detach(|| -> std::io::Result<(String, Vec<String>, bool)> {
-        let ran = !output::run_complete(&dir, &prov.scenario_sha256, seed);
+        let ran = !output::run_complete(&dir, &prov.scenario_sha256, seed, &prov.files);
         if ran {
             let toml = output::effective_scenario_toml(
                 &toml::from_str(scenario_toml).map_err(std::io::Error::other)?,

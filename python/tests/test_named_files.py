@@ -7,9 +7,10 @@ import hashlib
 import json
 import pickle
 import shutil
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -108,7 +109,7 @@ def test_a_sweep_ships_the_files_with_its_runs(folder: Path, tmp_path: Path):
     assert remote[cols].equals(local[cols])
     # three opportunities a ms carry more than two
     g = local.set_index("links.l.trace")["goodput_bps"]
-    assert g["two"] > 1.2 * g["one"]
+    assert g["two"] > 1.1 * g["one"]
     for label, text in (("one", ONE), ("two", TWO)):
         prov = json.loads((tmp_path / "out" / label / "seed-1" / "provenance.json").read_text())
         assert [f["sha256"] for f in prov["files"]] == [sha(text)]

@@ -98,7 +98,7 @@ fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
 
 /// Does `dir` hold a complete run of `job`?
 fn complete(dir: &Path, job: &Job) -> bool {
-    output::run_complete(dir, &job.prov.scenario_sha256, job.seed)
+    output::run_complete(dir, &job.prov.scenario_sha256, job.seed, &job.prov.files)
 }
 
 /// Files the sweep writes at the top of `--out`.

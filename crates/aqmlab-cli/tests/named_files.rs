@@ -207,3 +207,29 @@ fn a_fifo_or_device_is_refused_at_once() {
         assert!(!Path::new(&out).exists(), "{set}: partial output");
     }
 }
+
+/// A resumed sweep skips a run only if the files it read are the same: a
+/// trace edited since is run again.
+#[test]
+fn a_sweep_reruns_what_an_edited_file_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let f = setup(d.path());
+    let text = std::fs::read_to_string(&f).unwrap()
+        + "[sweep]\nlink = \"a->b\"\n[[sweep.vary]]\nkey = \"links.0.queue.kind\"\nvalues = [\"codel\", \"pie\"]\n";
+    std::fs::write(&f, text).unwrap();
+    let sweep = || {
+        let (code, _, err) = output(
+            aqmlab()
+                .arg("sweep")
+                .arg(&f)
+                .arg("--out")
+                .arg(d.path().join("sw")),
+        );
+        assert_eq!(code, 0, "{err}");
+        err
+    };
+    assert!(sweep().contains("sweep: 2 runs computed now"));
+    assert!(sweep().contains("sweep: 0 runs computed now"));
+    write(&d.path().join("scen"), "link.trace", "1\n2\n3\n4\n5\n");
+    assert!(sweep().contains("sweep: 2 runs computed now"));
+}

@@ -381,10 +381,16 @@ pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
 }
 
 /// Does `dir` hold a complete run of the effective scenario whose
-/// `scenario.toml` hashes to `scenario_sha256`, with `seed`? (A
-/// `summary.json`, and a `provenance.json` with that hash and seed.) This
-/// is what a resumed sweep skips.
-pub fn run_complete(dir: &Path, scenario_sha256: &str, seed: u64) -> bool {
+/// `scenario.toml` hashes to `scenario_sha256`, with `seed`, reading the
+/// files `files` (the same paths with the same SHA-256: a trace edited
+/// since is a different run)? (A `summary.json`, and a `provenance.json`
+/// with that hash, seed and files.) This is what a resumed sweep skips.
+pub fn run_complete(
+    dir: &Path,
+    scenario_sha256: &str,
+    seed: u64,
+    files: &[crate::scenario::files::InputFile],
+) -> bool {
     if !dir.join("summary.json").is_file() {
         return false;
     }
@@ -392,7 +398,12 @@ pub fn run_complete(dir: &Path, scenario_sha256: &str, seed: u64) -> bool {
         return false;
     };
     match serde_json::from_str::<Provenance>(&text) {
-        Ok(p) => p.scenario_sha256 == scenario_sha256 && p.seed == seed,
+        Ok(p) => {
+            let key = |f: &crate::scenario::files::InputFile| (f.path.clone(), f.sha256.clone());
+            p.scenario_sha256 == scenario_sha256
+                && p.seed == seed
+                && p.files.iter().map(key).eq(files.iter().map(key))
+        }
         Err(_) => false,
     }
 }

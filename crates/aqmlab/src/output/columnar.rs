@@ -149,11 +149,13 @@ pub fn csvs_to_dataset(parts: &[(std::path::PathBuf, std::path::PathBuf)]) -> st
     for (csv, _) in parts {
         let (names, rows) = read_csv(csv)?;
         match &head {
-            Some((h, first)) if *h != names => return Err(std::io::Error::other(format!(
+            Some((h, first)) if *h != names => {
+                return Err(std::io::Error::other(format!(
                 "{}: its columns differ from those of {}; a dataset's parts share their columns",
                 csv.display(),
                 first.display()
-            ))),
+            )))
+            }
             Some(_) => {}
             None => head = Some((names.clone(), csv)),
         }
