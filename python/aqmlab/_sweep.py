@@ -3,10 +3,11 @@
 Runs go to a Dask ``Client`` or any ``concurrent.futures``-style executor
 (anything with ``submit(fn, arg)`` returning a future with ``result()``);
 without one, to local processes. A run is shipped as its effective scenario
-(TOML text) and seed, so a worker on another machine needs only the
-``aqmlab`` package, not the scenario's files, and the result depends only on
-what is shipped: the same sweep gives the same table wherever it runs (only
-``wall_s`` differs).
+(TOML text), its seed and the text of every file the scenario names (traces,
+CDF files; by absolute path, with its SHA-256, which the worker checks), so a
+worker on another machine needs only the ``aqmlab`` package, and the result
+depends only on what is shipped: the same sweep gives the same table
+wherever it runs (only ``wall_s`` differs).
 """
 
 from __future__ import annotations
@@ -30,9 +31,17 @@ from . import _native
 from ._errors import ScenarioError
 from ._scenario import PathLike, Scenario, as_scenario
 
-Task = tuple[str, str, int, str | None, str, str]
+Files = dict[str, tuple[str, str]]
+"""The files a scenario names: absolute path -> (SHA-256, text)."""
+
+Task = tuple[str, str, int, str | None, str, str, Files]
 """(scenario as TOML text, its name for errors, seed, run folder or None,
-point label, provenance.json text)."""
+point label, provenance.json text, the files it names)."""
+
+
+def _files(sc: Scenario) -> Files:
+    """The files ``sc`` read, to send with its runs."""
+    return {path: (sha, text) for _, path, sha, text in sc._native.input_files()}
 
 
 def _label(v: Any) -> str:
@@ -76,16 +85,16 @@ def _run_task(task: Task) -> dict[str, Any]:
     scenario hash and seed), else run it into the folder; either way the row
     comes from the files on disk (``aqmlab._native.run_job``).
     """
-    text, name, seed, folder, label, prov = task
+    text, name, seed, folder, label, prov, files = task
     if folder is None:
-        out = _native.NativeScenario.from_toml(text, name).run(seed)
+        out = _native.NativeScenario.from_toml(text, name, files).run(seed)
         s = json.loads(out.summary_json())
         monitored = out.monitored_links()
         files = out.files()
         flows_csv, links_csv = files["flows.csv"], files["links.csv"]
         ran = True
     else:
-        summary, monitored, ran = _native.run_job(text, name, seed, folder, label, prov)
+        summary, monitored, ran = _native.run_job(text, name, seed, folder, label, prov, files)
         s = json.loads(summary)
         with open(os.path.join(folder, "flows.csv"), "rb") as fh:
             flows_csv = fh.read()
@@ -358,12 +367,13 @@ def sweep(
     """
     sc = as_scenario(scenario)
     axes = _axes(sc, vary)
-    if sc.get("output.format") not in (None, "csv") or any(
-        key == "output.format" and any(v != "csv" for v in values) for key, _, values in axes
+    if sc.get("output.format") == "parquet" or any(
+        key == "output.format" and any(v == "parquet" for v in values) for key, _, values in axes
     ):
         raise ScenarioError(
             f"{sc.file}: `output.format`: a sweep writes its runs' tables as CSV "
-            '(its table is read from them); "parquet" is for aqmlab.run',
+            '(its table is read from them); "parquet" is for aqmlab.run, and '
+            "`aqmlab sweep --format parquet` writes the runs' tables as one Parquet dataset",
             "output.format",
             sc.file,
             "a sweep writes CSV tables",
@@ -376,7 +386,8 @@ def sweep(
     points: list[tuple[dict[str, Any], Scenario, str, str, str]] = []
     for combo in itertools.product(*[range(len(values)) for _, _, values in axes]):
         chosen = [(key, labels[j], values[j]) for (key, labels, values), j in zip(axes, combo)]
-        p = sc.copy().set_many({key: value for key, _, value in chosen})
+        # a sweep's runs write CSV tables, as `aqmlab sweep`'s do
+        p = sc.copy().set_many({**{key: value for key, _, value in chosen}, "output.format": "csv"})
         cells = {key: _cell(value, label) for key, label, value in chosen}
         label = "_".join(label for _, label, _ in chosen)
         points.append((cells, p, p.to_toml(), f"{sc.file} [sweep point {label}]", label))
@@ -401,15 +412,16 @@ def sweep(
         f"out={os.fspath(out) if out is not None else None!r})"
     )
     for _, p, text, name, label in points:
+        files = _files(p)
         for s in seed_list:
             rel = f"{label}/seed-{s}"
             run_dirs.append(rel)
             if out is None:
-                tasks.append((text, name, s, None, label, ""))
+                tasks.append((text, name, s, None, label, "", files))
             else:
                 _, prov = p._native.provenance(s, list(sys.orig_argv), call)
                 folder = os.path.abspath(os.path.join(os.fspath(out), rel))
-                tasks.append((text, name, s, folder, label, prov))
+                tasks.append((text, name, s, folder, label, prov, files))
     if out is not None:
         _check_stale(os.fspath(out), run_dirs, force)
     results = _execute(tasks, client, jobs, progress, out)

@@ -210,7 +210,13 @@ struct NativeScenario {
 }
 
 impl NativeScenario {
-    fn from_doc(py: Python<'_>, doc: toml::Value, file: String) -> PyResult<Self> {
+    fn from_doc(py: Python<'_>, mut doc: toml::Value, file: String) -> PyResult<Self> {
+        // file paths absolute, as `Scenario::from_toml` takes them (from the
+        // file's folder, or the working directory)
+        let folder = std::path::Path::new(&file).parent().filter(|d| d.is_dir());
+        if let Some(b) = aqmlab::scenario::files::base_folder(folder) {
+            aqmlab::scenario::files::pin_paths(&mut doc, &b);
+        }
         let text = doc_to_text(&doc).map_err(|m| {
             raise_scenario_error(py, format!("{file}: {m}"), None, Some(file.clone()), m)
         })?;
@@ -224,18 +230,18 @@ impl NativeScenario {
         })
     }
 
-    fn parse(py: Python<'_>, text: &str, file: String) -> PyResult<Self> {
+    fn parse(
+        py: Python<'_>,
+        text: &str,
+        file: String,
+        supplied: Option<&aqmlab::scenario::files::Supplied>,
+    ) -> PyResult<Self> {
         // Validate first so that syntax errors read as the CLI's.
-        let sc = Scenario::from_toml(text, &file).map_err(|e| scenario_error(py, &e))?;
-        let doc: toml::Value = toml::from_str(text).map_err(|e| {
-            raise_scenario_error(
-                py,
-                format!("{file}: invalid TOML: {e}"),
-                None,
-                Some(file.clone()),
-                e.to_string(),
-            )
-        })?;
+        let sc = Scenario::from_toml_supplied(text, &file, &[], supplied)
+            .map_err(|e| scenario_error(py, &e))?;
+        // the document with its file paths absolute (`scenario::document`)
+        let doc =
+            aqmlab::scenario::document(text, &file, &[]).map_err(|e| scenario_error(py, &e))?;
         Ok(NativeScenario {
             doc,
             file,
@@ -259,6 +265,11 @@ impl NativeScenario {
                 };
                 scenario_error(py, &e)
             })?;
+        }
+        // a file path set here is relative to the working directory, as a
+        // `--set` one is (the document's own paths are absolute already)
+        if let Some(b) = aqmlab::scenario::files::base_folder(None) {
+            aqmlab::scenario::files::pin_paths(&mut doc, &b);
         }
         let mut me = Self::from_doc(py, doc, self.file.clone())?;
         me.from_path = self.from_path;
@@ -284,6 +295,7 @@ impl NativeScenario {
             scenario_sha256: output::sha256_hex(&toml),
             command_line,
             call,
+            files: self.sc.inputs.clone(),
         };
         Ok((toml, prov))
     }
@@ -298,15 +310,40 @@ impl NativeScenario {
         // the CLI's reader: a regular file of at most 4 MiB (a FIFO or
         // /dev/zero is refused at once, not read without end)
         let text = aqmlab::scenario::read_file(&path).map_err(|e| scenario_error(py, &e))?;
-        let mut me = Self::parse(py, &text, file)?;
+        let mut me = Self::parse(py, &text, file, None)?;
         me.from_path = true;
         Ok(me)
     }
 
-    /// Parse and validate scenario text; `name` stands for the file in errors.
+    /// Parse and validate scenario text; `name` stands for the file in
+    /// errors. `files` (path → (SHA-256, text)): the files the scenario
+    /// names, sent with it (a sweep's runs on other machines), used instead
+    /// of the disk's after their SHA-256 is checked.
     #[staticmethod]
-    fn from_toml(py: Python<'_>, text: &str, name: String) -> PyResult<Self> {
-        Self::parse(py, text, name)
+    #[pyo3(signature = (text, name, files=None))]
+    fn from_toml(
+        py: Python<'_>,
+        text: &str,
+        name: String,
+        files: Option<aqmlab::scenario::files::Supplied>,
+    ) -> PyResult<Self> {
+        Self::parse(py, text, name, files.as_ref())
+    }
+
+    /// The files the scenario read: `[(key, path, sha256, text)]`.
+    fn input_files(&self) -> Vec<(String, String, String, String)> {
+        self.sc
+            .inputs
+            .iter()
+            .map(|f| {
+                (
+                    f.key.clone(),
+                    f.path.clone(),
+                    f.sha256.clone(),
+                    f.text.to_string(),
+                )
+            })
+            .collect()
     }
 
     /// Build from nested dicts and lists, as the TOML file would read.
@@ -629,6 +666,7 @@ impl RunOutput {
 /// tabulates comes from the files, so a resumed sweep gives what an
 /// uninterrupted one gives.
 #[pyfunction]
+#[pyo3(signature = (scenario_toml, name, seed, dir, label, provenance, files=None))]
 fn run_job(
     py: Python<'_>,
     scenario_toml: &str,
@@ -637,13 +675,15 @@ fn run_job(
     dir: std::path::PathBuf,
     label: &str,
     provenance: &str,
+    files: Option<aqmlab::scenario::files::Supplied>,
 ) -> PyResult<(String, Vec<String>, bool)> {
     let prov: Provenance = serde_json::from_str(provenance)
         .map_err(|e| PyRuntimeError::new_err(format!("provenance record: {e}")))?;
-    let sc = Scenario::from_toml(scenario_toml, &name).map_err(|e| scenario_error(py, &e))?;
+    let sc = Scenario::from_toml_supplied(scenario_toml, &name, &[], files.as_ref())
+        .map_err(|e| scenario_error(py, &e))?;
     let err = |e: std::io::Error| PyRuntimeError::new_err(format!("{}: {e}", dir.display()));
     py.detach(|| -> std::io::Result<(String, Vec<String>, bool)> {
-        let ran = !output::run_complete(&dir, &prov.scenario_sha256, seed);
+        let ran = !output::run_complete(&dir, &prov.scenario_sha256, seed, &prov.files);
         if ran {
             let toml = output::effective_scenario_toml(
                 &toml::from_str(scenario_toml).map_err(std::io::Error::other)?,

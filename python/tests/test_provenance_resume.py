@@ -87,6 +87,7 @@ def deterministic_files(run_dir: Path, sweep_dir: Path) -> dict[str, bytes]:
         if p.name == "summary.json":
             s = json.loads(data)
             s.pop("wall_seconds")
+            s.pop("timings")
             data = json.dumps(s, sort_keys=True).encode()
         elif p.name == "provenance.json":
             s = json.loads(data)

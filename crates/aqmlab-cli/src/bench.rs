@@ -16,6 +16,11 @@
 //! and per link rather than per event, included), the CPU time of result
 //! collection, peak RSS and peak RSS per flow (above the process's RSS
 //! before set-up). CPU times are the thread's (`CLOCK_THREAD_CPUTIME_ID`).
+//! Then the phases as `summary.json`'s `timings` records them (process CPU
+//! seconds): `loop s`, `collect s`, `write s` (every file `aqmlab run`
+//! writes, into a scratch folder) and `write wall`, the size of
+//! `summary.json` and of all output files, and the peak RSS after writing
+//! (`+write MiB`).
 
 use crate::{CliError, CliResult};
 use aqmlab::{Scenario, Simulation};
@@ -159,11 +164,31 @@ fn scale_one(spec: &str, duration: &str) -> CliResult {
     let c2 = thread_cpu_s();
     let (run_cpu, loop_cpu) = (c2 - c1, loop_end - c1);
     let (hist, dense) = sim.histogram_bytes();
+    let peak_kib = rss_kib("VmHWM:");
+    // The writing phase: every file `aqmlab run` writes, into a scratch
+    // folder removed afterwards.
+    let dir = std::env::temp_dir().join(format!("aqmlab-bench-scale-{}", std::process::id()));
+    let write = aqmlab::metrics::PhaseClock::start();
+    let mut st = aqmlab::output::Staging::new(&dir)?;
+    aqmlab::output::stage_run(&r, &mut st)?;
+    st.commit()?;
+    let write = write.stop();
+    let mut output_bytes = 0u64;
+    for e in std::fs::read_dir(&dir)? {
+        output_bytes += e?.metadata()?.len();
+    }
+    let summary_bytes = std::fs::metadata(dir.join("summary.json"))?.len();
+    std::fs::remove_dir_all(&dir)?;
+    let t = r.timings;
     println!(
-        "{{\"flows\":{n},\"setup_wall_s\":{setup_wall},\"setup_cpu_s\":{setup_cpu},\"run_cpu_s\":{run_cpu},\"loop_cpu_s\":{loop_cpu},\"loop_faults\":{loop_faults},\"events\":{},\"peak_kib\":{},\"base_kib\":{base_kib},\"hist_kib\":{},\"dense_ports\":{dense}}}",
+        "{{\"flows\":{n},\"setup_wall_s\":{setup_wall},\"setup_cpu_s\":{setup_cpu},\"run_cpu_s\":{run_cpu},\"loop_cpu_s\":{loop_cpu},\"loop_faults\":{loop_faults},\"events\":{},\"peak_kib\":{peak_kib},\"base_kib\":{base_kib},\"hist_kib\":{},\"dense_ports\":{dense},\"loop_process_cpu_s\":{},\"collect_cpu_s\":{},\"write_wall_s\":{},\"write_cpu_s\":{},\"summary_bytes\":{summary_bytes},\"output_bytes\":{output_bytes},\"write_peak_kib\":{}}}",
         r.events,
+        hist / 1024,
+        t.event_loop.cpu_s,
+        t.collect.cpu_s,
+        write.wall_s,
+        write.cpu_s,
         rss_kib("VmHWM:"),
-        hist / 1024
     );
     Ok(())
 }
@@ -183,7 +208,7 @@ fn scale(a: &BenchArgs) -> CliResult {
         }
     }
     println!(
-        "{:<9} {:>8} {:>8} {:>12} {:>11} {:>9} {:>9} {:>10} {:>10}",
+        "{:<9} {:>8} {:>8} {:>12} {:>11} {:>9} {:>9} {:>10} {:>10} {:>8} {:>9} {:>8} {:>10} {:>11} {:>11} {:>10}",
         "topology",
         "flows",
         "setup s",
@@ -192,7 +217,14 @@ fn scale(a: &BenchArgs) -> CliResult {
         "+results",
         "results s",
         "peak MiB",
-        "KiB/flow"
+        "KiB/flow",
+        "loop s",
+        "collect s",
+        "write s",
+        "write wall",
+        "summary KiB",
+        "outputs MiB",
+        "+write MiB"
     );
     for t in &topos {
         let mut n = 10u64;
@@ -216,7 +248,7 @@ fn scale(a: &BenchArgs) -> CliResult {
                     .map_err(|e| CliError::Internal(format!("bench child output: {e}")))?;
                 let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
                 println!(
-                    "{:<9} {:>8} {:>8.3} {:>12.0} {:>11.2} {:>9.2} {:>9.3} {:>10.1} {:>10.2}",
+                    "{:<9} {:>8} {:>8.3} {:>12.0} {:>11.2} {:>9.2} {:>9.3} {:>10.1} {:>10.2} {:>8.3} {:>9.3} {:>8.3} {:>10.3} {:>11.1} {:>11.1} {:>10.1}",
                     t,
                     n,
                     f("setup_cpu_s"),
@@ -225,7 +257,14 @@ fn scale(a: &BenchArgs) -> CliResult {
                     f("events") / f("run_cpu_s").max(1e-9) / 1e6,
                     f("run_cpu_s") - f("loop_cpu_s"),
                     f("peak_kib") / 1024.0,
-                    (f("peak_kib") - f("base_kib")) / n as f64
+                    (f("peak_kib") - f("base_kib")) / n as f64,
+                    f("loop_process_cpu_s"),
+                    f("collect_cpu_s"),
+                    f("write_cpu_s"),
+                    f("write_wall_s"),
+                    f("summary_bytes") / 1024.0,
+                    f("output_bytes") / 1048576.0,
+                    f("write_peak_kib") / 1024.0
                 );
             }
             n *= 10;

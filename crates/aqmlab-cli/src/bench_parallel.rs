@@ -25,6 +25,7 @@ fn loadavg() -> String {
 fn fingerprint(r: &RunResult) -> String {
     let mut r = r.clone();
     r.wall_seconds = 0.0;
+    r.timings = Default::default();
     r.parallel = None;
     format!("{r:?}")
 }

@@ -51,9 +51,10 @@ pub struct RunArgs {
     /// delay CDFs, and every number of `summary.json` in tables.
     #[arg(long)]
     pub report: bool,
-    /// File format of the result tables and the event log: `csv` or
+    /// File format of the result tables and the event log: `auto` (the
+    /// default: CSV, Parquet for a table above 1 MiB of CSV), `csv` or
     /// `parquet` (sets `output.format`).
-    #[arg(long, value_parser = ["csv", "parquet"])]
+    #[arg(long, value_parser = ["auto", "csv", "parquet"])]
     pub format: Option<String>,
     /// Run scenarios above the default resource limits (samples, bins,
     /// flows, nodes: see the README's "Errors and limits").
@@ -110,16 +111,11 @@ pub fn out_err(e: std::io::Error) -> CliError {
     CliError::Internal(format!("cannot write output: {e}"))
 }
 
-/// The scenario document of `text` with `overrides` applied (the text
-/// parsed already, so errors here are not expected).
+/// The scenario document of `text` with `overrides` applied and its file
+/// paths absolute (`aqmlab::scenario::document`; the text parsed already,
+/// so errors here are not expected).
 pub fn scenario_doc(text: &str, file: &str, overrides: &[String]) -> CliResult<toml::Value> {
-    let mut doc: toml::Value =
-        toml::from_str(text).map_err(|e| CliError::Input(format!("{file}: invalid TOML: {e}")))?;
-    for o in overrides {
-        aqmlab::scenario::apply_override(&mut doc, o)
-            .map_err(|m| CliError::Input(format!("{file}: `{o}`: {m}")))?;
-    }
-    Ok(doc)
+    Ok(aqmlab::scenario::document(text, file, overrides)?)
 }
 
 /// The provenance record of a run of the scenario document `doc` with
@@ -129,6 +125,7 @@ pub fn provenance(
     seed: u64,
     file: Option<&Path>,
     overrides: &[String],
+    files: &[aqmlab::scenario::files::InputFile],
 ) -> CliResult<(String, Provenance)> {
     let toml = output::effective_scenario_toml(doc, seed)
         .map_err(|e| CliError::Input(format!("the effective scenario: {e}")))?;
@@ -143,6 +140,7 @@ pub fn provenance(
             .map(|a| a.to_string_lossy().to_string())
             .collect(),
         call: None,
+        files: files.to_vec(),
     };
     Ok((toml, prov))
 }
@@ -185,7 +183,7 @@ pub fn main(a: RunArgs) -> CliResult {
     };
     check_out(&out)?;
     let doc = scenario_doc(&text, &file, &overrides)?;
-    let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides)?;
+    let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides, &sc.inputs)?;
     crate::interrupt::install(1, &out);
     let mut st = Staging::new(&out).map_err(out_err)?;
     let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);

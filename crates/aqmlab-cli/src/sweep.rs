@@ -50,6 +50,13 @@ pub struct SweepArgs {
     /// Override a scenario value in every combination (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Format of the sweep's dataset (sets `output.format`): `parquet`
+    /// writes each result table of all runs as one Parquet dataset,
+    /// `<out>/parquet/<table>/`; `auto` (the default) does so for a table
+    /// above 1 MiB of CSV over all runs; `csv` never. The runs' own tables
+    /// are CSV.
+    #[arg(long, value_parser = ["auto", "csv", "parquet"])]
+    pub format: Option<String>,
     /// Run only slice I of N (1 ≤ I ≤ N) of the runs, e.g. one Slurm array
     /// task; the same command without --shard assembles sweep.csv.
     #[arg(long, value_name = "I/N")]
@@ -95,7 +102,7 @@ fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
 
 /// Does `dir` hold a complete run of `job`?
 fn complete(dir: &Path, job: &Job) -> bool {
-    output::run_complete(dir, &job.prov.scenario_sha256, job.seed)
+    output::run_complete(dir, &job.prov.scenario_sha256, job.seed, &job.prov.files)
 }
 
 /// Files the sweep writes at the top of `--out`.
@@ -111,7 +118,10 @@ const TABLES: &[&str] = &[
     "report.html",
 ];
 
-pub fn main(a: SweepArgs) -> CliResult {
+pub fn main(mut a: SweepArgs) -> CliResult {
+    if let Some(f) = &a.format {
+        a.set.push(format!("output.format=\"{f}\""));
+    }
     let file = a.file.display().to_string();
     let text = aqmlab::scenario::read_file_limit(&a.file, crate::max_file_bytes(a.allow_large))?;
     let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
@@ -168,7 +178,69 @@ pub fn main(a: SweepArgs) -> CliResult {
         spec.link.clone(),
         run_wall,
         todo.len(),
-    )
+    )?;
+    write_dataset(&a.out, &points, &jobs)
+}
+
+/// The runs' result tables as one Parquet dataset per table,
+/// `<out>/parquet/<table>/<label>_seed-<n>.parquet` (every part with the
+/// same columns and types, `label` and `seed` among them), when the points'
+/// `output.format` asks for it: `parquet`, or `auto` when the runs' CSVs of
+/// the table hold more than `AUTO_PARQUET_BYTES` together. A dataset of an
+/// earlier sweep that this one does not write is removed.
+fn write_dataset(out: &Path, points: &[aqmlab::scenario::SweepPoint], jobs: &[Job]) -> CliResult {
+    use aqmlab::scenario::FileFormat;
+    let format = if points.iter().any(|p| p.format == FileFormat::Parquet) {
+        FileFormat::Parquet
+    } else if points.iter().any(|p| p.format == FileFormat::Auto) {
+        FileFormat::Auto
+    } else {
+        FileFormat::Csv
+    };
+    let root = out.join("parquet");
+    let io = |p: &Path, e: std::io::Error| CliError::Internal(format!("{}: {e}", p.display()));
+    let mut wrote = Vec::new();
+    for table in output::TABLES {
+        let dir = root.join(table);
+        let tmp = root.join(format!(".tmp-{table}"));
+        for d in [&dir, &tmp] {
+            if d.exists() {
+                std::fs::remove_dir_all(d).map_err(|e| io(d, e))?;
+            }
+        }
+        let parts: Vec<(PathBuf, PathBuf)> = jobs
+            .iter()
+            .map(|j| {
+                (
+                    out.join(&j.rel).join(format!("{table}.csv")),
+                    tmp.join(format!("{}.parquet", j.rel.replace('/', "_"))),
+                )
+            })
+            .filter(|(c, _)| c.is_file())
+            .collect();
+        let bytes: u64 = parts
+            .iter()
+            .map(|(c, _)| std::fs::metadata(c).map_or(0, |m| m.len()))
+            .sum();
+        if parts.is_empty() || format.resolve(bytes) != FileFormat::Parquet {
+            continue;
+        }
+        std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+        output::columnar::csvs_to_dataset(&parts).map_err(|e| io(&tmp, e))?;
+        std::fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
+        wrote.push(*table);
+    }
+    if wrote.is_empty() {
+        // nothing of ours left in it
+        let _ = std::fs::remove_dir(&root);
+    } else {
+        eprintln!(
+            "sweep: Parquet datasets ({}) in {}",
+            wrote.join(", "),
+            root.display()
+        );
+    }
+    Ok(())
 }
 
 /// The sweep's size against the resource limits (unless `--allow-large`),
@@ -245,6 +317,9 @@ fn axis_docs(
                 None => aqmlab::scenario::axis_value(&ax.values[j]),
             });
         }
+        // a sweep's runs write CSV tables (`SweepPoint::scenario`)
+        aqmlab::scenario::set_path(&mut doc, "output.format", "csv".into())
+            .map_err(|m| CliError::Input(format!("{file}: `output.format`: {m}")))?;
         axis_values.push(vals);
         docs.push(doc);
     }
@@ -262,7 +337,8 @@ fn make_jobs(
     let mut jobs = Vec::new();
     for (i, p) in points.iter().enumerate() {
         for seed in 1..=seeds {
-            let (toml, prov) = provenance(&docs[i], seed, Some(&a.file), &a.set)?;
+            let (toml, prov) =
+                provenance(&docs[i], seed, Some(&a.file), &a.set, &p.scenario.inputs)?;
             jobs.push(Job {
                 point: i,
                 seed,
@@ -543,6 +619,7 @@ fn fingerprint(s: &Value) -> Value {
     let mut s = s.clone();
     if let Some(o) = s.as_object_mut() {
         o.remove("wall_seconds");
+        o.remove("timings");
         o.remove("seed");
     }
     s

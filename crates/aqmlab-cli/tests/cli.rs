@@ -53,6 +53,7 @@ fn run_writes_documented_outputs() {
         "seed",
         "sim_seconds",
         "wall_seconds",
+        "timings",
         "events",
         "totals",
         "groups",
@@ -186,6 +187,7 @@ fn seed_duration_and_set_flags() {
 fn strip_wall(p: &Path) -> String {
     let mut v: serde_json::Value = serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap();
     v.as_object_mut().unwrap().remove("wall_seconds");
+    v.as_object_mut().unwrap().remove("timings");
     v.to_string()
 }
 

@@ -95,8 +95,8 @@ fn s(p: &Path) -> &str {
 }
 
 /// Every file under `dir`, relative path → contents, with the fields that
-/// legitimately differ between two invocations masked (`wall_seconds`, the
-/// command line).
+/// legitimately differ between two invocations masked (`wall_seconds`,
+/// `timings`, the command line).
 fn tree(dir: &Path) -> BTreeMap<String, String> {
     fn walk(base: &Path, d: &Path, m: &mut BTreeMap<String, String>) {
         for e in fs::read_dir(d).unwrap().flatten() {
@@ -112,10 +112,11 @@ fn tree(dir: &Path) -> BTreeMap<String, String> {
                 Err(e) => format!("{:?}", e.into_bytes()),
             };
             let text = if rel.ends_with("summary.json") {
-                text.lines()
-                    .filter(|l| !l.contains("\"wall_seconds\""))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                let mut v: Value = serde_json::from_str(&text).unwrap();
+                let o = v.as_object_mut().unwrap();
+                o.remove("wall_seconds").expect("wall_seconds");
+                o.remove("timings").expect("timings");
+                serde_json::to_string_pretty(&v).unwrap()
             } else if rel.ends_with("provenance.json") {
                 let mut v: Value = serde_json::from_str(&text).unwrap();
                 v["command_line"] = Value::Null;

@@ -29,6 +29,7 @@ fn summary(dir: &Path) -> (Value, Option<Value>) {
         serde_json::from_slice(&fs::read(dir.join("summary.json")).unwrap()).unwrap();
     let o = v.as_object_mut().unwrap();
     o.remove("wall_seconds").expect("wall_seconds");
+    o.remove("timings").expect("timings");
     let p = o.remove("parallel");
     (v, p)
 }

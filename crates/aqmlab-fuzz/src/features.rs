@@ -710,11 +710,17 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
                 t.insert("log_max_events".into(), Value::Integer(n));
                 format!("output.log_max_events = {n}")
             } else {
-                let f = *["csv", "parquet", "CSV", "arrow", ""]
+                // the event log's or the tables' format (`auto`: by size)
+                let f = *["csv", "parquet", "auto", "CSV", "arrow", ""]
                     .choose(rng)
                     .expect("nonempty");
-                t.insert("log_format".into(), Value::String(f.into()));
-                format!("output.log_format = {f:?}")
+                let k = if rng.gen_bool(0.5) {
+                    "log_format"
+                } else {
+                    "format"
+                };
+                t.insert(k.into(), Value::String(f.into()));
+                format!("output.{k} = {f:?}")
             }
         }
         0 => {

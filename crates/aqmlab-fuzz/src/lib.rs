@@ -331,6 +331,7 @@ fn run_scenario(sc: &Scenario, threads: usize) -> Outcome {
 fn comparable(r: &aqmlab::RunResult) -> String {
     let mut r = r.clone();
     r.wall_seconds = 0.0;
+    r.timings = Default::default();
     r.parallel = None;
     format!("{r:?}")
 }

@@ -3,7 +3,7 @@
 //! (`cwnd.csv`, `throughput.csv`, `requests.csv`, pcap files) and the run's
 //! provenance (`scenario.toml`, `provenance.json`). The schema is documented
 //! in the README. Every file is a pure function of the scenario and the seed,
-//! except `wall_seconds` in `summary.json` and `command_line` in
+//! except `wall_seconds` and `timings` in `summary.json` and `command_line` in
 //! `provenance.json`.
 //!
 //! **Complete or absent.** A run's files are written under temporary names
@@ -344,6 +344,10 @@ pub struct Provenance {
     /// From Python: the call that made the run (`aqmlab.run(...)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,
+    /// The files the scenario read (traces, CDF files): the key naming
+    /// each, its absolute path, SHA-256 and size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<crate::scenario::files::InputFile>,
 }
 
 /// The effective scenario as TOML: the scenario document `doc` (as
@@ -379,10 +383,16 @@ pub fn write_run(r: &RunResult, dir: &Path) -> std::io::Result<()> {
 }
 
 /// Does `dir` hold a complete run of the effective scenario whose
-/// `scenario.toml` hashes to `scenario_sha256`, with `seed`? (A
-/// `summary.json`, and a `provenance.json` with that hash and seed.) This
-/// is what a resumed sweep skips.
-pub fn run_complete(dir: &Path, scenario_sha256: &str, seed: u64) -> bool {
+/// `scenario.toml` hashes to `scenario_sha256`, with `seed`, reading the
+/// files `files` (the same paths with the same SHA-256: a trace edited
+/// since is a different run)? (A `summary.json`, and a `provenance.json`
+/// with that hash, seed and files.) This is what a resumed sweep skips.
+pub fn run_complete(
+    dir: &Path,
+    scenario_sha256: &str,
+    seed: u64,
+    files: &[crate::scenario::files::InputFile],
+) -> bool {
     if !dir.join("summary.json").is_file() {
         return false;
     }
@@ -390,7 +400,12 @@ pub fn run_complete(dir: &Path, scenario_sha256: &str, seed: u64) -> bool {
         return false;
     };
     match serde_json::from_str::<Provenance>(&text) {
-        Ok(p) => p.scenario_sha256 == scenario_sha256 && p.seed == seed,
+        Ok(p) => {
+            let key = |f: &crate::scenario::files::InputFile| (f.path.clone(), f.sha256.clone());
+            p.scenario_sha256 == scenario_sha256
+                && p.seed == seed
+                && p.files.iter().map(key).eq(files.iter().map(key))
+        }
         Err(_) => false,
     }
 }
@@ -506,16 +521,8 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
         let p = d.join(n);
         move |e: std::io::Error| path_err(&p, e)
     };
-    {
-        // Buffered: serde_json writes token by token, which unbuffered
-        // costs a system call each (seconds for a run with 10⁵ flows).
-        let mut f = st.create("summary.json")?;
-        serde_json::to_writer_pretty(&mut f, &summary::Summary::of(r))
-            .map_err(std::io::Error::other)
-            .and_then(|_| writeln!(f))
-            .and_then(|_| f.flush())
-            .map_err(named("summary.json"))?;
-    }
+    // the tables first, timed; `summary.json` (which holds the time) last
+    let clock = crate::metrics::PhaseClock::start();
     write_flows(r, &id, &st.path("flows.csv")).map_err(named("flows.csv"))?;
     write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
     write_links(r, &id, &st.path("links.csv")).map_err(named("links.csv"))?;
@@ -541,15 +548,31 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
             .map_err(named("requests.csv"))?;
         w.flush().map_err(named("requests.csv"))?;
     }
-    if r.table_format == crate::net::event_log::FileFormat::Parquet {
+    if r.table_format != crate::net::event_log::FileFormat::Csv {
         for table in TABLES {
             let csv = st.path(&format!("{table}.csv"));
-            if csv.exists() {
+            let Ok(meta) = fs::metadata(&csv) else {
+                continue;
+            };
+            // `auto`: Parquet above `AUTO_PARQUET_BYTES` of CSV
+            if r.table_format.resolve(meta.len()) == crate::net::event_log::FileFormat::Parquet {
                 let name = format!("{table}.parquet");
                 columnar::csv_to_parquet(&csv, &st.path(&name)).map_err(named(&name))?;
                 fs::remove_file(&csv).map_err(named(&format!("{table}.csv")))?;
             }
         }
+    }
+    let mut s = summary::Summary::of(r);
+    s.timings.write = clock.stop();
+    {
+        // Buffered: serde_json writes token by token, which unbuffered
+        // costs a system call each (seconds for a run with 10⁵ flows).
+        let mut f = st.create("summary.json")?;
+        serde_json::to_writer_pretty(&mut f, &s)
+            .map_err(std::io::Error::other)
+            .and_then(|_| writeln!(f))
+            .and_then(|_| f.flush())
+            .map_err(named("summary.json"))?;
     }
     Ok(())
 }

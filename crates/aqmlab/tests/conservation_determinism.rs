@@ -508,6 +508,7 @@ fn read_outputs(dir: &Path) -> Outputs {
     let mut summary: serde_json::Value = serde_json::from_slice(&rd("summary.json")).unwrap();
     let obj = summary.as_object_mut().expect("summary is an object");
     assert!(obj.remove("wall_seconds").is_some(), "wall_seconds present");
+    assert!(obj.remove("timings").is_some(), "timings present");
     // Without the `label` and `seed` columns every per-run CSV starts with
     // (checked here), so that runs with different seeds compare by content.
     let seed = summary["seed"].as_u64().unwrap().to_string();

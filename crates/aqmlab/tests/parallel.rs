@@ -59,6 +59,7 @@ pub fn multi_site(sites: usize, hosts: usize, count: u32, duration: &str) -> Str
 fn fingerprint(r: &RunResult) -> String {
     let mut r = r.clone();
     r.wall_seconds = 0.0;
+    r.timings = Default::default();
     r.parallel = None;
     format!("{r:?}")
 }

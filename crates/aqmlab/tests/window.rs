@@ -57,6 +57,7 @@ size = "200KB"
 fn fingerprint(r: &RunResult) -> String {
     let mut r = r.clone();
     r.wall_seconds = 0.0;
+    r.timings = Default::default();
     r.parallel = None;
     format!("{r:?}")
 }

@@ -484,12 +484,81 @@ impl Conservation {
     }
 }
 
+/// Wall-clock and process CPU time of one phase of a run, seconds.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct PhaseTime {
+    pub wall_s: f64,
+    /// CPU seconds of the whole process (all threads) during the phase.
+    pub cpu_s: f64,
+}
+
+/// The phases of a run (`summary.json`'s `timings`): building the
+/// simulation from the validated scenario, the event loop, collecting the
+/// results, and writing the output files other than `summary.json`.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Timings {
+    pub setup: PhaseTime,
+    #[serde(rename = "loop")]
+    pub event_loop: PhaseTime,
+    pub collect: PhaseTime,
+    pub write: PhaseTime,
+}
+
+/// A started phase: [`PhaseClock::stop`] gives its [`PhaseTime`].
+#[derive(Clone, Copy, Debug)]
+pub struct PhaseClock {
+    wall: std::time::Instant,
+    cpu: f64,
+}
+
+impl PhaseClock {
+    pub fn start() -> PhaseClock {
+        PhaseClock {
+            wall: std::time::Instant::now(),
+            cpu: process_cpu_seconds(),
+        }
+    }
+
+    pub fn stop(&self) -> PhaseTime {
+        PhaseTime {
+            wall_s: self.wall.elapsed().as_secs_f64(),
+            cpu_s: (process_cpu_seconds() - self.cpu).max(0.0),
+        }
+    }
+}
+
+/// CPU time of the whole process, seconds (POSIX `clock_gettime` with
+/// `CLOCK_PROCESS_CPUTIME_ID`; 0 where it is not available).
+pub fn process_cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the call.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        if rc == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+        }
+        0.0
+    }
+    #[cfg(not(unix))]
+    {
+        0.0
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub scenario: String,
     pub seed: u64,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
+    /// Wall and CPU time of each phase (set-up, loop and collection here;
+    /// writing is filled in by the writer of `summary.json`). Measurements:
+    /// they differ between identical runs, like `wall_seconds`.
+    pub timings: Timings,
     pub events: u64,
     pub flows: Vec<FlowResult>,
     pub queues: Vec<QueueResult>,

@@ -28,19 +28,63 @@ enum Kind {
     Text,
 }
 
-fn kind_of(cells: &[&str]) -> Kind {
-    let vals = || cells.iter().filter(|c| !c.is_empty());
-    if vals().clone().next().is_none() {
-        Kind::Text
-    } else if vals().all(|c| c.parse::<i64>().is_ok()) {
-        Kind::Int
-    } else if vals().all(|c| c.parse::<f64>().is_ok()) {
-        Kind::Double
-    } else if vals().all(|c| *c == "true" || *c == "false") {
-        Kind::Bool
-    } else {
-        Kind::Text
+/// A column's kind and nullability, gathered cell by cell (over one table,
+/// or every part of a dataset so that all parts share one schema).
+#[derive(Clone, Copy, Debug)]
+struct Column {
+    values: bool,
+    empty: bool,
+    int: bool,
+    num: bool,
+    bool: bool,
+}
+
+impl Default for Column {
+    fn default() -> Self {
+        Column {
+            values: false,
+            empty: false,
+            int: true,
+            num: true,
+            bool: true,
+        }
     }
+}
+
+impl Column {
+    fn see(&mut self, c: &str) {
+        if c.is_empty() {
+            self.empty = true;
+            return;
+        }
+        self.values = true;
+        self.int &= c.parse::<i64>().is_ok();
+        self.num &= self.int || c.parse::<f64>().is_ok();
+        self.bool &= c == "true" || c == "false";
+    }
+
+    /// (kind, nullable)
+    fn kind(&self) -> (Kind, bool) {
+        let k = if !self.values {
+            Kind::Text
+        } else if self.int {
+            Kind::Int
+        } else if self.num {
+            Kind::Double
+        } else if self.bool {
+            Kind::Bool
+        } else {
+            Kind::Text
+        };
+        (k, self.empty)
+    }
+}
+
+#[cfg(test)]
+fn kind_of(cells: &[&str]) -> Kind {
+    let mut c = Column::default();
+    cells.iter().for_each(|x| c.see(x));
+    c.kind().0
 }
 
 pub(super) fn pq_err(e: parquet::errors::ParquetError) -> std::io::Error {
@@ -62,30 +106,80 @@ pub(super) fn create(
     SerializedFileWriter::new(std::fs::File::create(path)?, schema, props).map_err(pq_err)
 }
 
-/// Convert the CSV file `csv` (with a header) into the Parquet file `pq`.
-pub fn csv_to_parquet(csv: &Path, pq: &Path) -> std::io::Result<()> {
-    let mut rd = csv::Reader::from_path(csv).map_err(std::io::Error::other)?;
+/// The header and rows of the CSV file `csv`.
+fn read_csv(csv: &Path) -> std::io::Result<(Vec<String>, Vec<csv::StringRecord>)> {
+    let err = |e: csv::Error| std::io::Error::other(format!("{}: {e}", csv.display()));
+    let mut rd = csv::Reader::from_path(csv).map_err(err)?;
     let names: Vec<String> = rd
         .headers()
-        .map_err(std::io::Error::other)?
+        .map_err(err)?
         .iter()
         .map(String::from)
         .collect();
-    let rows: Vec<csv::StringRecord> = rd
-        .records()
-        .collect::<Result<_, _>>()
-        .map_err(std::io::Error::other)?;
-    write(&names, &rows, pq)
+    let rows: Vec<csv::StringRecord> = rd.records().collect::<Result<_, _>>().map_err(err)?;
+    Ok((names, rows))
 }
 
-fn write(names: &[String], rows: &[csv::StringRecord], pq: &Path) -> std::io::Result<()> {
-    let col = |j: usize| -> Vec<&str> { rows.iter().map(|r| r.get(j).unwrap_or("")).collect() };
-    let mut kinds = Vec::with_capacity(names.len());
+fn columns(n: usize, rows: &[csv::StringRecord], cols: &mut Vec<Column>) {
+    cols.resize(n, Column::default());
+    for r in rows {
+        for (j, c) in cols.iter_mut().enumerate() {
+            c.see(r.get(j).unwrap_or(""));
+        }
+    }
+}
+
+/// Convert the CSV file `csv` (with a header) into the Parquet file `pq`.
+pub fn csv_to_parquet(csv: &Path, pq: &Path) -> std::io::Result<()> {
+    let (names, rows) = read_csv(csv)?;
+    let mut cols = Vec::new();
+    columns(names.len(), &rows, &mut cols);
+    let kinds: Vec<(Kind, bool)> = cols.iter().map(Column::kind).collect();
+    write(&names, &kinds, &rows, pq)
+}
+
+/// Convert the CSV files `parts` (`(csv, parquet)` pairs, every CSV with the
+/// same header) into Parquet files that share one schema, the column types
+/// chosen over all of them: one dataset that `pandas.read_parquet` (pyarrow),
+/// polars and DuckDB read whole from the parquet files' folder. Reads each
+/// CSV twice (types, then values), holding one at a time.
+pub fn csvs_to_dataset(parts: &[(std::path::PathBuf, std::path::PathBuf)]) -> std::io::Result<()> {
+    let mut head: Option<(Vec<String>, &Path)> = None;
+    let mut cols = Vec::new();
+    for (csv, _) in parts {
+        let (names, rows) = read_csv(csv)?;
+        match &head {
+            Some((h, first)) if *h != names => {
+                return Err(std::io::Error::other(format!(
+                "{}: its columns differ from those of {}; a dataset's parts share their columns",
+                csv.display(),
+                first.display()
+            )))
+            }
+            Some(_) => {}
+            None => head = Some((names.clone(), csv)),
+        }
+        columns(names.len(), &rows, &mut cols);
+    }
+    let Some((names, _)) = head else {
+        return Ok(());
+    };
+    let kinds: Vec<(Kind, bool)> = cols.iter().map(Column::kind).collect();
+    for (csv, pq) in parts {
+        let (_, rows) = read_csv(csv)?;
+        write(&names, &kinds, &rows, pq)?;
+    }
+    Ok(())
+}
+
+fn write(
+    names: &[String],
+    kinds: &[(Kind, bool)],
+    rows: &[csv::StringRecord],
+    pq: &Path,
+) -> std::io::Result<()> {
     let mut fields = Vec::with_capacity(names.len());
-    for (j, name) in names.iter().enumerate() {
-        let cells = col(j);
-        let k = kind_of(&cells);
-        let nullable = cells.iter().any(|c| c.is_empty());
+    for (name, &(k, nullable)) in names.iter().zip(kinds) {
         let physical = match k {
             Kind::Int => Physical::INT64,
             Kind::Double => Physical::DOUBLE,
@@ -101,7 +195,6 @@ fn write(names: &[String], rows: &[csv::StringRecord], pq: &Path) -> std::io::Re
             b = b.with_logical_type(Some(parquet::basic::LogicalType::String));
         }
         fields.push(Arc::new(b.build().map_err(pq_err)?));
-        kinds.push((k, nullable));
     }
     let schema = Arc::new(
         Type::group_type_builder("table")

@@ -39,7 +39,10 @@ pub const COLUMNS: [&str; 14] = [
 /// The file name of a log in `format`.
 pub fn file_name(log: &EventLog) -> &'static str {
     match log.format {
-        crate::net::event_log::FileFormat::Csv => "events.csv",
+        // (`EventLog::merge` resolves `auto`)
+        crate::net::event_log::FileFormat::Csv | crate::net::event_log::FileFormat::Auto => {
+            "events.csv"
+        }
         crate::net::event_log::FileFormat::Parquet => "events.parquet",
     }
 }
@@ -254,7 +257,9 @@ pub fn write_parquet(
 /// Write the log in its scenario's format.
 pub fn write(r: &RunResult, log: &EventLog, id: &RunId, path: &Path) -> std::io::Result<()> {
     match log.format {
-        crate::net::event_log::FileFormat::Csv => write_csv(r, log, id, path),
+        crate::net::event_log::FileFormat::Csv | crate::net::event_log::FileFormat::Auto => {
+            write_csv(r, log, id, path)
+        }
         crate::net::event_log::FileFormat::Parquet => write_parquet(r, log, id, path),
     }
 }

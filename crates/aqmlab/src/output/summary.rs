@@ -116,6 +116,9 @@ pub struct Summary<'a> {
     pub seed: u64,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
+    /// Wall and CPU time of set-up, loop, collection and writing
+    /// (measurements, like `wall_seconds`).
+    pub timings: crate::metrics::Timings,
     pub events: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup_s: Option<f64>,
@@ -224,6 +227,7 @@ impl<'a> Summary<'a> {
             seed: r.seed,
             sim_seconds: r.sim_seconds,
             wall_seconds: r.wall_seconds,
+            timings: r.timings,
             events: r.events,
             warmup_s: r.warmup_s,
             totals: t,

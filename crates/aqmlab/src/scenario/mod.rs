@@ -4,6 +4,7 @@
 //! → [`Scenario::validate`] (cross-references and ranges). Every error names
 //! the file, the key path and what is allowed.
 
+pub mod files;
 pub mod generate;
 pub mod limits;
 pub mod paths;
@@ -91,6 +92,10 @@ pub struct Scenario {
     /// (`topology.hops`), for messages about what grows with it.
     #[serde(skip)]
     pub generated_by: Option<&'static str>,
+    /// The files the scenario read (traces, CDFs), in the order first
+    /// named, with their SHA-256: [`Scenario::load_files`].
+    #[serde(skip)]
+    pub inputs: Vec<files::InputFile>,
 }
 
 /// A parameter sweep: the cartesian product of the `vary` axes, each
@@ -128,7 +133,11 @@ fn one_u64() -> u64 {
 pub struct SweepPoint {
     /// `label1_label2…`, one label per axis; safe as a directory name.
     pub label: String,
+    /// Its scenario, with `output.format = "csv"`: a sweep's runs write CSV.
     pub scenario: Scenario,
+    /// The `output.format` the point asked for: the format of the sweep's
+    /// dataset (`aqmlab sweep`: `parquet/<table>/` beside the runs).
+    pub format: FileFormat,
 }
 
 /// A sweep value as its axis column shows it: a string itself, a table its
@@ -222,13 +231,7 @@ impl Scenario {
             }
             labels.push(l);
         }
-        let mut doc: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-            file: file.to_string(),
-            msg: e.to_string().trim_end().to_string(),
-        })?;
-        for o in overrides {
-            apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, set_key(o), m))?;
-        }
+        let doc = document(text, file, overrides)?;
         let mut points: Vec<SweepPoint> = Vec::new();
         // each combination is a whole scenario in memory: bound them before
         // expanding (a hard limit; sweep runs are bounded again with seeds)
@@ -281,16 +284,14 @@ impl Scenario {
                     ));
                 }
             }
-            if sc.output.format != FileFormat::Csv {
-                return Err(ScenarioError::invalid(
-                    file,
-                    "output.format",
-                    SWEEP_NEEDS_CSV,
-                ));
-            }
+            // the runs write CSV tables (the sweep's tables are read from
+            // them); the format asked for is the sweep's dataset's
+            let mut sc = sc;
+            let format = std::mem::replace(&mut sc.output.format, FileFormat::Csv);
             points.push(SweepPoint {
                 label,
                 scenario: sc,
+                format,
             });
         }
         Ok(points)
@@ -387,15 +388,15 @@ pub struct LinkSpec {
     #[serde(default)]
     pub classifier_ba: Option<crate::net::classifier::ClassifierSpec>,
     /// A Mahimahi packet-delivery trace driving both directions
-    /// (`trace_ba` overrides b→a): a file path, relative to the working
-    /// directory.
+    /// (`trace_ba` overrides b→a): a file path, relative to the scenario
+    /// file's folder (see [`files`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     /// The trace of the b→a direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_ba: Option<String>,
     /// The traces as loaded when the scenario was (a→b, b→a):
-    /// [`Scenario::load_traces`].
+    /// [`Scenario::load_files`].
     #[serde(skip)]
     pub traces: [Option<std::sync::Arc<crate::net::link_model::Trace>>; 2],
 }
@@ -593,9 +594,6 @@ fn is_default_format(f: &FileFormat) -> bool {
     *f == FileFormat::default()
 }
 
-/// Why a sweep refuses `output.format = "parquet"`.
-pub const SWEEP_NEEDS_CSV: &str = "a sweep writes its runs' tables as CSV (its sweep tables are read from them); \"parquet\" is for `aqmlab run` and `aqmlab.run`";
-
 /// Default and largest `output.log_max_events` (64 bytes each in memory).
 pub const LOG_MAX_EVENTS: (u64, u64) = (5_000_000, 50_000_000);
 
@@ -749,14 +747,19 @@ impl Scenario {
         file: &str,
         overrides: &[String],
     ) -> Result<Scenario, ScenarioError> {
-        let mut value: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-            file: file.to_string(),
-            msg: e.to_string().trim_end().to_string(),
-        })?;
-        for o in overrides {
-            apply_override(&mut value, o)
-                .map_err(|m| ScenarioError::invalid(file, set_key(o), m))?;
-        }
+        Self::from_toml_supplied(text, file, overrides, None)
+    }
+
+    /// [`Scenario::from_toml_with`] taking the files in `supplied` (by
+    /// path as the scenario names them, after [`files::pin_paths`]) instead
+    /// of reading them: what a sweep worker on another machine does.
+    pub fn from_toml_supplied(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+        supplied: Option<&files::Supplied>,
+    ) -> Result<Scenario, ScenarioError> {
+        let value = document(text, file, overrides)?;
         let mut sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
             // A registry (queue, cc, workload) reports the key inside its
             // table in the message; join it to the outer path.
@@ -777,10 +780,7 @@ impl Scenario {
         sc.check_unique_groups()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
-        // `file` names the scenario's file (a sweep point appends its label
-        // to the name, which leaves the folder as it is).
-        let folder = Path::new(file).parent().filter(|d| d.is_dir());
-        sc.load_traces(folder)
+        sc.load_files(supplied)
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
@@ -845,15 +845,23 @@ impl Scenario {
         Ok(())
     }
 
-    /// Read and parse the trace files the links name (`trace`,
-    /// `trace_ba`) through the bounded reader; a file shared by links is
-    /// read once. The error names the key.
-    ///
-    /// A relative path is looked up in the working directory, then in
-    /// `folder` (the scenario file's folder, when it was loaded from one).
-    pub fn load_traces(&mut self, folder: Option<&Path>) -> Result<(), (String, String)> {
+    /// Read the files the scenario names (the links' `trace`/`trace_ba`,
+    /// a cdf workload's `sizes` file) through the bounded reader, or take
+    /// them from `supplied`; a file named twice is read once. Parses each
+    /// into the link's trace or the workload's distribution and records it
+    /// in [`Scenario::inputs`]. The error names the key. Relative paths are
+    /// taken from the working directory ([`document`] pins a file's).
+    pub fn load_files(
+        &mut self,
+        supplied: Option<&files::Supplied>,
+    ) -> Result<(), (String, String)> {
         use crate::net::link_model::Trace;
-        let mut seen: HashMap<String, std::sync::Arc<Trace>> = HashMap::new();
+        let mut rd = files::Reader {
+            supplied,
+            read: Default::default(),
+        };
+        let mut order: Vec<String> = Vec::new();
+        let mut traces: HashMap<String, std::sync::Arc<Trace>> = HashMap::new();
         for (i, l) in self.links.iter_mut().enumerate() {
             let ba = l.trace_ba.as_ref().or(l.trace.as_ref()).cloned();
             let (ka, kb) = (
@@ -869,26 +877,46 @@ impl Scenario {
                     l.traces[d] = None;
                     continue;
                 };
-                if let Some(t) = seen.get(&path) {
+                if let Some(t) = traces.get(&path) {
                     l.traces[d] = Some(t.clone());
                     continue;
                 }
+                let key = format!("links[{i}].{k}");
                 let what = "a Mahimahi trace file (one ms timestamp per line)";
-                let mut at = std::path::PathBuf::from(&path);
-                if at.is_relative() && !at.exists() {
-                    if let Some(d) = folder.map(|d| d.join(&path)).filter(|q| q.exists()) {
-                        at = d;
-                    }
-                }
-                let t = read_text(&at, what)
-                    .map_err(|e| format!("cannot read `{path}` ({e})"))
-                    .and_then(|text| Trace::parse(&text).map_err(|m| format!("`{path}`: {m}")))
-                    .map_err(|m| (format!("links[{i}].{k}"), m))?;
+                let t = rd
+                    .get(&key, &path, what)
+                    .and_then(|f| Trace::parse(&f.text).map_err(|m| format!("`{path}`: {m}")))
+                    .map_err(|m| (key, m))?;
                 let t = std::sync::Arc::new(t);
-                seen.insert(path, t.clone());
+                order.push(path.clone());
+                traces.insert(path, t.clone());
                 l.traces[d] = Some(t);
             }
         }
+        for (i, w) in self.workloads.iter_mut().enumerate() {
+            let crate::traffic::WorkloadSpec::Cdf(c) = w else {
+                continue;
+            };
+            if !c.names_file() {
+                continue;
+            }
+            let key = format!("workloads[{i}].sizes");
+            let path = c.sizes.clone();
+            let what = crate::traffic::cdf::SIZES_ALLOWED;
+            let cdf = rd
+                .get(&key, &path, what)
+                .map_err(|m| format!("{m}; give {what}"))
+                .and_then(|f| {
+                    crate::traffic::cdf::SizeCdf::parse(&f.text)
+                        .map_err(|m| format!("`{path}`: {m}"))
+                })
+                .map_err(|m| (key, m))?;
+            if !order.contains(&path) {
+                order.push(path);
+            }
+            c.file = Some(std::sync::Arc::new(cdf));
+        }
+        self.inputs = order.iter().map(|p| (*rd.read[p]).clone()).collect();
         Ok(())
     }
 
@@ -1406,7 +1434,7 @@ impl Scenario {
                 if path.is_some() && l.traces[d].is_none() {
                     return Err((
                         format!("{p}.{k}"),
-                        "the trace file was not loaded (call Scenario::load_traces)".into(),
+                        "the trace file was not loaded (call Scenario::load_files)".into(),
                     ));
                 }
             }
@@ -1438,6 +1466,14 @@ impl Scenario {
                 check_host(names, format!("{p}.{k}"), n, "workloads")?;
             }
             w.validate().map_err(|(k, m)| (format!("{p}.{k}"), m))?;
+            if let crate::traffic::WorkloadSpec::Cdf(c) = w {
+                if c.names_file() && c.file.is_none() {
+                    return Err((
+                        format!("{p}.sizes"),
+                        "the CDF file was not loaded (call Scenario::load_files)".into(),
+                    ));
+                }
+            }
             if let Some(o) = w.tcp_options() {
                 let mut t = TcpParams::default();
                 t.apply(&self.tcp);
@@ -1592,6 +1628,38 @@ pub fn apply_override(doc: &mut toml::Value, spec: &str) -> Result<(), String> {
         Err(_) => toml::Value::String(raw.trim().to_string()),
     };
     set_path(doc, path, value)
+}
+
+/// The scenario document of `text` (from `file`) with `overrides`
+/// applied and its file paths pinned ([`files::pin_paths`]): a relative
+/// path written in the file is taken from the file's folder (when `file`
+/// names a file's path; else the working directory), one given by an
+/// override from the working directory.
+pub fn document(
+    text: &str,
+    file: &str,
+    overrides: &[String],
+) -> Result<toml::Value, ScenarioError> {
+    let mut doc: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+        file: file.to_string(),
+        msg: e.to_string().trim_end().to_string(),
+    })?;
+    // `file` names the scenario's file (a sweep point appends its label to
+    // the name, which leaves the folder as it is)
+    let folder = Path::new(file).parent().filter(|d| d.is_dir());
+    if let Some(base) = files::base_folder(folder) {
+        files::pin_paths(&mut doc, &base);
+    }
+    for o in overrides {
+        apply_override(&mut doc, o).map_err(|m| ScenarioError::invalid(file, set_key(o), m))?;
+    }
+    if !overrides.is_empty() {
+        // the paths still relative came from an override
+        if let Some(base) = files::base_folder(None) {
+            files::pin_paths(&mut doc, &base);
+        }
+    }
+    Ok(doc)
 }
 
 /// Set the value at `path` (the path syntax of [`apply_override`]).

@@ -249,6 +249,7 @@ impl Simulation {
         seed: u64,
         choose: impl FnOnce(&Topology) -> (Vec<LpId>, usize),
     ) -> Simulation {
+        let clock = crate::metrics::PhaseClock::start();
         let topo = Topology::build(sc, seed);
         let node_names: Vec<String> = topo.names.iter().map(|n| n.to_string()).collect();
         let (node_lp, n_lps) = choose(&topo);
@@ -438,8 +439,10 @@ impl Simulation {
             actions,
             next_action: 0,
             graph,
+            setup: Default::default(),
         };
         sim.attach_logs(sc);
+        sim.setup = clock.stop();
         sim
     }
 

@@ -317,6 +317,7 @@ impl Simulation {
             seed: self.seed,
             sim_seconds: to_secs(end),
             wall_seconds: wall,
+            timings: Default::default(),
             events: self.events(),
             fairness: fairness(&flows),
             flows,

@@ -92,6 +92,8 @@ pub struct Simulation {
     next_action: usize,
     /// What rebuilding the routes needs, when a link goes down.
     graph: Option<crate::net::routing::Graph>,
+    /// Wall and CPU time of building this simulation.
+    setup: crate::metrics::PhaseTime,
 }
 
 impl Simulation {
@@ -210,15 +212,25 @@ impl Simulation {
     /// ([`RunResult::warmup_s`]; see [`Snapshot`]), else over the whole run.
     pub fn run_with_progress(&mut self, mut progress: impl FnMut(f64)) -> RunResult {
         let wall = std::time::Instant::now();
+        let clock = crate::metrics::PhaseClock::start();
         let end = self.sh.end;
         let mut tick = |t: Time| progress(t as f64 / end as f64);
         self.advance(end, &mut tick);
         progress(1.0);
+        let event_loop = clock.stop();
+        let clock = crate::metrics::PhaseClock::start();
         let whole = self.collect(end, wall.elapsed().as_secs_f64());
-        match &self.warm {
+        let mut r = match &self.warm {
             Some(w) => self.window(w, whole),
             None => whole,
-        }
+        };
+        r.timings = crate::metrics::Timings {
+            setup: self.setup,
+            event_loop,
+            collect: clock.stop(),
+            write: Default::default(),
+        };
+        r
     }
 
     /// Run every event and action ([`actions`]) due at or before `limit`.
@@ -305,6 +317,7 @@ mod tests {
         let key = |r: &RunResult| {
             let mut r = r.clone();
             r.wall_seconds = 0.0;
+            r.timings = Default::default();
             r.parallel = None;
             format!("{r:?}")
         };

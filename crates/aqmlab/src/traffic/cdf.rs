@@ -46,7 +46,14 @@ pub struct CdfSpec {
     pub cc: CcConfig,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// The distribution of a `sizes` file, as loaded with the scenario
+    /// (`Scenario::load_files`).
+    #[serde(skip)]
+    pub file: Option<std::sync::Arc<SizeCdf>>,
 }
+
+/// What `sizes` may be.
+pub const SIZES_ALLOWED: &str = "\"web-search\", \"data-mining\" or a CDF file";
 
 /// A size distribution: (bytes, cumulative probability) points.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,17 +134,22 @@ impl SizeCdf {
 
 impl CdfSpec {
     /// The distribution named by `sizes`.
+    /// A file's distribution is the one loaded with the scenario
+    /// (`Scenario::load_files` reads the file and sets [`CdfSpec::file`]).
     pub fn load(&self) -> Result<SizeCdf, String> {
         match self.sizes.as_str() {
             "web-search" => SizeCdf::parse(WEB_SEARCH),
             "data-mining" => SizeCdf::parse(DATA_MINING),
-            path => {
-                let what = "\"web-search\", \"data-mining\" or a CDF file";
-                let t = crate::scenario::read_text(std::path::Path::new(path), what)
-                    .map_err(|e| format!("cannot read `{path}` ({e}); give {what}"))?;
-                SizeCdf::parse(&t).map_err(|m| format!("`{path}`: {m}"))
-            }
+            "" => Err(format!("empty; give {SIZES_ALLOWED}")),
+            path => self.file.as_deref().cloned().ok_or_else(|| {
+                format!("the CDF file `{path}` was not loaded (call Scenario::load_files)")
+            }),
         }
+    }
+
+    /// Does `sizes` name a file (not a built-in distribution)?
+    pub fn names_file(&self) -> bool {
+        !self.sizes.is_empty() && !crate::scenario::files::BUILTIN_SIZES.contains(&self.sizes.as_str())
     }
 
     pub fn validate(&self) -> Result<(), (String, String)> {
@@ -173,7 +185,11 @@ impl CdfSpec {
                 ),
             ));
         }
-        self.load().map_err(|m| ("sizes".to_string(), m))?;
+        // a file is read and checked when the scenario loads its files
+        // (`Scenario::load_files`), after this stage-two check
+        if !self.names_file() || self.file.is_some() {
+            self.load().map_err(|m| ("sizes".to_string(), m))?;
+        }
         self.cc.validate().map_err(|(k, m)| (format!("cc.{k}"), m))
     }
 }
