@@ -6,7 +6,7 @@ mod queue;
 mod rng;
 mod timer;
 
-pub use queue::{EventQueue, Tie};
+pub use queue::{EventQueue, TieBreak};
 pub use rng::{splitmix64, stream_id, RngStream};
 pub use timer::{Timer, TimerAction};
 

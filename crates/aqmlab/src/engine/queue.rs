@@ -1,4 +1,4 @@
-//! The event queue: events ordered by (time, [`Tie`]), where the tie-break
+//! The event queue: events ordered by (time, [`TieBreak`]), where the tie-break
 //! is derived from the model — the component the event belongs to and that
 //! component's own event counter — not from the order in which events were
 //! inserted. Events at one time therefore run in an order that does not
@@ -40,7 +40,7 @@ const READY_INSERT_MAX: usize = 2;
 /// The tie-break of events at one time: the owning component's id, then
 /// its own counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Tie {
+pub struct TieBreak {
     pub owner: u64,
     pub seq: u64,
 }
@@ -57,7 +57,7 @@ struct Entry<E> {
 
 impl<E> Entry<E> {
     #[inline]
-    fn new(at: Time, tie: Tie, ev: E) -> Self {
+    fn new(at: Time, tie: TieBreak, ev: E) -> Self {
         Entry {
             time: at,
             owner: tie.owner,
@@ -197,14 +197,14 @@ impl<E> EventQueue<E> {
 
     /// Schedule `ev` at absolute time `at` with tie-break `tie`.
     #[inline]
-    pub fn schedule(&mut self, at: Time, tie: Tie, ev: E) {
+    pub fn schedule(&mut self, at: Time, tie: TieBreak, ev: E) {
         self.heap.push(Entry::new(at, tie, ev));
     }
 
     /// Schedule a timer `ev` at absolute time `at`: the same order as
     /// [`EventQueue::schedule`], kept in the timing wheel.
     #[inline]
-    pub fn schedule_timer(&mut self, at: Time, tie: Tie, ev: E) {
+    pub fn schedule_timer(&mut self, at: Time, tie: TieBreak, ev: E) {
         let e = Entry::new(at, tie, ev);
         if slot_of(at) <= self.wheel.cur && self.wheel.ready.len() >= READY_INSERT_MAX {
             // A timer for the slot being drained goes into the sorted
@@ -218,7 +218,7 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Remove and return the earliest event (ties: the smaller [`Tie`]).
+    /// Remove and return the earliest event (ties: the smaller [`TieBreak`]).
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let w = self.wheel.peek_key();
@@ -294,8 +294,8 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
-    fn tie(owner: u64, seq: u64) -> Tie {
-        Tie { owner, seq }
+    fn tie(owner: u64, seq: u64) -> TieBreak {
+        TieBreak { owner, seq }
     }
 
     /// Time first, then the owner, then the owner's counter — whatever the

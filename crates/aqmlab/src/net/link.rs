@@ -441,7 +441,7 @@ pub struct Link {
     /// The packet being serialised, on a link whose packets do not enter
     /// their delay lane when their serialisation starts (a link with its
     /// own pipe, a cut link, or any link while a packet tap is set); see
-    /// `Lp::transmit`.
+    /// `LogicalProcess::transmit`.
     pub tx: Option<Packet>,
     pub lost: u64,
     /// Whether queue time series are recorded for this link's port.

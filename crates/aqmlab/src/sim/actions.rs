@@ -103,7 +103,7 @@ impl Simulation {
                 }
                 g.up[2 * i] = !down;
                 g.up[2 * i + 1] = !down;
-                self.sh.routes = g.routes();
+                self.shared.routes = g.routes();
                 for lp in self.lps.iter_mut() {
                     if down {
                         for gi in [2 * i, 2 * i + 1] {
@@ -186,7 +186,7 @@ pub(super) fn graph(
         })
 }
 
-impl super::lp::Lp {
+impl super::lp::LogicalProcess {
     /// Flow `fid` stops (`[[events]]` `stop`), if its sender is here: a
     /// TCP sender closes after one more segment ([`Sender::stop`]), a CBR
     /// source sends nothing more; a flow not started yet never starts.

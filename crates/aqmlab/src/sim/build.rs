@@ -4,14 +4,14 @@
 //! processes of a partition (one process for a sequential run).
 
 use super::endpoint::{segments, Flow, TcpPair, Transport};
-use super::event::{owner, Ev};
+use super::event::{owner, Event};
 use super::forward::SimLink;
 use super::ids::{LinkId, LocalFlow, LocalLink, LpId};
 use super::lane::NO_LANE;
-use super::lp::Lp;
+use super::lp::LogicalProcess;
 use super::{Shared, Simulation};
 use crate::aqm::{DropTail, QueueSpec};
-use crate::engine::{stream_id, RngStream, Tie, Time};
+use crate::engine::{stream_id, RngStream, TieBreak, Time};
 use crate::net::link::{Disc, Link, Port, TxState};
 use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
@@ -256,8 +256,8 @@ impl Simulation {
         let id = |n: &str| *topo.ids.get(n).expect("validated node");
         let plans = plan_flows(sc, &id, seed);
         let (n_links, n_flows) = (topo.links.len(), plans.len());
-        let mut lps: Vec<Lp> = (0..n_lps)
-            .map(|i| Lp::new(LpId(i as u16), n_links, n_flows))
+        let mut lps: Vec<LogicalProcess> = (0..n_lps)
+            .map(|i| LogicalProcess::new(LpId(i as u16), n_links, n_flows))
             .collect();
         // Each process's link records in one buffer of the right size: they
         // are cache-line aligned, and an aligned buffer grown by doubling
@@ -355,7 +355,7 @@ impl Simulation {
                     // look it up
                     f.snd_link = topo.routes.next_link(fp.src, fp.dst, fid);
                     let tie = f.tie(TimerKind::Start);
-                    let ev = Ev::Timer(lf, TimerKind::Start);
+                    let ev = Event::Timer(lf, TimerKind::Start);
                     lp.events.schedule_timer(fp.start, tie, ev);
                 }
                 lp.flow_ix.set(fid, lf);
@@ -378,11 +378,11 @@ impl Simulation {
         }
         for lp in lps.iter_mut() {
             if !lp.cwnd.is_empty() {
-                let tie = Tie {
+                let tie = TieBreak {
                     owner: owner::CWND,
                     seq: 0,
                 };
-                lp.events.schedule(0, tie, Ev::CwndSample);
+                lp.events.schedule(0, tie, Event::CwndSample);
             }
             let id = lp.id;
             lp.series = (lp.links.iter().enumerate())
@@ -390,11 +390,11 @@ impl Simulation {
                 .map(|(i, _)| (LocalLink(i as u32), Vec::new()))
                 .collect();
             if !lp.series.is_empty() {
-                let tie = Tie {
+                let tie = TieBreak {
                     owner: owner::SAMPLE,
                     seq: 0,
                 };
-                lp.events.schedule(0, tie, Ev::Sample);
+                lp.events.schedule(0, tie, Event::Sample);
             }
         }
         let workload_lp = Self::place_workloads(sc, seed, &node_lp, &topo.ids, &mut lps);
@@ -404,7 +404,7 @@ impl Simulation {
             groups[fp.group].push(FlowId(fid as u32));
         }
         let actions = super::actions::plan(sc, &groups);
-        let sh = Shared {
+        let shared = Shared {
             routes: topo.routes,
             node_ids: topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect(),
             node_names,
@@ -421,7 +421,7 @@ impl Simulation {
             name: sc.name.clone(),
             seed,
             now: 0,
-            sh,
+            shared,
             lps,
             node_lp,
             n_links,
@@ -453,7 +453,7 @@ impl Simulation {
         seed: u64,
         node_lp: &[LpId],
         ids: &std::collections::HashMap<&str, NodeId>,
-        lps: &mut [Lp],
+        lps: &mut [LogicalProcess],
     ) -> LpId {
         let at = (sc.workloads.iter())
             .flat_map(|w| w.hosts())
@@ -469,11 +469,11 @@ impl Simulation {
             .collect();
         for (wi, w) in lp.workloads.iter().enumerate() {
             if let Some(t) = w.first_arrival() {
-                let tie = Tie {
+                let tie = TieBreak {
                     owner: owner::workload(wi as u32),
                     seq: 0,
                 };
-                lp.events.schedule(t, tie, Ev::Workload(wi as u32));
+                lp.events.schedule(t, tie, Event::Workload(wi as u32));
             }
         }
         lp.wl_flows = vec![Vec::new(); lp.workloads.len()];

@@ -55,7 +55,7 @@ impl Simulation {
 
     fn flow_result(&self, h: &Halves, drops: u64, end: Time) -> FlowResult {
         let (s, r) = (h.snd, h.rcv);
-        let name = |n: NodeId| self.sh.node_names[n.ix()].clone();
+        let name = |n: NodeId| self.shared.node_names[n.ix()].clone();
         let (src, dst) = s.transport.ep_ref().nodes();
         let mut res = FlowResult {
             id: s.id.0,
@@ -106,8 +106,8 @@ impl Simulation {
             queues.push(queue_result(l, end));
             links.push(LinkResult {
                 link: l.name.clone(),
-                from: self.sh.node_names[l.from.ix()].clone(),
-                to: self.sh.node_names[l.to.ix()].clone(),
+                from: self.shared.node_names[l.from.ix()].clone(),
+                to: self.shared.node_names[l.to.ix()].clone(),
                 rate_bps: match &l.varying {
                     None => l.rate_bps,
                     Some(v) => v.rate_at(0),
@@ -291,7 +291,7 @@ impl Simulation {
             .map(|(h, &d)| self.flow_result(h, d, end))
             .collect();
         let (requests, workloads) = self.collect_workloads(&hv, 0);
-        let bin_s = to_secs(self.sh.tput_bin);
+        let bin_s = to_secs(self.shared.tput_bin);
         let throughput = (hv.iter())
             .filter_map(|h| {
                 h.rcv.tput.as_ref().map(|v| ThroughputSeries {

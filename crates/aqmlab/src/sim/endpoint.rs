@@ -7,11 +7,11 @@
 //! destination node the receiving half. Collection takes each half's
 //! figures from the record that ran it.
 
-use super::event::{owner, Ev};
+use super::event::{owner, Event};
 use super::ids::LocalFlow;
-use super::lp::Lp;
+use super::lp::LogicalProcess;
 use super::Shared;
-use crate::engine::{Tie, Time, TimerAction};
+use crate::engine::{TieBreak, Time, TimerAction};
 use crate::metrics::FlowResult;
 use crate::net::packet::{FlowId, NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
@@ -291,14 +291,14 @@ impl Flow {
     /// ACK belongs to the receiving end, every other timer to the sending
     /// end.
     #[inline]
-    pub fn tie(&mut self, k: TimerKind) -> Tie {
+    pub fn tie(&mut self, k: TimerKind) -> TieBreak {
         let (owner, seq) = if k == TimerKind::DelAck {
             (owner::receiver(self.id), &mut self.rcv_seq)
         } else {
             (owner::sender(self.id), &mut self.snd_seq)
         };
         *seq += 1;
-        Tie {
+        TieBreak {
             owner,
             seq: *seq - 1,
         }
@@ -310,12 +310,12 @@ pub fn segments(bytes: u64, mss: u32) -> u32 {
     bytes.div_ceil(mss as u64).max(1) as u32
 }
 
-impl Lp {
+impl LogicalProcess {
     /// A packet reached its destination node.
-    pub(super) fn deliver(&mut self, sh: &Shared, p: Packet) {
+    pub(super) fn deliver(&mut self, shared: &Shared, p: Packet) {
         let lf = LocalFlow(self.flow_ix.get(p.flow));
         let now = self.now;
-        let bin = now.checked_div(sh.tput_bin).unwrap_or(0) as usize;
+        let bin = now.checked_div(shared.tput_bin).unwrap_or(0) as usize;
         let f = &mut self.flows[lf.ix()];
         let mut ctx = TcpCtx {
             now,
@@ -325,15 +325,15 @@ impl Lp {
         let completed = f.on_delivered(&p, now, bin, &mut ctx);
         // read only on completion: `owner` lies in the record's cold part
         let owner = if completed { f.owner } else { None };
-        self.flush_endpoint(sh, lf);
+        self.flush_endpoint(shared, lf);
         if let (true, Some((w, item, role))) = (completed, owner) {
             for sp in self.workloads[w as usize].transfer_done(item, role, now) {
-                self.spawn(sh, w, sp);
+                self.spawn(shared, w, sp);
             }
         }
     }
 
-    pub(super) fn on_timer(&mut self, sh: &Shared, lf: LocalFlow, k: TimerKind) {
+    pub(super) fn on_timer(&mut self, shared: &Shared, lf: LocalFlow, k: TimerKind) {
         let f = &mut self.flows[lf.ix()];
         let mut ctx = TcpCtx {
             now: self.now,
@@ -349,14 +349,14 @@ impl Lp {
         } else {
             f.transport.ep().on_timer(k, &mut ctx);
         }
-        self.flush_endpoint(sh, lf);
+        self.flush_endpoint(shared, lf);
     }
 
     /// Send what an endpoint produced and schedule its timers.
-    pub(super) fn flush_endpoint(&mut self, sh: &Shared, lf: LocalFlow) {
+    pub(super) fn flush_endpoint(&mut self, shared: &Shared, lf: LocalFlow) {
         let f = &mut self.flows[lf.ix()];
         for (t, k) in self.timers.drain(..) {
-            self.events.schedule_timer(t, f.tie(k), Ev::Timer(lf, k));
+            self.events.schedule_timer(t, f.tie(k), Event::Timer(lf, k));
         }
         let mut out = std::mem::take(&mut self.out);
         for mut p in out.drain(..) {
@@ -364,10 +364,10 @@ impl Lp {
             self.ledger.sent += 1;
             let f = &mut self.flows[lf.ix()];
             let li = if p.is_forward() && f.snd_link != NO_ROUTE {
-                debug_assert_eq!(f.snd_link, sh.routes.next_link(p.src, p.dst, p.flow));
+                debug_assert_eq!(f.snd_link, shared.routes.next_link(p.src, p.dst, p.flow));
                 f.snd_link
             } else {
-                let li = sh.routes.next_link(p.src, p.dst, p.flow);
+                let li = shared.routes.next_link(p.src, p.dst, p.flow);
                 if p.is_forward() {
                     f.snd_link = li;
                 }
@@ -378,7 +378,7 @@ impl Lp {
                 self.drop_unroutable(p);
                 continue;
             }
-            self.send_on_link(sh, super::ids::LinkId(li), p);
+            self.send_on_link(shared, super::ids::LinkId(li), p);
         }
         self.out = out;
     }
@@ -386,10 +386,10 @@ impl Lp {
     /// Create a flow of workload `w` now. Workloads and both ends of their
     /// connections live in one logical process (the partition keeps them
     /// together), which numbers the new flows after the scenario's.
-    fn spawn(&mut self, sh: &Shared, w: u32, sp: Spawn) {
+    fn spawn(&mut self, shared: &Shared, w: u32, sp: Spawn) {
         let fid = self.next_flow;
         self.next_flow = FlowId(fid.0 + 1);
-        let (s, d) = (sh.node_ids[&sp.src], sh.node_ids[&sp.dst]);
+        let (s, d) = (shared.node_ids[&sp.src], shared.node_ids[&sp.dst]);
         let total = segments(sp.bytes, sp.params.mss);
         let t = Transport::Tcp(TcpPair {
             snd: Sender::new(
@@ -414,22 +414,22 @@ impl Lp {
             list.resize(sp.item as usize + 1, Vec::new());
         }
         list[sp.item as usize].push(fid);
-        self.on_timer(sh, lf, TimerKind::Start);
+        self.on_timer(shared, lf, TimerKind::Start);
     }
 
-    pub(super) fn on_workload(&mut self, sh: &Shared, w: u32) {
+    pub(super) fn on_workload(&mut self, shared: &Shared, w: u32) {
         let (spawns, next) = self.workloads[w as usize].arrive(self.now);
         for sp in spawns {
-            self.spawn(sh, w, sp);
+            self.spawn(shared, w, sp);
         }
         if let Some(t) = next {
             let seq = &mut self.wl_seq[w as usize];
             *seq += 1;
-            let tie = Tie {
+            let tie = TieBreak {
                 owner: owner::workload(w),
                 seq: *seq,
             };
-            self.events.schedule(t, tie, Ev::Workload(w));
+            self.events.schedule(t, tie, Event::Workload(w));
         }
     }
 }

@@ -5,7 +5,7 @@ use super::ids::{LocalFlow, LocalLink};
 use crate::tcp::TimerKind;
 
 #[derive(Clone, Copy, Debug)]
-pub enum Ev {
+pub enum Event {
     /// The transmitter of a link finished serialising its packet.
     TxDone(LocalLink),
     /// The packet at the head of a link's pipe reaches the far node.
@@ -21,7 +21,7 @@ pub enum Ev {
 }
 
 /// The owners of events, for the model-derived tie-break
-/// ([`crate::engine::Tie`]): events at one time run samplers first, then
+/// ([`crate::engine::TieBreak`]): events at one time run samplers first, then
 /// workloads, link transmitters, link far ends, senders and receivers, each
 /// in global id order and, within one owner, in the order that owner
 /// scheduled them. Every owner lives in exactly one logical process, so its

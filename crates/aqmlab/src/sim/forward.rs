@@ -6,12 +6,12 @@
 //! ([`Msg`]) handed over at the next window boundary — at least one link
 //! delay (the lookahead) before it is due.
 
-use super::event::{owner, Ev};
+use super::event::{owner, Event};
 use super::ids::{LinkId, LocalLink, LpId, ABSENT};
 use super::lane::{Transit, NO_LANE};
-use super::lp::Lp;
+use super::lp::LogicalProcess;
 use super::Shared;
-use crate::engine::{tx_time, Tie, Time};
+use crate::engine::{tx_time, TieBreak, Time};
 use crate::net::link::{Link, TxState};
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::{Routes, NO_ROUTE};
@@ -40,17 +40,17 @@ pub struct SimLink {
 
 impl SimLink {
     #[inline]
-    fn tx_tie(&mut self) -> Tie {
+    fn tx_tie(&mut self) -> TieBreak {
         self.tx_seq += 1;
-        Tie {
+        TieBreak {
             owner: owner::link_tx(self.id),
             seq: self.tx_seq - 1,
         }
     }
     #[inline]
-    fn rx_tie(&mut self) -> Tie {
+    fn rx_tie(&mut self) -> TieBreak {
         self.rx_seq += 1;
-        Tie {
+        TieBreak {
             owner: owner::link_rx(self.id),
             seq: self.rx_seq - 1,
         }
@@ -66,7 +66,7 @@ pub struct Msg {
     pub pkt: Packet,
 }
 
-impl Lp {
+impl LogicalProcess {
     #[inline]
     pub(super) fn local_link(&self, id: LinkId) -> LocalLink {
         if self.links_identity {
@@ -78,7 +78,7 @@ impl Lp {
     }
 
     #[inline]
-    pub(super) fn send_on_link(&mut self, sh: &Shared, id: LinkId, mut pkt: Packet) {
+    pub(super) fn send_on_link(&mut self, shared: &Shared, id: LinkId, mut pkt: Packet) {
         let li = self.local_link(id);
         let now = self.now;
         let sl = &mut self.links[li.ix()];
@@ -88,11 +88,11 @@ impl Lp {
             // transmitter directly, counted as queued and dequeued at once,
             // instead of being written into the queue and read back
             sl.link.port.bypass(&mut pkt, now);
-            self.transmit(sh, li, pkt);
+            self.transmit(shared, li, pkt);
         } else {
             sl.link.port.enqueue(pkt, now, &mut self.drops);
             if sl.link.tx_state == TxState::Idle {
-                self.start_tx(sh, li);
+                self.start_tx(shared, li);
             } else {
                 self.hint_queued(li);
             }
@@ -101,10 +101,10 @@ impl Lp {
     }
 
     #[inline]
-    fn start_tx(&mut self, sh: &Shared, li: LocalLink) {
+    fn start_tx(&mut self, shared: &Shared, li: LocalLink) {
         let now = self.now;
         if let Some(p) = self.links[li.ix()].link.port.dequeue(now, &mut self.drops) {
-            self.transmit(sh, li, p);
+            self.transmit(shared, li, p);
         } else if let Some(at) = self.links[li.ix()].link.port.wake_at() {
             self.wait_tx(li, at.max(now));
         }
@@ -119,7 +119,7 @@ impl Lp {
         let sl = &mut self.links[li.ix()];
         sl.link.tx_state = TxState::Waiting;
         let tie = sl.tx_tie();
-        self.events.schedule(at, tie, Ev::TxDone(li));
+        self.events.schedule(at, tie, Event::TxDone(li));
     }
 
     /// Start serialising `p` on the idle transmitter of link `li`.
@@ -136,7 +136,7 @@ impl Lp {
     /// own pipe, a cut link, a tap that is called with the packet at its
     /// transmission's end) the record holds it until then.
     #[inline]
-    fn transmit(&mut self, sh: &Shared, li: LocalLink, p: Packet) {
+    fn transmit(&mut self, shared: &Shared, li: LocalLink, p: Packet) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
         // a constant link computes its serialisation inline; a link whose
@@ -149,12 +149,12 @@ impl Lp {
         sl.link.tx_size = p.size;
         sl.link.busy_ns += d;
         let tie = sl.tx_tie();
-        self.events.schedule(now + d, tie, Ev::TxDone(li));
+        self.events.schedule(now + d, tie, Event::TxDone(li));
         let sl = &mut self.links[li.ix()];
         if sl.lane != NO_LANE && self.taps.is_empty() {
             sl.link.tx_state = TxState::InLane;
             let at = now + d + sl.link.delay;
-            self.push_lane(&sh.routes, li, at, p);
+            self.push_lane(&shared.routes, li, at, p);
         } else {
             sl.link.tx_state = TxState::Held;
             sl.link.tx = Some(p);
@@ -197,13 +197,13 @@ impl Lp {
         }
     }
 
-    pub(super) fn on_tx_done(&mut self, sh: &Shared, li: LocalLink) {
+    pub(super) fn on_tx_done(&mut self, shared: &Shared, li: LocalLink) {
         let now = self.now;
         let sl = &mut self.links[li.ix()];
         if sl.link.tx_state == TxState::Waiting {
             // a wake-up (`wait_tx`): no transmission ended
             sl.link.tx_state = TxState::Idle;
-            self.start_tx(sh, li);
+            self.start_tx(shared, li);
             self.account_drops();
             return;
         }
@@ -236,9 +236,9 @@ impl Lp {
                 }
             }
             if sl.lane != NO_LANE {
-                self.push_lane(&sh.routes, li, at, p);
+                self.push_lane(&shared.routes, li, at, p);
             } else if sl.rx_lp == self.id {
-                self.push_pipe(Some(&sh.routes), li, at, p);
+                self.push_pipe(Some(&shared.routes), li, at, p);
             } else {
                 self.ledger.cut_out += 1;
                 self.outbox.push(Msg {
@@ -254,7 +254,7 @@ impl Lp {
             sl.link.tx_pkts += 1;
             sl.link.tx_bytes += sl.link.tx_size as u64;
         }
-        self.start_tx(sh, li);
+        self.start_tx(shared, li);
         self.account_drops();
     }
 
@@ -271,7 +271,7 @@ impl Lp {
         if sl.link.pipe.is_empty() {
             let tie = sl.rx_tie();
             let to = sl.link.to;
-            self.events.schedule(at, tie, Ev::Arrive(li));
+            self.events.schedule(at, tie, Event::Arrive(li));
             self.hint_pipe(routes, to, &p);
         }
         self.links[li.ix()].link.pipe.push_back((at, p));
@@ -300,16 +300,23 @@ impl Lp {
     }
 
     /// A packet taken from a delay lane reaches the far end of its link:
-    /// [`Lp::on_arrive`] without the pipe.
-    pub(super) fn on_transit(&mut self, sh: &Shared, t: Transit) {
-        self.reach_far_end(sh, t.link, t.lossy, t.to, t.pkt);
+    /// [`LogicalProcess::on_arrive`] without the pipe.
+    pub(super) fn on_transit(&mut self, shared: &Shared, t: Transit) {
+        self.reach_far_end(shared, t.link, t.lossy, t.to, t.pkt);
     }
 
     /// Packet `p` reaches node `to`, the far end of link `li`, unless the
     /// link loses it: a lossy link (one with a loss probability) draws
     /// from its loss stream; a lossless one's record is not read.
     #[inline]
-    fn reach_far_end(&mut self, sh: &Shared, li: LocalLink, lossy: bool, to: NodeId, p: Packet) {
+    fn reach_far_end(
+        &mut self,
+        shared: &Shared,
+        li: LocalLink,
+        lossy: bool,
+        to: NodeId,
+        p: Packet,
+    ) {
         if lossy {
             let link = &mut self.links[li.ix()].link;
             let loss = if link.rate_bps != 0 {
@@ -324,7 +331,7 @@ impl Lp {
                 return;
             }
         }
-        self.receive(sh, to, p);
+        self.receive(shared, to, p);
     }
 
     /// A packet that crossed a cut link from another process.
@@ -334,7 +341,7 @@ impl Lp {
         self.push_pipe(None, li, m.at, m.pkt);
     }
 
-    pub(super) fn on_arrive(&mut self, sh: &Shared, li: LocalLink) {
+    pub(super) fn on_arrive(&mut self, shared: &Shared, li: LocalLink) {
         let sl = &mut self.links[li.ix()];
         if sl.link.stale != 0 && Self::stale_arrival(&mut sl.link, self.now) {
             return;
@@ -343,29 +350,29 @@ impl Lp {
         if let Some((t, _)) = sl.link.pipe.front() {
             let t = *t;
             let tie = sl.rx_tie();
-            self.events.schedule(t, tie, Ev::Arrive(li));
+            self.events.schedule(t, tie, Event::Arrive(li));
             let sl = &self.links[li.ix()];
             let q = &sl.link.pipe.front().expect("just read").1;
-            self.hint_pipe(Some(&sh.routes), sl.link.to, q);
+            self.hint_pipe(Some(&shared.routes), sl.link.to, q);
         }
         let link = &self.links[li.ix()].link;
         let (lossy, to) = (link.loss > 0.0, link.to);
-        self.reach_far_end(sh, li, lossy, to, p);
+        self.reach_far_end(shared, li, lossy, to, p);
     }
 
-    fn receive(&mut self, sh: &Shared, node: NodeId, p: Packet) {
+    fn receive(&mut self, shared: &Shared, node: NodeId, p: Packet) {
         if p.dst == node {
             self.ledger.delivered += 1;
-            self.deliver(sh, p);
+            self.deliver(shared, p);
         } else {
-            let li = sh.routes.next_link(node, p.dst, p.flow);
+            let li = shared.routes.next_link(node, p.dst, p.flow);
             if li == NO_ROUTE {
                 // validated routes exist at the start; a link down can
                 // leave none
                 self.drop_unroutable(p);
                 return;
             }
-            self.send_on_link(sh, LinkId(li), p);
+            self.send_on_link(shared, LinkId(li), p);
         }
     }
 

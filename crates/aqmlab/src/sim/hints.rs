@@ -5,14 +5,14 @@
 //! the work of the current one. The model code calls one hint by name where
 //! it schedules or runs an event and otherwise reads as if there were none:
 //!
-//! - [`Lp::hint_next`], before each event runs: the state of the next
+//! - [`LogicalProcess::hint_next`], before each event runs: the state of the next
 //!   event (and of a timer [`TIMER_AHEAD`] timers ahead, and of the link an
 //!   arrival [`LANE_AHEAD`] arrivals behind a lane's head leaves on);
-//! - [`Lp::hint_pipe`], when an arrival is scheduled from a pipe: the flow
+//! - [`LogicalProcess::hint_pipe`], when an arrival is scheduled from a pipe: the flow
 //!   record it is delivered to and the link it leaves on next;
-//! - [`Lp::hint_lane`], when a packet enters a delay lane: the flow record
+//! - [`LogicalProcess::hint_lane`], when a packet enters a delay lane: the flow record
 //!   and the route entries its onward lookup reads;
-//! - [`Lp::hint_queued`], when a packet waits in a port's queue: the delay
+//! - [`LogicalProcess::hint_queued`], when a packet waits in a port's queue: the delay
 //!   histogram's buffer its dequeue writes.
 //!
 //! **Layout rule.** A record an event touches in part (`SimLink` with its
@@ -28,7 +28,7 @@
 
 use super::forward::SimLink;
 use super::ids::{FlowIx, LocalFlow, LocalLink, ABSENT};
-use super::lp::Lp;
+use super::lp::LogicalProcess;
 use super::Shared;
 use crate::engine::{prefetch_addr, prefetch_range};
 use crate::net::link::{Disc, Link, Port};
@@ -38,13 +38,13 @@ use crate::net::routing::Routes;
 use crate::tcp::{Receiver, Sender, TimerKind};
 
 use super::endpoint::{Flow, TcpPair, Transport};
-use super::event::Ev;
+use super::event::Event;
 
-/// How many timers ahead of the next one [`Lp::hint_next`] prefetches a
+/// How many timers ahead of the next one [`LogicalProcess::hint_next`] prefetches a
 /// timer's flow record.
 const TIMER_AHEAD: usize = 3;
 
-/// How many arrivals behind a lane's head [`Lp::hint_next`] prefetches the
+/// How many arrivals behind a lane's head [`LogicalProcess::hint_next`] prefetches the
 /// record of the link an arrival leaves on next.
 const LANE_AHEAD: usize = 3;
 
@@ -233,7 +233,7 @@ fn onward_dst(node: NodeId, p: &Packet) -> Option<NodeId> {
     }
 }
 
-impl Lp {
+impl LogicalProcess {
     /// The record of global link `id`, where its local index is the id
     /// itself (a sequential run; elsewhere finding it reads a table).
     #[inline]
@@ -278,7 +278,7 @@ impl Lp {
 
     /// A packet entered a delay lane towards `to`: the flow record it
     /// touches, and the route entries of the link it leaves on next, whose
-    /// record [`Lp::hint_next`] prefetches [`LANE_AHEAD`] arrivals before
+    /// record [`LogicalProcess::hint_next`] prefetches [`LANE_AHEAD`] arrivals before
     /// its own (by then the lookup finds them in cache).
     #[inline]
     pub(super) fn hint_lane(&self, routes: &Routes, to: NodeId, p: &Packet) {
@@ -309,18 +309,18 @@ impl Lp {
     /// is in cache, and the heap objects it points to and the record of
     /// the link a sender's timer sends on can be prefetched too. An
     /// arrival's flow record was prefetched when it was scheduled
-    /// ([`Lp::hint_pipe`], [`Lp::hint_lane`]); one event ahead comes the
+    /// ([`LogicalProcess::hint_pipe`], [`LogicalProcess::hint_lane`]); one event ahead comes the
     /// link's record for an arrival from a pipe. A transmission's end
     /// needs nothing: it comes one serialisation time after its start,
     /// with the link's record still in cache.
     #[inline]
-    pub(super) fn hint_next(&mut self, sh: &Shared, lane: Option<usize>) {
+    pub(super) fn hint_next(&mut self, shared: &Shared, lane: Option<usize>) {
         if let Some(l) = lane {
             if let Some(a) = self.lanes.ahead(l, LANE_AHEAD) {
-                self.onward_link(&sh.routes, a.to, &a.pkt);
+                self.onward_link(&shared.routes, a.to, &a.pkt);
             }
         }
-        if let Some(&Ev::Timer(f, k)) = self.events.timer_ahead(TIMER_AHEAD) {
+        if let Some(&Event::Timer(f, k)) = self.events.timer_ahead(TIMER_AHEAD) {
             if self.hints.ahead != (f, k) {
                 self.hints.ahead = (f, k);
                 if let Some(x) = self.flows.get(f.ix()) {
@@ -349,12 +349,12 @@ impl Lp {
             }
         }
         match next.map(|(_, e)| e) {
-            Some(Ev::Arrive(l)) => {
+            Some(Event::Arrive(l)) => {
                 if let Some(x) = self.links.get(l.ix()) {
                     link_rx(x);
                 }
             }
-            Some(Ev::Timer(f, k)) => {
+            Some(Event::Timer(f, k)) => {
                 if let Some(x) = self.flows.get(f.ix()) {
                     let side = Side::of_timer(k);
                     flow_lines(x, side);
@@ -387,7 +387,7 @@ mod tests {
     /// An event is 8 bytes: it carries no field that only a hint reads.
     #[test]
     fn an_event_is_eight_bytes() {
-        assert_eq!(size_of::<Ev>(), 8);
+        assert_eq!(size_of::<Event>(), 8);
     }
 
     /// The fields an arrival reads or writes lie in the lines `link_rx`

@@ -3,7 +3,7 @@
 //! in each link's pipe with an arrival event in the event heap.
 //!
 //! A link's delay is constant, and a packet enters its lane when its
-//! serialisation starts (`Lp::transmit`), due at `now + serialisation +
+//! serialisation starts (`LogicalProcess::transmit`), due at `now + serialisation +
 //! delay`; the clock never goes back, so the arrivals pushed onto the lane
 //! of one delay come nearly in time order already (htsim's pipe, a FIFO per
 //! link, relies on the same fact; here links of equal delay share one
@@ -11,7 +11,7 @@
 //! smaller packet, or a faster link) can be due before the last ones. A
 //! push therefore goes in behind the last arrival whose key is not larger,
 //! looking back from the tail, and arrivals at one time are put in
-//! [`Tie`](crate::engine::Tie) order, so every lane is sorted by the event
+//! [`TieBreak`](crate::engine::TieBreak) order, so every lane is sorted by the event
 //! queue's own key (time, owner, counter), and merging the lanes' heads
 //! with the queue's next event gives exactly the order one heap of all
 //! events would: every arrival is in its lane before its time comes.
@@ -184,7 +184,7 @@ pub fn assign(links: &[(LpId, LpId, Time)], me: LpId) -> (Vec<u8>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EventQueue, RngStream, Tie};
+    use crate::engine::{EventQueue, RngStream, TieBreak};
 
     fn transit(time: Time, owner: u64, seq: u64) -> Transit {
         Transit {
@@ -216,7 +216,7 @@ mod tests {
             for _ in 0..(step % 3) {
                 // few owners, so that equal times meet on one lane
                 let owner = rng.below(6);
-                let tie = Tie { owner, seq };
+                let tie = TieBreak { owner, seq };
                 if rng.below(3) == 0 {
                     let at = now + rng.below(2_000);
                     q.schedule(at, tie, seq);

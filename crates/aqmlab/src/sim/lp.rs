@@ -5,7 +5,7 @@
 //! crossing cut links as messages ([`Msg`]).
 
 use super::endpoint::Flow;
-use super::event::Ev;
+use super::event::Event;
 use super::forward::{Msg, SimLink};
 use super::hints::HintState;
 use super::ids::{FlowIx, LocalFlow, LocalLink, LpId};
@@ -39,10 +39,10 @@ pub struct Ledger {
 /// Drops logged before they are added to the per-flow counters.
 pub(super) const DROP_LOG: usize = 64;
 
-pub struct Lp {
+pub struct LogicalProcess {
     pub id: LpId,
     pub now: Time,
-    pub events: EventQueue<Ev>,
+    pub events: EventQueue<Event>,
     /// Packets propagating on links held whole here, by delay: arrivals
     /// merged with `events` in its order ([`super::lane`]).
     pub lanes: Lanes,
@@ -98,9 +98,9 @@ pub struct Lp {
     pub drops: Vec<Packet>,
 }
 
-impl Lp {
-    pub fn new(id: LpId, n_links: usize, n_flows: usize) -> Lp {
-        Lp {
+impl LogicalProcess {
+    pub fn new(id: LpId, n_links: usize, n_flows: usize) -> LogicalProcess {
+        LogicalProcess {
             id,
             now: 0,
             events: EventQueue::new(),
@@ -135,7 +135,7 @@ impl Lp {
     /// Run every event due at or before `limit`, calling `progress(t)` now
     /// and then: the queue's events and the lanes' arrivals, merged in the
     /// queue's order (time, owner, counter).
-    pub fn run_until(&mut self, sh: &Shared, limit: Time, progress: &mut dyn FnMut(Time)) {
+    pub fn run_until(&mut self, shared: &Shared, limit: Time, progress: &mut dyn FnMut(Time)) {
         loop {
             let (t, lane) = match (self.events.peek_key(), self.lanes.peek()) {
                 (Some(q), Some((l, k))) if k < q => (k.0, Some(l)),
@@ -150,13 +150,13 @@ impl Lp {
             match lane {
                 Some(l) => {
                     let tr = self.lanes.pop(l);
-                    self.hint_next(sh, Some(l));
-                    self.on_transit(sh, tr);
+                    self.hint_next(shared, Some(l));
+                    self.on_transit(shared, tr);
                 }
                 None => {
                     let (_, ev) = self.events.pop().expect("peeked");
-                    self.hint_next(sh, None);
-                    self.dispatch(sh, ev);
+                    self.hint_next(shared, None);
+                    self.dispatch(shared, ev);
                 }
             }
             if self.popped() & 0x3FFF == 0 {
@@ -181,14 +181,14 @@ impl Lp {
     }
 
     #[inline]
-    fn dispatch(&mut self, sh: &Shared, ev: Ev) {
+    fn dispatch(&mut self, shared: &Shared, ev: Event) {
         match ev {
-            Ev::TxDone(l) => self.on_tx_done(sh, l),
-            Ev::Arrive(l) => self.on_arrive(sh, l),
-            Ev::Timer(f, k) => self.on_timer(sh, f, k),
-            Ev::Sample => self.on_sample(sh),
-            Ev::CwndSample => self.on_cwnd_sample(sh),
-            Ev::Workload(w) => self.on_workload(sh, w),
+            Event::TxDone(l) => self.on_tx_done(shared, l),
+            Event::Arrive(l) => self.on_arrive(shared, l),
+            Event::Timer(f, k) => self.on_timer(shared, f, k),
+            Event::Sample => self.on_sample(shared),
+            Event::CwndSample => self.on_cwnd_sample(shared),
+            Event::Workload(w) => self.on_workload(shared, w),
         }
     }
 

@@ -13,7 +13,7 @@
 //!   results since one, `[output] warmup`).
 //!
 //! One clock per logical process, no global state: a `Simulation` owns
-//! everything. Events are plain data ([`event::Ev`]); packets move by value.
+//! everything. Events are plain data ([`event::Event`]); packets move by value.
 
 mod actions;
 mod build;
@@ -36,7 +36,7 @@ use crate::metrics::RunResult;
 use crate::net::packet::NodeId;
 use crate::net::routing::Routes;
 use ids::LpId;
-use lp::Lp;
+use lp::LogicalProcess;
 use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
@@ -60,8 +60,8 @@ pub struct Simulation {
     name: String,
     seed: u64,
     now: Time,
-    sh: Shared,
-    lps: Vec<Lp>,
+    shared: Shared,
+    lps: Vec<LogicalProcess>,
     /// The logical process of every node.
     node_lp: Vec<LpId>,
     n_links: usize,
@@ -120,7 +120,7 @@ impl Simulation {
 
     /// Override the simulated duration.
     pub fn set_duration(&mut self, d: Time) {
-        self.sh.end = d;
+        self.shared.end = d;
     }
 
     pub fn now(&self) -> Time {
@@ -213,7 +213,7 @@ impl Simulation {
     pub fn run_with_progress(&mut self, mut progress: impl FnMut(f64)) -> RunResult {
         let wall = std::time::Instant::now();
         let clock = crate::metrics::PhaseClock::start();
-        let end = self.sh.end;
+        let end = self.shared.end;
         let mut tick = |t: Time| progress(t as f64 / end as f64);
         self.advance(end, &mut tick);
         progress(1.0);
@@ -246,7 +246,7 @@ impl Simulation {
     fn step_events(&mut self, limit: Time, tick: &mut dyn FnMut(Time)) {
         match &self.plan {
             Some(p) if self.lps.len() > 1 => {
-                let (w, st) = parallel::run(&mut self.lps, &self.sh, p.lookahead, limit, tick);
+                let (w, st) = parallel::run(&mut self.lps, &self.shared, p.lookahead, limit, tick);
                 self.windows += w;
                 self.stats.resize(st.len(), Default::default());
                 for (a, b) in self.stats.iter_mut().zip(st) {
@@ -257,7 +257,7 @@ impl Simulation {
             }
             _ => {
                 for lp in self.lps.iter_mut() {
-                    lp.run_until(&self.sh, limit, tick);
+                    lp.run_until(&self.shared, limit, tick);
                 }
             }
         }
@@ -373,7 +373,7 @@ mod tests {
         let sim = Simulation::new(&sc, 1);
         assert_eq!(sim.lps[0].flows.len(), 10_000);
         assert_eq!(sim.lps[0].links.len(), 20_002);
-        assert_eq!(sim.sh.routes.table_entries(), 1);
+        assert_eq!(sim.shared.routes.table_entries(), 1);
         assert_eq!(sim.histogram_bytes(), (0, 0));
         // only the bottleneck's ports record time series
         assert_eq!(sim.lps[0].series.len(), 2);

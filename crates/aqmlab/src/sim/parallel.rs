@@ -13,13 +13,13 @@
 //! buffers of parity `r`, which nobody reads until the barrier of `r + 1`.
 //!
 //! Byte-identity with the sequential run follows from the event order
-//! ([`crate::engine::Tie`]): events are ordered by (time, owner, owner's
+//! ([`crate::engine::TieBreak`]): events are ordered by (time, owner, owner's
 //! counter), every owner lives in one process, and a packet's arrival
 //! event carries the far end's counter, so each process runs its events in
 //! the order the sequential run does.
 
 use super::forward::Msg;
-use super::lp::Lp;
+use super::lp::LogicalProcess;
 use super::Shared;
 use crate::engine::Time;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,7 +73,12 @@ impl Sync {
 
 /// Run one process's windows until every process is past `end`. Returns
 /// the windows run and the process's timings.
-fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -> (u64, LpStats) {
+fn worker(
+    lp: &mut LogicalProcess,
+    shared: &Shared,
+    sy: &Sync,
+    progress: &mut dyn FnMut(Time),
+) -> (u64, LpStats) {
     let me = lp.id.ix();
     let mut st = LpStats::default();
     let cpu0 = thread_cpu_seconds();
@@ -96,7 +101,7 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
         }
         let busy = Instant::now();
         let limit = start.saturating_add(sy.lookahead - 1).min(sy.end);
-        lp.run_until(sh, limit, progress);
+        lp.run_until(shared, limit, progress);
         let q = (r + 1) % 2;
         let mut earliest = lp.next_time().unwrap_or(u64::MAX);
         let mut out = std::mem::take(&mut lp.outbox);
@@ -125,8 +130,8 @@ fn worker(lp: &mut Lp, sh: &Shared, sy: &Sync, progress: &mut dyn FnMut(Time)) -
 /// own thread (process 0 on the calling thread, which reports progress).
 /// Returns the windows run and each process's timings.
 pub(super) fn run(
-    lps: &mut [Lp],
-    sh: &Shared,
+    lps: &mut [LogicalProcess],
+    shared: &Shared,
     lookahead: Time,
     end: Time,
     progress: &mut dyn FnMut(Time),
@@ -138,10 +143,10 @@ pub(super) fn run(
         let handles: Vec<_> = (rest.iter_mut())
             .map(|lp| {
                 let sy = &sy;
-                s.spawn(move || worker(lp, sh, sy, &mut |_| {}))
+                s.spawn(move || worker(lp, shared, sy, &mut |_| {}))
             })
             .collect();
-        let (windows, st0) = worker(first, sh, &sy, progress);
+        let (windows, st0) = worker(first, shared, &sy, progress);
         let mut stats = vec![st0];
         for h in handles {
             let (w, st) = h.join().expect("worker thread");

@@ -3,11 +3,11 @@
 //! its flows) at the same instants; collection merges the series in global
 //! link and flow order, so a series does not depend on the partition.
 
-use super::event::{owner, Ev};
-use super::lp::Lp;
+use super::event::{owner, Event};
+use super::lp::LogicalProcess;
 use super::Shared;
 use crate::aqm::QueueClassCounts;
-use crate::engine::{to_secs, Tie};
+use crate::engine::{to_secs, TieBreak};
 use crate::metrics::{ClassSample, ClassSeries, CwndSample, QueueSample};
 
 /// Append one sample of each of a discipline's own queues (`classes`, in
@@ -35,8 +35,8 @@ fn sample_classes(series: &mut Vec<ClassSeries>, classes: Vec<QueueClassCounts>)
     }
 }
 
-impl Lp {
-    pub(super) fn on_sample(&mut self, sh: &Shared) {
+impl LogicalProcess {
+    pub(super) fn on_sample(&mut self, shared: &Shared) {
         let t = to_secs(self.now);
         self.class_series.resize_with(self.series.len(), Vec::new);
         for (k, (li, v)) in self.series.iter_mut().enumerate() {
@@ -61,14 +61,14 @@ impl Lp {
             });
         }
         self.sampler_events += 1;
-        let tie = Tie {
+        let tie = TieBreak {
             owner: owner::SAMPLE,
             seq: self.sampler_events,
         };
-        (self.events).schedule(self.now + sh.sample_interval, tie, Ev::Sample);
+        (self.events).schedule(self.now + shared.sample_interval, tie, Event::Sample);
     }
 
-    pub(super) fn on_cwnd_sample(&mut self, sh: &Shared) {
+    pub(super) fn on_cwnd_sample(&mut self, shared: &Shared) {
         let t = to_secs(self.now);
         for (lf, v) in self.cwnd.iter_mut() {
             if let Some(snd) = self.flows[lf.ix()].transport.sender() {
@@ -82,10 +82,10 @@ impl Lp {
             }
         }
         self.cwnd_events += 1;
-        let tie = Tie {
+        let tie = TieBreak {
             owner: owner::CWND,
             seq: self.cwnd_events,
         };
-        (self.events).schedule(self.now + sh.cwnd_interval, tie, Ev::CwndSample);
+        (self.events).schedule(self.now + shared.cwnd_interval, tie, Event::CwndSample);
     }
 }

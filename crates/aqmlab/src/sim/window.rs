@@ -63,7 +63,7 @@ impl Simulation {
     /// that instant. Running on with [`run`](Self::run) gives the same
     /// results as if this had not been called.
     pub fn run_until(&mut self, t: Time) -> Snapshot {
-        let t = t.clamp(self.now, self.sh.end);
+        let t = t.clamp(self.now, self.shared.end);
         self.advance(t, &mut |_| {});
         self.snapshot()
     }
@@ -80,7 +80,7 @@ impl Simulation {
     /// Run to `limit`, taking the scenario's warm-up snapshot on the way.
     pub(super) fn advance(&mut self, limit: Time, progress: &mut dyn FnMut(Time)) {
         if let Some(w) = self.warmup {
-            if self.warm.is_none() && self.now <= w && w <= limit && w < self.sh.end {
+            if self.warm.is_none() && self.now <= w && w <= limit && w < self.shared.end {
                 self.step(w, progress);
                 let s = self.snapshot();
                 self.warm = Some(s);
