@@ -44,7 +44,7 @@ def test_a_sweep_dataset_reads_whole(cli: str, tmp_path: Path) -> None:
     )
     runs = sorted(out.glob("*/seed-*"))
     assert len(runs) == 4
-    for table in ("flows", "links", "queues"):
+    for table in ("flows", "links"):
         ds = pd.read_parquet(out / "parquet" / table)
         csv = pd.concat([pd.read_csv(r / f"{table}.csv") for r in runs], ignore_index=True)
         assert len(ds) == len(csv) > 0
