@@ -979,8 +979,19 @@ fn random_override(doc: &Value, rng: &mut Pcg64Mcg) -> String {
         1 => format!("{key}.99"),
         _ => key,
     };
+    // a quarter of the overrides set a scalar to the value it has, so the
+    // `--set` path also reaches runs (random values are mostly refused)
+    let mut d = doc.clone();
+    let same = match get_mut(&mut d, &p) {
+        Some(v @ (Value::String(_) | Value::Integer(_) | Value::Float(_) | Value::Boolean(_))) => {
+            Some(v.to_string())
+        }
+        _ => None,
+    };
     let val = random_value(rng);
-    if rng.gen_bool(0.2) {
+    if let (Some(same), true) = (same, rng.gen_bool(0.25)) {
+        format!("{key}={same}")
+    } else if rng.gen_bool(0.2) {
         key // no `=`
     } else {
         format!("{key}={val}")
