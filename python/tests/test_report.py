@@ -161,13 +161,15 @@ def test_run_report(cli: str, repo: Path, tmp_path: Path, browser) -> None:
         assert max(series_pixels(browser, chart)) > 200, chart.get_attribute("id")
 
     # Every number of summary.json (but the machine's measurements:
-    # wall_seconds, parallel) is in a cell that names it, with the exact
+    # wall_seconds, timings, parallel) is in a cell that names it, with the exact
     # value, shown to 6 significant digits.
     summary = json.loads((out / "summary.json").read_text())
     want = {
         k: v
         for k, v in numbers(summary).items()
-        if k != "/wall_seconds" and not k.startswith("/parallel/")
+        if k != "/wall_seconds"
+        and not k.startswith("/parallel/")
+        and not k.startswith("/timings/")
     }
     got = {k: (v, t) for k, v, t in cells(browser) if v is not None}
     assert set(got) == set(want)

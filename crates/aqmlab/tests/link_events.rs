@@ -16,6 +16,7 @@ fn run(sc: &Scenario) -> RunResult {
 fn fingerprint(r: &RunResult) -> String {
     let mut r = r.clone();
     r.wall_seconds = 0.0;
+    r.timings = Default::default();
     r.parallel = None;
     format!("{r:?}")
 }

@@ -234,6 +234,7 @@ fn shaped_runs_are_identical_on_two_threads() {
     let fp = |r: &aqmlab::metrics::RunResult| {
         let mut r = r.clone();
         r.wall_seconds = 0.0;
+        r.timings = Default::default();
         r.parallel = None;
         format!("{r:?}")
     };

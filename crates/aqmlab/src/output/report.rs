@@ -504,9 +504,8 @@ fn records(caption: &str, recs: &[(String, String, &Map<String, Value>)], out: &
 }
 
 /// `report.html` of one run: its queues, cwnd, throughput and delay CDFs
-/// as plots, and every number of `summary.json` (but `wall_seconds` and
-/// `parallel`) in
-/// tables.
+/// as plots, and every number of `summary.json` (but `wall_seconds`,
+/// `timings` and `parallel`) in tables.
 pub fn run_page(r: &RunResult) -> Page {
     let mut parts = Vec::new();
     let mon = &r.series;
@@ -722,7 +721,7 @@ pub fn run_page(r: &RunResult) -> Page {
     }
     parts.push(Part::Heading("Summary (summary.json)".into()));
     parts.push(Part::Text(
-        "Every number of summary.json but wall_seconds and parallel (how the run used threads and \
+        "Every number of summary.json but wall_seconds, timings and parallel (how the run used threads and \
          the times it took: measurements of the machine, not functions of the scenario and the \
          seed); each cell names its key."
             .into(),
@@ -733,6 +732,7 @@ pub fn run_page(r: &RunResult) -> Page {
         // Measurements of the machine, not results: the page stays the
         // same for the same scenario and seed, whatever the thread count.
         o.remove("wall_seconds");
+        o.remove("timings");
         o.remove("parallel");
     }
     let mut tables = Vec::new();
