@@ -665,6 +665,8 @@ impl RunOutput {
 /// monitored links in `queues.csv`, whether it ran now): what the caller
 /// tabulates comes from the files, so a resumed sweep gives what an
 /// uninterrupted one gives.
+// (the arguments are a sweep task's fields, as Python sends them)
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, name, seed, dir, label, provenance, files=None))]
 fn run_job(

@@ -15,7 +15,9 @@ import aqmlab
 
 MICE = "scenarios/papers/maxnet-mice/reno-red.toml"
 # Overrides that make the run short and switch on every optional table.
-MICE_SET = {"duration": "25s", "flows.0.trace_cwnd": True}
+# CSV tables: these tests compare them with the CLI's byte for byte (under
+# the default "auto", queues.csv of this run would be Parquet, > 1 MiB)
+MICE_SET = {"duration": "25s", "flows.0.trace_cwnd": True, "output.format": "csv"}
 COMPARE = "scenarios/aqm-compare.toml"
 
 TABLES = {
@@ -84,7 +86,11 @@ def test_write_matches_cli(cli, repo, tmp_path, mice):
     assert {k: v for k, v in prov["py"].items() if k not in invocation} == {
         k: v for k, v in prov["cli"].items() if k not in invocation
     }
-    assert prov["py"]["overrides"] == ['duration="25s"', "flows.0.trace_cwnd=true"]
+    assert prov["py"]["overrides"] == [
+        'duration="25s"',
+        "flows.0.trace_cwnd=true",
+        'output.format="csv"',
+    ]
     assert prov["py"]["scenario_file"] == str(repo / MICE)
     assert prov["cli"]["scenario_file"] == MICE
 
