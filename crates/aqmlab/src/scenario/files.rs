@@ -20,8 +20,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The `sizes` values that name a built-in distribution, not a file.
-pub const BUILTIN_SIZES: [&str; 2] = ["web-search", "data-mining"];
+pub use crate::traffic::cdf::BUILTIN_SIZES;
 
 /// One file a scenario read.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -26,6 +26,9 @@ use crate::tcp::cc::{deserialize_cc, CcConfig};
 use crate::tcp::{TcpOptions, TcpParams};
 use serde::{Deserialize, Serialize};
 
+/// The `sizes` values that name a shipped distribution, not a file.
+pub const BUILTIN_SIZES: [&str; 2] = ["web-search", "data-mining"];
+
 /// The shipped web-search distribution.
 pub const WEB_SEARCH: &str = include_str!("../../data/web-search.cdf");
 /// The shipped data-mining distribution.
@@ -149,7 +152,7 @@ impl CdfSpec {
 
     /// Does `sizes` name a file (not a built-in distribution)?
     pub fn names_file(&self) -> bool {
-        !self.sizes.is_empty() && !crate::scenario::files::BUILTIN_SIZES.contains(&self.sizes.as_str())
+        !self.sizes.is_empty() && !BUILTIN_SIZES.contains(&self.sizes.as_str())
     }
 
     pub fn validate(&self) -> Result<(), (String, String)> {
