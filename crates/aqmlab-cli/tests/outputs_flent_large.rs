@@ -98,7 +98,8 @@ fn a_generated_scenario_above_4_mib_runs_with_allow_large() {
         .arg(&f)
         .arg("--out")
         .arg(&out)
-        .arg("--allow-large");
+        .arg("--allow-large")
+        .args(["--format", "csv"]);
     let (code, _, err) = output(&mut c);
     assert_eq!(code, 0, "{err}");
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();

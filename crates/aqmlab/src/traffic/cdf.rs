@@ -207,7 +207,7 @@ impl crate::registry::Registered for CdfSpec {
         crate::registry::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
         crate::registry::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
         crate::registry::param!("start", "time", "≥ 0", "", "first arrival"),
-        crate::registry::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"no-such-file.cdf\"", "flow size distribution"),
+        crate::registry::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"\"", "flow size distribution"),
         crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),
         crate::registry::param!("tcp", "", "table of [tcp] keys", "", "TCP overrides"),
     ];
