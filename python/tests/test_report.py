@@ -167,9 +167,7 @@ def test_run_report(cli: str, repo: Path, tmp_path: Path, browser) -> None:
     want = {
         k: v
         for k, v in numbers(summary).items()
-        if k != "/wall_seconds"
-        and not k.startswith("/parallel/")
-        and not k.startswith("/timings/")
+        if k != "/wall_seconds" and not k.startswith("/parallel/") and not k.startswith("/timings/")
     }
     got = {k: (v, t) for k, v, t in cells(browser) if v is not None}
     assert set(got) == set(want)

@@ -71,8 +71,12 @@ pub fn check(sc: &Scenario, seed: u64, r: &RunResult) -> Result<(), String> {
     let topo = Topology::build(sc, seed);
     // the highest rate a link direction offers (its rate, or the peak of
     // its schedule or trace); the topology holds `[[links]]` entry i as
-    // directions 2i and 2i + 1
-    let rate = |li: usize| sc.peak_rate(li / 2, topo.links[li].ab) as f64;
+    // directions 2i and 2i + 1 (computed once: a trace's peak is a scan
+    // of the whole trace, and every flow's path asks for its links')
+    let rates: Vec<f64> = (0..topo.links.len())
+        .map(|li| sc.peak_rate(li / 2, topo.links[li].ab) as f64)
+        .collect();
+    let rate = |li: usize| rates[li];
     let pkt_bits = 8.0 * largest_packet(sc);
     let t0 = r.warmup_s.unwrap_or(0.0);
     let span = r.sim_seconds - t0;
