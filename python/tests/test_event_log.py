@@ -19,6 +19,8 @@ SETS = {
     "duration": "5s",
     "links.bottleneck.queue_ab": {"kind": "codel", "limit": 100},
     "output.log": ["bottleneck"],
+    # the CSV form (auto would write this log of > 1 MiB as Parquet)
+    "output.log_format": "csv",
 }
 
 
@@ -55,7 +57,7 @@ def test_cli_csv_and_python_parquet_hold_the_same_rows(
 ) -> None:
     args = [cli, "run", str(repo / "scenarios/aqm-compare.toml"), "--out", str(tmp_path)]
     args += ["--set", "duration=5s", "--set", 'links.bottleneck.queue_ab={kind="codel",limit=100}']
-    args += ["--set", 'output.log=["bottleneck"]']
+    args += ["--set", 'output.log=["bottleneck"]', "--set", 'output.log_format="csv"']
     subprocess.run(args, check=True, capture_output=True, timeout=300)
     csv = pd.read_csv(tmp_path / "events.csv", keep_default_na=False)
     pytest.importorskip("pyarrow")

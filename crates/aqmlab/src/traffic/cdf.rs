@@ -179,11 +179,13 @@ impl CdfSpec {
         if self.flows == 0 {
             return Err(("flows".into(), "must be at least 1".into()));
         }
-        if !(self.rate > 0.0 && self.rate.is_finite()) {
+        // as http's: at least 10⁻⁶/s keeps the exponential gaps (up to ~37 /
+        // rate) far below u64 nanoseconds
+        if !((1e-6..=1e9).contains(&self.rate) && self.rate.is_finite()) {
             return Err((
                 "rate".into(),
                 format!(
-                    "must be a positive number of flows per second, got {}",
+                    "must be 0.000001..=1000000000 flows per second, got {}",
                     self.rate
                 ),
             ));
@@ -205,7 +207,7 @@ impl crate::registry::Registered for CdfSpec {
         crate::registry::param!(required = "[\"a\", \"b\"]", "senders", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that send"),
         crate::registry::param!(required = "[\"b\", \"a\"]", "receivers", "", "hosts; `prefix*` = every host with the prefix", "[]", "hosts that receive"),
         crate::registry::param!(required = "100", "flows", "flows", "≥ 1", "0", "arrivals in all"),
-        crate::registry::param!(required = "50.0", "rate", "1/s", "> 0", "0.0", "Poisson arrival rate of flows"),
+        crate::registry::param!(required = "50.0", "rate", "1/s", "10⁻⁶ to 10⁹", "0.0", "Poisson arrival rate of flows"),
         crate::registry::param!("start", "time", "≥ 0", "", "first arrival"),
         crate::registry::param!(required = "\"web-search\"", "sizes", "", "\"web-search\", \"data-mining\" or a CDF file path", "\"\"", "flow size distribution"),
         crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the flows"),

@@ -210,7 +210,7 @@ impl crate::registry::Registered for HttpSpec {
         crate::registry::param!(required = "\"h2\"", "server", "", "a host other than client", "", "host that answers"),
         crate::registry::param!(required = "10", "connections", "connections", "≥ 1", "0", "connections opened"),
         crate::registry::param!("start", "time", "≥ 0", "", "first arrival"),
-        crate::registry::param!("rate", "1/s", "> 0; absent = all at start", "0.0", "Poisson arrival rate of connections"),
+        crate::registry::param!("rate", "1/s", "10⁻⁶ to 10⁹; absent = all at start", "0.0", "Poisson arrival rate of connections"),
         crate::registry::param!("request_size", "bytes", "> 0", "", "request size"),
         crate::registry::param!("response_size", "bytes", "> 0", "", "response size"),
         crate::registry::param!("cc", "", "a congestion control (see `aqmlab list`)", "\"cubicle\"", "congestion control of the connections"),
