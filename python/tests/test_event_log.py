@@ -71,8 +71,9 @@ def test_cli_csv_and_python_parquet_hold_the_same_rows(
 def test_parquet_tables_hold_the_csv_tables(repo: Path) -> None:
     pytest.importorskip("pyarrow")
     sc = _scenario(repo).set("output.throughput_bin", "100ms")
-    as_csv = aqmlab.run(sc)
-    as_pq = aqmlab.run(sc.copy().set("output.format", "parquet"))
+    as_csv = aqmlab.run(sc.copy().set("output.format", "csv"))
+    pq = sc.copy().set("output.format", "parquet").set("output.log_format", "parquet")
+    as_pq = aqmlab.run(pq)
     names = {n for n in as_pq.files if n.endswith(".parquet")}
     assert names == {
         "flows.parquet",
