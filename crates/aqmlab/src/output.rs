@@ -26,6 +26,7 @@ pub mod report;
 pub mod summary;
 
 use crate::metrics::RunResult;
+use crate::net::event_log::{FileFormat, AUTO_PARQUET_BYTES};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fs;
@@ -523,9 +524,10 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     };
     // the tables first, timed; `summary.json` (which holds the time) last
     let clock = crate::metrics::PhaseClock::start();
-    write_flows(r, &id, &st.path("flows.csv")).map_err(named("flows.csv"))?;
+    let format = r.table_format;
+    stage_rows(st, "flows", &r.flows, &["id"], &id, format)?;
     write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
-    write_links(r, &id, &st.path("links.csv")).map_err(named("links.csv"))?;
+    stage_rows(st, "links", &link_rows(r), &["link"], &id, format)?;
     if r.queues.iter().any(|q| !q.classes.is_empty()) {
         write_classes(r, &id, &st.path("classes.csv")).map_err(named("classes.csv"))?;
     }
@@ -543,19 +545,18 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
         event_log::write(r, log, &id, &st.path(name)).map_err(named(name))?;
     }
     if !r.requests.is_empty() {
-        let mut w = IdWriter::create(&st.path("requests.csv"), &id)?;
-        w.serialize_all(&r.requests, &[])
-            .map_err(named("requests.csv"))?;
-        w.flush().map_err(named("requests.csv"))?;
+        stage_rows(st, "requests", &r.requests, &[], &id, format)?;
     }
-    if r.table_format != crate::net::event_log::FileFormat::Csv {
-        for table in TABLES {
+    if format != FileFormat::Csv {
+        // The tables written from text: converted when large (those of
+        // typed rows were written in their format above).
+        for table in TABLES.iter().filter(|t| !ROW_TABLES.contains(t)) {
             let csv = st.path(&format!("{table}.csv"));
             let Ok(meta) = fs::metadata(&csv) else {
                 continue;
             };
             // `auto`: Parquet above `AUTO_PARQUET_BYTES` of CSV
-            if r.table_format.resolve(meta.len()) == crate::net::event_log::FileFormat::Parquet {
+            if format.resolve(meta.len()) == FileFormat::Parquet {
                 let name = format!("{table}.parquet");
                 columnar::csv_to_parquet(&csv, &st.path(&name)).map_err(named(&name))?;
                 fs::remove_file(&csv).map_err(named(&format!("{table}.csv")))?;
@@ -590,6 +591,56 @@ pub const TABLES: &[&str] = &[
     "requests",
 ];
 
+/// The tables written from `Serialize` rows by [`stage_rows`].
+const ROW_TABLES: &[&str] = &["flows", "links", "requests"];
+
+/// Stage the table `table` of `rows` (each led by `id`'s `label` and
+/// `seed`): `<table>.csv`, or `<table>.parquet` under `format = "parquet"`
+/// and, under `auto`, when its CSV would exceed [`AUTO_PARQUET_BYTES`]. The
+/// Parquet file is built from the rows' typed fields
+/// ([`columnar::RowColumns`]), not from CSV text; under `auto` the CSV is
+/// formatted in memory only until it outgrows the threshold.
+fn stage_rows<T: Serialize>(
+    st: &mut Staging,
+    table: &str,
+    rows: &[T],
+    empty_head: &[&str],
+    id: &RunId,
+    format: FileFormat,
+) -> std::io::Result<()> {
+    let csv_name = format!("{table}.csv");
+    let dir = st.dir().to_path_buf();
+    let err = |name: &str, e: std::io::Error| path_err(&dir.join(name), e);
+    match format {
+        FileFormat::Csv => {
+            let mut w = IdWriter::new(st.create(&csv_name)?, id);
+            return w
+                .serialize_all(rows, empty_head, None)
+                .and_then(|_| w.flush())
+                .map_err(|e| err(&csv_name, e));
+        }
+        FileFormat::Auto => {
+            let mut w = IdWriter::new(Vec::new(), id);
+            let done = w
+                .serialize_all(rows, empty_head, Some(AUTO_PARQUET_BYTES))
+                .and_then(|done| w.flush().map(|_| done))
+                .map_err(|e| err(&csv_name, e))?;
+            let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
+            if done && format.resolve(bytes.len() as u64) == FileFormat::Csv {
+                return st.write(&csv_name, &bytes);
+            }
+        }
+        FileFormat::Parquet => {}
+    }
+    let pq_name = format!("{table}.parquet");
+    let mut t = columnar::RowColumns::new(&id.label, id.seed, rows.len());
+    for x in rows {
+        t.push(x).map_err(|e| err(&pq_name, e))?;
+    }
+    let f = st.create(&pq_name)?;
+    t.write(empty_head, f).map_err(|e| err(&pq_name, e))
+}
+
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.
 #[derive(Clone, Debug)]
 pub struct RunId {
@@ -598,23 +649,27 @@ pub struct RunId {
 }
 
 /// A CSV writer that starts every record with the run's `label` and `seed`.
-struct IdWriter<'a> {
-    w: csv::Writer<fs::File>,
+struct IdWriter<'a, W: Write> {
+    w: csv::Writer<Counting<W>>,
     id: &'a RunId,
     seed: String,
 }
 
-impl<'a> IdWriter<'a> {
+impl<'a> IdWriter<'a, BufWriter<fs::File>> {
     fn create(path: &Path, id: &'a RunId) -> std::io::Result<Self> {
-        let w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_path(path)
-            .map_err(csv_err)?;
-        Ok(IdWriter {
-            w,
+        Ok(IdWriter::new(BufWriter::new(fs::File::create(path)?), id))
+    }
+}
+
+impl<'a, W: Write> IdWriter<'a, W> {
+    fn new(w: W, id: &'a RunId) -> Self {
+        IdWriter {
+            w: csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Counting { inner: w, bytes: 0 }),
             id,
             seed: id.seed.to_string(),
-        })
+        }
     }
 
     fn head(&mut self, names: &[&str]) -> std::io::Result<()> {
@@ -633,12 +688,16 @@ impl<'a> IdWriter<'a> {
     }
 
     /// One record per row, the header from the rows' field names
-    /// (`empty_head` when there is no row).
+    /// (`empty_head` when there is no row). With a `limit`, stops (and
+    /// returns false) once more than `limit` bytes have passed to the inner
+    /// writer (the `csv` writer buffers the rest); true when every row was
+    /// written.
     fn serialize_all<T: Serialize>(
         &mut self,
         rows: &[T],
         empty_head: &[&str],
-    ) -> std::io::Result<()> {
+        limit: Option<u64>,
+    ) -> std::io::Result<bool> {
         match rows.first() {
             Some(first) => {
                 let names = field_names(first)?;
@@ -652,12 +711,40 @@ impl<'a> IdWriter<'a> {
             self.w.write_field(&self.seed).map_err(csv_err)?;
             // The struct's fields continue the record the id fields opened.
             self.w.serialize(x).map_err(csv_err)?;
+            if limit.is_some_and(|l| self.w.get_ref().bytes > l) {
+                return Ok(false);
+            }
         }
-        Ok(())
+        Ok(true)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.w.flush()
+    }
+
+    fn into_inner(self) -> std::io::Result<W> {
+        self.w
+            .into_inner()
+            .map(|c| c.inner)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
+
+/// A writer that counts the bytes it passes on.
+struct Counting<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -727,13 +814,6 @@ pub fn write_cwnd(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()>
 
 fn csv_err(e: csv::Error) -> std::io::Error {
     std::io::Error::other(e)
-}
-
-/// `flows.csv`: `label,seed` and the fields of `summary.json`'s `flows[]`.
-pub fn write_flows(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
-    w.serialize_all(&r.flows, &["id"])?;
-    w.flush()
 }
 
 /// `queues.csv`: `label,seed` and the time series of the monitored queues.
@@ -920,10 +1000,9 @@ pub fn write_cc_stats(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result
     w.flush()
 }
 
-/// `links.csv`: `label,seed` and one row per link direction.
-pub fn write_links(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let rows: Vec<LinkRow> = r
-        .links
+/// The rows of `links.csv`: one per link direction.
+fn link_rows(r: &RunResult) -> Vec<LinkRow<'_>> {
+    r.links
         .iter()
         .zip(&r.queues)
         .map(|(l, q)| LinkRow {
@@ -956,10 +1035,7 @@ pub fn write_links(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()
             p99_delay_s: q.p99_delay_s,
             max_delay_s: q.max_delay_s,
         })
-        .collect();
-    let mut w = IdWriter::create(path, id)?;
-    w.serialize_all(&rows, &["link"])?;
-    w.flush()
+        .collect()
 }
 
 #[cfg(test)]
