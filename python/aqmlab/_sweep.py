@@ -322,6 +322,7 @@ def sweep(
     out: PathLike | None = None,
     force: bool = False,
     progress: bool = True,
+    format: str | None = None,
 ) -> pd.DataFrame:
     """Run every combination of ``vary``'s values with every seed; one row per run.
 
@@ -356,6 +357,14 @@ def sweep(
     under ``out`` that are not part of this sweep raise :class:`ValueError`
     listing them, unless ``force=True``, which deletes them (with a warning).
 
+    With ``out``, the runs' tables are also gathered into one Parquet
+    dataset per table, ``out/parquet/<table>/``, which
+    ``pandas.read_parquet(out / "parquet" / "flows")`` (polars, DuckDB) reads
+    whole, as ``aqmlab sweep`` writes it: ``format`` (default: the
+    scenario's ``output.format``) ``"parquet"`` always, ``"auto"`` for a
+    table whose runs' CSVs hold more than 1 MiB together, ``"csv"`` never.
+    The runs' own tables stay CSV.
+
     ``progress`` shows a progress bar over the runs (tqdm: in a notebook or
     on the terminal's stderr). Ctrl-C (or interrupting the kernel) cancels
     the runs not started and raises one :class:`KeyboardInterrupt` saying how
@@ -367,16 +376,26 @@ def sweep(
     """
     sc = as_scenario(scenario)
     axes = _axes(sc, vary)
-    if sc.get("output.format") == "parquet" or any(
-        key == "output.format" and any(v == "parquet" for v in values) for key, _, values in axes
-    ):
+    # The dataset's format, as `aqmlab sweep` chooses it over the points.
+    formats = {sc.get("output.format") or "auto"} | {
+        v for key, _, values in axes if key == "output.format" for v in values
+    }
+    if format is not None:
+        formats = {format}
+    bad = formats - {"auto", "csv", "parquet"}
+    if bad:
         raise ScenarioError(
-            f"{sc.file}: `output.format`: a sweep writes its runs' tables as CSV "
-            '(its table is read from them); "parquet" is for aqmlab.run, and '
-            "`aqmlab sweep --format parquet` writes the runs' tables as one Parquet dataset",
+            f"{sc.file}: `output.format`: {sorted(map(str, bad))[0]!r}: "
+            'allowed: "auto", "csv", "parquet"',
             "output.format",
             sc.file,
-            "a sweep writes CSV tables",
+            "allowed: auto, csv, parquet",
+        )
+    dataset = next(f for f in ("parquet", "auto", "csv") if f in formats)
+    if dataset == "parquet" and out is None:
+        raise ValueError(
+            'a Parquet dataset (format="parquet" or output.format = "parquet") '
+            "is written into the sweep's folder: pass out=DIR"
         )
     seed_list = _seeds(sc, seeds)
     if link is None:
@@ -425,6 +444,8 @@ def sweep(
     if out is not None:
         _check_stale(os.fspath(out), run_dirs, force)
     results = _execute(tasks, client, jobs, progress, out)
+    if out is not None:
+        _native.write_dataset(os.fspath(out), run_dirs, dataset)
     first = results[0]
     if link is None:
         monitored = [q for q in first["queues"] if q["link"] in set(first["monitored"])]

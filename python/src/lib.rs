@@ -733,6 +733,35 @@ fn remove_stale_runs(out: std::path::PathBuf, stale: Vec<String>) -> PyResult<()
     output::remove_stale_runs(&out, &stale).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// The sweep's result tables under `out` (its run folders `rels`) as one
+/// Parquet dataset per table (`aqmlab::output::columnar::write_dataset`),
+/// as `aqmlab sweep` writes them: `format` "parquet" always, "auto" for a
+/// table whose CSVs hold more than 1 MiB together, "csv" never. Returns
+/// the tables written. GIL released.
+#[pyfunction]
+fn write_dataset(
+    py: Python<'_>,
+    out: std::path::PathBuf,
+    rels: Vec<String>,
+    format: &str,
+) -> PyResult<Vec<String>> {
+    use aqmlab::scenario::FileFormat;
+    let format = match format {
+        "auto" => FileFormat::Auto,
+        "csv" => FileFormat::Csv,
+        "parquet" => FileFormat::Parquet,
+        f => {
+            return Err(PyValueError::new_err(format!(
+                "format {f:?}: allowed: \"auto\", \"csv\", \"parquet\""
+            )))
+        }
+    };
+    let rels: Vec<&str> = rels.iter().map(String::as_str).collect();
+    py.detach(|| output::columnar::write_dataset(&out, &rels, format))
+        .map(|t| t.into_iter().map(String::from).collect())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// A reproduction's table row: (table, row, column, unit, paper, aqmlab_mean,
 /// aqmlab_sd, n).
 type ReproRow = (
@@ -807,6 +836,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(stale_runs, m)?)?;
     m.add_function(wrap_pyfunction!(remove_stale_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(write_dataset, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

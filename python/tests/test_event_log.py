@@ -89,7 +89,9 @@ def test_parquet_tables_hold_the_csv_tables(repo: Path) -> None:
         )
 
 
-def test_a_sweep_refuses_parquet_tables(repo: Path) -> None:
+def test_a_parquet_sweep_needs_a_folder(repo: Path) -> None:
     sc = _scenario(repo).set("output.format", "parquet")
-    with pytest.raises(aqmlab.ScenarioError, match="output.format"):
+    with pytest.raises(ValueError, match="out=DIR"):
         aqmlab.sweep(sc, vary={"links.bottleneck.queue_ab.limit": [50, 100]})
+    with pytest.raises(aqmlab.ScenarioError, match="output.format"):
+        aqmlab.sweep(_scenario(repo), vary={"links.bottleneck.queue_ab.limit": [50]}, format="xml")

@@ -1,5 +1,6 @@
-"""`aqmlab sweep --format parquet`: one Parquet dataset per table that
-``pandas.read_parquet(folder)`` reads whole, equal to the runs' CSVs."""
+"""`aqmlab sweep --format parquet` and ``aqmlab.sweep(..., out=, format="parquet")``:
+one Parquet dataset per table that ``pandas.read_parquet(folder)`` reads
+whole, equal to the runs' CSVs."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pandas as pd
+import pytest
+
+import aqmlab
 
 SCENARIO = """
 name = "pq-sweep"
@@ -33,15 +37,7 @@ values = ["codel", "pie"]
 """
 
 
-def test_a_sweep_dataset_reads_whole(cli: str, tmp_path: Path) -> None:
-    f = tmp_path / "s.toml"
-    f.write_text(SCENARIO)
-    out = tmp_path / "sw"
-    subprocess.run(
-        [cli, "sweep", str(f), "--out", str(out), "--format", "parquet", "--jobs", "1"],
-        check=True,
-        capture_output=True,
-    )
+def _check_dataset(out: Path) -> None:
     runs = sorted(out.glob("*/seed-*"))
     assert len(runs) == 4
     for table in ("flows", "links"):
@@ -54,3 +50,27 @@ def test_a_sweep_dataset_reads_whole(cli: str, tmp_path: Path) -> None:
         b = csv.sort_values(key, kind="stable").reset_index(drop=True)
         pd.testing.assert_frame_equal(a, b, check_dtype=False)
         assert set(ds["label"]) == {"codel", "pie"} and set(ds["seed"]) == {1, 2}
+
+
+def test_a_sweep_dataset_reads_whole(cli: str, tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(SCENARIO)
+    out = tmp_path / "sw"
+    subprocess.run(
+        [cli, "sweep", str(f), "--out", str(out), "--format", "parquet", "--jobs", "1"],
+        check=True,
+        capture_output=True,
+    )
+    _check_dataset(out)
+
+
+def test_a_python_sweep_writes_the_same_dataset(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "py"
+    sc = aqmlab.Scenario.from_toml(SCENARIO, "pq-sweep")
+    table = aqmlab.sweep(sc, out=out, format="parquet", jobs=1, progress=False)
+    assert len(table) == 4
+    _check_dataset(out)
+    # `auto` (the default) keeps these small tables as the runs' CSVs only
+    aqmlab.sweep(sc, out=out, jobs=1, progress=False)
+    assert not (out / "parquet").exists()

@@ -182,12 +182,10 @@ pub fn main(mut a: SweepArgs) -> CliResult {
     write_dataset(&a.out, &points, &jobs)
 }
 
-/// The runs' result tables as one Parquet dataset per table,
-/// `<out>/parquet/<table>/<label>_seed-<n>.parquet` (every part with the
-/// same columns and types, `label` and `seed` among them), when the points'
-/// `output.format` asks for it: `parquet`, or `auto` when the runs' CSVs of
-/// the table hold more than `AUTO_PARQUET_BYTES` together. A dataset of an
-/// earlier sweep that this one does not write is removed.
+/// The runs' result tables as one Parquet dataset per table
+/// ([`output::columnar::write_dataset`]), when the points' `output.format`
+/// asks for it: `parquet`, or `auto` when the runs' CSVs of the table hold
+/// more than `AUTO_PARQUET_BYTES` together.
 fn write_dataset(out: &Path, points: &[aqmlab::scenario::SweepPoint], jobs: &[Job]) -> CliResult {
     use aqmlab::scenario::FileFormat;
     let format = if points.iter().any(|p| p.format == FileFormat::Parquet) {
@@ -197,47 +195,14 @@ fn write_dataset(out: &Path, points: &[aqmlab::scenario::SweepPoint], jobs: &[Jo
     } else {
         FileFormat::Csv
     };
-    let root = out.join("parquet");
-    let io = |p: &Path, e: std::io::Error| CliError::Internal(format!("{}: {e}", p.display()));
-    let mut wrote = Vec::new();
-    for table in output::TABLES {
-        let dir = root.join(table);
-        let tmp = root.join(format!(".tmp-{table}"));
-        for d in [&dir, &tmp] {
-            if d.exists() {
-                std::fs::remove_dir_all(d).map_err(|e| io(d, e))?;
-            }
-        }
-        let parts: Vec<(PathBuf, PathBuf)> = jobs
-            .iter()
-            .map(|j| {
-                (
-                    out.join(&j.rel).join(format!("{table}.csv")),
-                    tmp.join(format!("{}.parquet", j.rel.replace('/', "_"))),
-                )
-            })
-            .filter(|(c, _)| c.is_file())
-            .collect();
-        let bytes: u64 = parts
-            .iter()
-            .map(|(c, _)| std::fs::metadata(c).map_or(0, |m| m.len()))
-            .sum();
-        if parts.is_empty() || format.resolve(bytes) != FileFormat::Parquet {
-            continue;
-        }
-        std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
-        output::columnar::csvs_to_dataset(&parts).map_err(|e| io(&tmp, e))?;
-        std::fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
-        wrote.push(*table);
-    }
-    if wrote.is_empty() {
-        // nothing of ours left in it
-        let _ = std::fs::remove_dir(&root);
-    } else {
+    let rels: Vec<&str> = jobs.iter().map(|j| j.rel.as_str()).collect();
+    let wrote = output::columnar::write_dataset(out, &rels, format)
+        .map_err(|e| CliError::Internal(e.to_string()))?;
+    if !wrote.is_empty() {
         eprintln!(
             "sweep: Parquet datasets ({}) in {}",
             wrote.join(", "),
-            root.display()
+            out.join("parquet").display()
         );
     }
     Ok(())

@@ -526,19 +526,19 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     let clock = crate::metrics::PhaseClock::start();
     let format = r.table_format;
     stage_rows(st, "flows", &r.flows, &["id"], &id, format)?;
-    write_queues(r, &id, &st.path("queues.csv")).map_err(named("queues.csv"))?;
+    stage_table(st, "queues", &id, format, &|s| queue_rows(r, s))?;
     stage_rows(st, "links", &link_rows(r), &["link"], &id, format)?;
     if r.queues.iter().any(|q| !q.classes.is_empty()) {
-        write_classes(r, &id, &st.path("classes.csv")).map_err(named("classes.csv"))?;
+        stage_table(st, "classes", &id, format, &|s| class_rows(r, s))?;
     }
     if !r.cc_stats.is_empty() {
-        write_cc_stats(r, &id, &st.path("cc_stats.csv")).map_err(named("cc_stats.csv"))?;
+        stage_table(st, "cc_stats", &id, format, &|s| cc_stat_rows(r, s))?;
     }
     if !r.cwnd.is_empty() {
-        write_cwnd(r, &id, &st.path("cwnd.csv")).map_err(named("cwnd.csv"))?;
+        stage_table(st, "cwnd", &id, format, &|s| cwnd_rows(r, s))?;
     }
     if !r.throughput.is_empty() {
-        write_throughput(r, &id, &st.path("throughput.csv")).map_err(named("throughput.csv"))?;
+        stage_table(st, "throughput", &id, format, &|s| throughput_rows(r, s))?;
     }
     if let Some(log) = &r.event_log {
         let name = event_log::file_name(log);
@@ -546,22 +546,6 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     }
     if !r.requests.is_empty() {
         stage_rows(st, "requests", &r.requests, &[], &id, format)?;
-    }
-    if format != FileFormat::Csv {
-        // The tables written from text: converted when large (those of
-        // typed rows were written in their format above).
-        for table in TABLES.iter().filter(|t| !ROW_TABLES.contains(t)) {
-            let csv = st.path(&format!("{table}.csv"));
-            let Ok(meta) = fs::metadata(&csv) else {
-                continue;
-            };
-            // `auto`: Parquet above `AUTO_PARQUET_BYTES` of CSV
-            if format.resolve(meta.len()) == FileFormat::Parquet {
-                let name = format!("{table}.parquet");
-                columnar::csv_to_parquet(&csv, &st.path(&name)).map_err(named(&name))?;
-                fs::remove_file(&csv).map_err(named(&format!("{table}.csv")))?;
-            }
-        }
     }
     let mut s = summary::Summary::of(r);
     s.timings.write = clock.stop();
@@ -591,9 +575,6 @@ pub const TABLES: &[&str] = &[
     "requests",
 ];
 
-/// The tables written from `Serialize` rows by [`stage_rows`].
-const ROW_TABLES: &[&str] = &["flows", "links", "requests"];
-
 /// Stage the table `table` of `rows` (each led by `id`'s `label` and
 /// `seed`): `<table>.csv`, or `<table>.parquet` under `format = "parquet"`
 /// and, under `auto`, when its CSV would exceed [`AUTO_PARQUET_BYTES`]. The
@@ -615,19 +596,22 @@ fn stage_rows<T: Serialize>(
         FileFormat::Csv => {
             let mut w = IdWriter::new(st.create(&csv_name)?, id);
             return w
-                .serialize_all(rows, empty_head, None)
+                .serialize_all(rows, empty_head)
                 .and_then(|_| w.flush())
                 .map_err(|e| err(&csv_name, e));
         }
         FileFormat::Auto => {
             let mut w = IdWriter::new(Vec::new(), id);
-            let done = w
-                .serialize_all(rows, empty_head, Some(AUTO_PARQUET_BYTES))
-                .and_then(|done| w.flush().map(|_| done))
-                .map_err(|e| err(&csv_name, e))?;
-            let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
-            if done && format.resolve(bytes.len() as u64) == FileFormat::Csv {
-                return st.write(&csv_name, &bytes);
+            w.limit = Some(AUTO_PARQUET_BYTES);
+            match w.serialize_all(rows, empty_head).and_then(|_| w.flush()) {
+                Ok(()) => {
+                    let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
+                    if format.resolve(bytes.len() as u64) == FileFormat::Csv {
+                        return st.write(&csv_name, &bytes);
+                    }
+                }
+                Err(e) if too_large(&e) => {}
+                Err(e) => return Err(err(&csv_name, e)),
             }
         }
         FileFormat::Parquet => {}
@@ -639,6 +623,136 @@ fn stage_rows<T: Serialize>(
     }
     let f = st.create(&pq_name)?;
     t.write(empty_head, f).map_err(|e| err(&pq_name, e))
+}
+
+/// Where the rows of a table written cell by cell go: CSV text
+/// ([`IdWriter`]) or typed columns ([`columnar::RowColumns`]). A table's
+/// rows are produced once, through this, so that both forms hold the same
+/// columns and values (a figure the CSV rounds is rounded alike in both).
+trait Sink {
+    /// The columns after `label` and `seed`.
+    fn head(&mut self, names: &[&str]) -> std::io::Result<()>;
+    fn text(&mut self, v: &str) -> std::io::Result<()>;
+    fn int(&mut self, v: u64) -> std::io::Result<()>;
+    /// A number, as the shortest text that reads back as it (`{}`).
+    fn float(&mut self, v: f64) -> std::io::Result<()>;
+    /// A number rounded to `places` decimals (`{:.places$}`).
+    fn fixed(&mut self, v: f64, places: usize) -> std::io::Result<()>;
+    /// No value (an empty CSV cell, a Parquet null).
+    fn null(&mut self) -> std::io::Result<()>;
+    fn end_row(&mut self) -> std::io::Result<()>;
+
+    fn opt_float(&mut self, v: Option<f64>) -> std::io::Result<()> {
+        match v {
+            Some(v) => self.float(v),
+            None => self.null(),
+        }
+    }
+
+    fn opt_fixed(&mut self, v: Option<f64>, places: usize) -> std::io::Result<()> {
+        match v {
+            Some(v) => self.fixed(v, places),
+            None => self.null(),
+        }
+    }
+
+    fn opt_int(&mut self, v: Option<u64>) -> std::io::Result<()> {
+        match v {
+            Some(v) => self.int(v),
+            None => self.null(),
+        }
+    }
+}
+
+impl Sink for columnar::RowColumns {
+    fn head(&mut self, names: &[&str]) -> std::io::Result<()> {
+        columnar::RowColumns::head(self, names);
+        Ok(())
+    }
+    fn text(&mut self, v: &str) -> std::io::Result<()> {
+        columnar::RowColumns::text(self, v)
+    }
+    fn int(&mut self, v: u64) -> std::io::Result<()> {
+        match i64::try_from(v) {
+            Ok(i) => columnar::RowColumns::int(self, i),
+            Err(_) => self.double(v as f64),
+        }
+    }
+    fn float(&mut self, v: f64) -> std::io::Result<()> {
+        self.double(v)
+    }
+    fn fixed(&mut self, v: f64, places: usize) -> std::io::Result<()> {
+        // the value the CSV's rounded text reads back as
+        let r = format!("{v:.places$}").parse().unwrap_or(v);
+        self.double(r)
+    }
+    fn null(&mut self) -> std::io::Result<()> {
+        columnar::RowColumns::null(self)
+    }
+    fn end_row(&mut self) -> std::io::Result<()> {
+        columnar::RowColumns::end_row(self)
+    }
+}
+
+/// A CSV in memory outgrew `AUTO_PARQUET_BYTES` under `auto` (the table
+/// is written as Parquet instead).
+#[derive(Debug)]
+struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the table outgrew the CSV threshold")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+fn too_large(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|x| x.is::<TooLarge>())
+}
+
+/// Stage the table `table` that `rows` writes cell by cell: as
+/// [`stage_rows`] does for rows of a struct, `<table>.csv`, or
+/// `<table>.parquet` under `format = "parquet"` and, under `auto`, when
+/// its CSV would exceed [`AUTO_PARQUET_BYTES`].
+fn stage_table(
+    st: &mut Staging,
+    table: &str,
+    id: &RunId,
+    format: FileFormat,
+    rows: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let csv_name = format!("{table}.csv");
+    let dir = st.dir().to_path_buf();
+    let err = |name: &str, e: std::io::Error| path_err(&dir.join(name), e);
+    match format {
+        FileFormat::Csv => {
+            let mut w = IdWriter::new(st.create(&csv_name)?, id);
+            return rows(&mut w)
+                .and_then(|_| w.flush())
+                .map_err(|e| err(&csv_name, e));
+        }
+        FileFormat::Auto => {
+            let mut w = IdWriter::new(Vec::new(), id);
+            w.limit = Some(AUTO_PARQUET_BYTES);
+            match rows(&mut w).and_then(|_| w.flush()) {
+                Ok(()) => {
+                    let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
+                    if format.resolve(bytes.len() as u64) == FileFormat::Csv {
+                        return st.write(&csv_name, &bytes);
+                    }
+                }
+                Err(e) if too_large(&e) => {}
+                Err(e) => return Err(err(&csv_name, e)),
+            }
+        }
+        FileFormat::Parquet => {}
+    }
+    let pq_name = format!("{table}.parquet");
+    let mut t = columnar::RowColumns::new(&id.label, id.seed, 0);
+    rows(&mut t).map_err(|e| err(&pq_name, e))?;
+    let f = st.create(&pq_name)?;
+    t.write(&[], f).map_err(|e| err(&pq_name, e))
 }
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.
@@ -653,12 +767,11 @@ struct IdWriter<'a, W: Write> {
     w: csv::Writer<Counting<W>>,
     id: &'a RunId,
     seed: String,
-}
-
-impl<'a> IdWriter<'a, BufWriter<fs::File>> {
-    fn create(path: &Path, id: &'a RunId) -> std::io::Result<Self> {
-        Ok(IdWriter::new(BufWriter::new(fs::File::create(path)?), id))
-    }
+    /// A row written cell by cell ([`Sink`]) is open.
+    in_row: bool,
+    /// [`Sink::end_row`] fails with [`TooLarge`] once more bytes than this
+    /// have passed to the inner writer.
+    limit: Option<u64>,
 }
 
 impl<'a, W: Write> IdWriter<'a, W> {
@@ -669,7 +782,20 @@ impl<'a, W: Write> IdWriter<'a, W> {
                 .from_writer(Counting { inner: w, bytes: 0 }),
             id,
             seed: id.seed.to_string(),
+            in_row: false,
+            limit: None,
         }
+    }
+
+    /// The next cell of a row written cell by cell, after the row's id
+    /// fields when it is the first.
+    fn cell(&mut self, v: impl AsRef<[u8]>) -> std::io::Result<()> {
+        if !self.in_row {
+            self.w.write_field(&self.id.label).map_err(csv_err)?;
+            self.w.write_field(&self.seed).map_err(csv_err)?;
+            self.in_row = true;
+        }
+        self.w.write_field(v).map_err(csv_err)
     }
 
     fn head(&mut self, names: &[&str]) -> std::io::Result<()> {
@@ -678,26 +804,15 @@ impl<'a, W: Write> IdWriter<'a, W> {
             .map_err(csv_err)
     }
 
-    fn record<I: IntoIterator<Item = S>, S: AsRef<[u8]>>(
-        &mut self,
-        fields: I,
-    ) -> std::io::Result<()> {
-        self.w.write_field(&self.id.label).map_err(csv_err)?;
-        self.w.write_field(&self.seed).map_err(csv_err)?;
-        self.w.write_record(fields).map_err(csv_err)
-    }
-
     /// One record per row, the header from the rows' field names
-    /// (`empty_head` when there is no row). With a `limit`, stops (and
-    /// returns false) once more than `limit` bytes have passed to the inner
-    /// writer (the `csv` writer buffers the rest); true when every row was
-    /// written.
+    /// (`empty_head` when there is no row). Fails with [`TooLarge`] once
+    /// more than `self.limit` bytes have passed to the inner writer (the
+    /// `csv` writer buffers the rest).
     fn serialize_all<T: Serialize>(
         &mut self,
         rows: &[T],
         empty_head: &[&str],
-        limit: Option<u64>,
-    ) -> std::io::Result<bool> {
+    ) -> std::io::Result<()> {
         match rows.first() {
             Some(first) => {
                 let names = field_names(first)?;
@@ -711,11 +826,16 @@ impl<'a, W: Write> IdWriter<'a, W> {
             self.w.write_field(&self.seed).map_err(csv_err)?;
             // The struct's fields continue the record the id fields opened.
             self.w.serialize(x).map_err(csv_err)?;
-            if limit.is_some_and(|l| self.w.get_ref().bytes > l) {
-                return Ok(false);
-            }
+            self.check_limit()?;
         }
-        Ok(true)
+        Ok(())
+    }
+
+    fn check_limit(&self) -> std::io::Result<()> {
+        if self.limit.is_some_and(|l| self.w.get_ref().bytes > l) {
+            return Err(std::io::Error::other(TooLarge));
+        }
+        Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -727,6 +847,32 @@ impl<'a, W: Write> IdWriter<'a, W> {
             .into_inner()
             .map(|c| c.inner)
             .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
+
+impl<W: Write> Sink for IdWriter<'_, W> {
+    fn head(&mut self, names: &[&str]) -> std::io::Result<()> {
+        IdWriter::head(self, names)
+    }
+    fn text(&mut self, v: &str) -> std::io::Result<()> {
+        self.cell(v)
+    }
+    fn int(&mut self, v: u64) -> std::io::Result<()> {
+        self.cell(v.to_string())
+    }
+    fn float(&mut self, v: f64) -> std::io::Result<()> {
+        self.cell(format!("{v}"))
+    }
+    fn fixed(&mut self, v: f64, places: usize) -> std::io::Result<()> {
+        self.cell(format!("{v:.places$}"))
+    }
+    fn null(&mut self) -> std::io::Result<()> {
+        self.cell("")
+    }
+    fn end_row(&mut self) -> std::io::Result<()> {
+        self.in_row = false;
+        self.w.write_record(None::<&[u8]>).map_err(csv_err)?;
+        self.check_limit()
     }
 }
 
@@ -765,26 +911,23 @@ fn field_names<T: Serialize>(x: &T) -> std::io::Result<Vec<String>> {
 }
 
 /// `throughput.csv`: `label,seed,time_s,flow,group,throughput_bps`.
-pub fn write_throughput(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
+fn throughput_rows(r: &RunResult, w: &mut dyn Sink) -> std::io::Result<()> {
     w.head(&["time_s", "flow", "group", "throughput_bps"])?;
     for t in &r.throughput {
         for (time, bps) in t.bps() {
-            w.record([
-                format!("{time}"),
-                t.flow.to_string(),
-                t.group.clone(),
-                format!("{bps}"),
-            ])?;
+            w.float(time)?;
+            w.int(u64::from(t.flow))?;
+            w.text(&t.group)?;
+            w.float(bps)?;
+            w.end_row()?;
         }
     }
-    w.flush()
+    Ok(())
 }
 
 /// `cwnd.csv`: `label,seed,time_s,flow,group,cc,cwnd,ssthresh,in_flight,srtt_s`
 /// for the traced flows.
-pub fn write_cwnd(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
+fn cwnd_rows(r: &RunResult, w: &mut dyn Sink) -> std::io::Result<()> {
     w.head(&[
         "time_s",
         "flow",
@@ -797,19 +940,18 @@ pub fn write_cwnd(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()>
     ])?;
     for t in &r.cwnd {
         for x in &t.samples {
-            w.record([
-                format!("{}", x.time_s),
-                t.flow.to_string(),
-                t.group.clone(),
-                t.cc.clone(),
-                format!("{:.4}", x.cwnd),
-                x.ssthresh.map(|v| format!("{v:.4}")).unwrap_or_default(),
-                x.in_flight.to_string(),
-                x.srtt_s.map(|v| format!("{v}")).unwrap_or_default(),
-            ])?;
+            w.float(x.time_s)?;
+            w.int(u64::from(t.flow))?;
+            w.text(&t.group)?;
+            w.text(&t.cc)?;
+            w.fixed(x.cwnd, 4)?;
+            w.opt_fixed(x.ssthresh, 4)?;
+            w.int(u64::from(x.in_flight))?;
+            w.opt_float(x.srtt_s)?;
+            w.end_row()?;
         }
     }
-    w.flush()
+    Ok(())
 }
 
 fn csv_err(e: csv::Error) -> std::io::Error {
@@ -817,8 +959,7 @@ fn csv_err(e: csv::Error) -> std::io::Error {
 }
 
 /// `queues.csv`: `label,seed` and the time series of the monitored queues.
-pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
+fn queue_rows(r: &RunResult, w: &mut dyn Sink) -> std::io::Result<()> {
     // the disciplines' own queues (DualPI2's `l`, `c`), in order of first
     // appearance: six columns each, after the common ones
     let mut classes: Vec<&str> = Vec::new();
@@ -852,50 +993,47 @@ pub fn write_queues(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<(
     for s in &r.series {
         let mut prev: Option<&crate::metrics::QueueSample> = None;
         for (j, x) in s.samples.iter().enumerate() {
+            w.float(x.time_s)?;
+            w.text(&s.link)?;
+            w.int(x.len_pkts.into())?;
+            w.int(x.len_bytes)?;
+            w.opt_fixed(x.avg_pkts, 6)?;
+            w.float(x.delay_s)?;
+            w.int(x.arrivals)?;
+            w.int(x.dropped)?;
+            w.int(x.marked)?;
             // Rates over the interval since the previous sample (empty on
             // the first sample and when nothing arrived).
-            let (dr, mr) = match prev {
+            match prev {
                 Some(p) if x.arrivals > p.arrivals => {
                     let a = (x.arrivals - p.arrivals) as f64;
-                    (
-                        format!("{:.6}", (x.dropped - p.dropped) as f64 / a),
-                        format!("{:.6}", (x.marked - p.marked) as f64 / a),
-                    )
+                    w.fixed((x.dropped - p.dropped) as f64 / a, 6)?;
+                    w.fixed((x.marked - p.marked) as f64 / a, 6)?;
                 }
-                _ => (String::new(), String::new()),
-            };
+                _ => {
+                    w.null()?;
+                    w.null()?;
+                }
+            }
             prev = Some(x);
-            let mut row = vec![
-                format!("{}", x.time_s),
-                s.link.clone(),
-                x.len_pkts.to_string(),
-                x.len_bytes.to_string(),
-                x.avg_pkts.map(|a| format!("{a:.6}")).unwrap_or_default(),
-                format!("{}", x.delay_s),
-                x.arrivals.to_string(),
-                x.dropped.to_string(),
-                x.marked.to_string(),
-                dr,
-                mr,
-            ];
             for c in &classes {
                 match (s.classes.iter().find(|cs| cs.class == *c)).and_then(|cs| cs.samples.get(j))
                 {
-                    Some(y) => row.extend([
-                        y.len_pkts.to_string(),
-                        y.len_bytes.to_string(),
-                        format!("{}", y.delay_s),
-                        y.arrivals.to_string(),
-                        y.dropped.to_string(),
-                        y.marked.to_string(),
-                    ]),
-                    None => row.extend(std::iter::repeat_n(String::new(), CLASS_COLUMNS.len())),
+                    Some(y) => {
+                        w.int(y.len_pkts)?;
+                        w.int(y.len_bytes)?;
+                        w.float(y.delay_s)?;
+                        w.int(y.arrivals)?;
+                        w.int(y.dropped)?;
+                        w.int(y.marked)?;
+                    }
+                    None => (0..CLASS_COLUMNS.len()).try_for_each(|_| w.null())?,
                 }
             }
-            w.record(row)?;
+            w.end_row()?;
         }
     }
-    w.flush()
+    Ok(())
 }
 
 /// The per-class columns of `queues.csv`, each prefixed `<class>_`.
@@ -950,12 +1088,9 @@ pub fn per_arrival(count: u64, arrivals: u64) -> Option<f64> {
     (arrivals > 0).then(|| count as f64 / arrivals as f64)
 }
 
-/// `classes.csv`: `label,seed` and one row per (link direction, traffic
-/// class) of the queues that count per class; `dequeued` and
-/// `mean_delay_s` are filled for a discipline's own queues (DualPI2's `l`
-/// and `c`) and empty for a classifier's classes.
-pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
+/// `classes.csv`: `label,seed` and the per-class counters of the queues
+/// that count per class.
+fn class_rows(r: &RunResult, w: &mut dyn Sink) -> std::io::Result<()> {
     w.head(&[
         "link",
         "class",
@@ -967,37 +1102,37 @@ pub fn write_classes(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<
         "dequeued",
         "mean_delay_s",
     ])?;
-    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
     for q in &r.queues {
         for c in &q.classes {
-            w.record([
-                q.link.clone(),
-                c.class.clone(),
-                c.arrivals.to_string(),
-                c.dropped.to_string(),
-                c.marked.to_string(),
-                opt(per_arrival(c.dropped, c.arrivals)),
-                opt(per_arrival(c.marked, c.arrivals)),
-                c.dequeued.map(|n| n.to_string()).unwrap_or_default(),
-                opt(c.mean_delay_s),
-            ])?;
+            w.text(&q.link)?;
+            w.text(&c.class)?;
+            w.int(c.arrivals)?;
+            w.int(c.dropped)?;
+            w.int(c.marked)?;
+            w.opt_float(per_arrival(c.dropped, c.arrivals))?;
+            w.opt_float(per_arrival(c.marked, c.arrivals))?;
+            w.opt_int(c.dequeued)?;
+            w.opt_float(c.mean_delay_s)?;
+            w.end_row()?;
         }
     }
-    w.flush()
+    Ok(())
 }
 
 /// `cc_stats.csv`: `label,seed` and one row per (flow, statistic) of the
 /// congestion controls that report statistics, in long form (the names
 /// differ between controls).
-pub fn write_cc_stats(r: &RunResult, id: &RunId, path: &Path) -> std::io::Result<()> {
-    let mut w = IdWriter::create(path, id)?;
+fn cc_stat_rows(r: &RunResult, w: &mut dyn Sink) -> std::io::Result<()> {
     w.head(&["flow", "stat", "value"])?;
     for f in &r.cc_stats {
         for (k, v) in &f.stats {
-            w.record([f.flow.to_string(), k.clone(), v.to_string()])?;
+            w.int(u64::from(f.flow))?;
+            w.text(k)?;
+            w.float(*v)?;
+            w.end_row()?;
         }
     }
-    w.flush()
+    Ok(())
 }
 
 /// The rows of `links.csv`: one per link direction.

@@ -217,6 +217,61 @@ struct ColumnData {
     nullable: bool,
 }
 
+/// The result tables of a sweep's runs (the folders `rels` under `out`,
+/// each holding CSV tables) as one Parquet dataset per table:
+/// `<out>/parquet/<table>/<rel with / as _>.parquet`, every part with the
+/// same columns and types (`label` and `seed` among them), which
+/// `pandas.read_parquet`, polars and DuckDB read whole from the folder.
+/// Written for a table under `format = "parquet"`, and under `auto` when
+/// the runs' CSVs of it hold more than `AUTO_PARQUET_BYTES` together; each
+/// dataset is built in a temporary folder and renamed into place. A
+/// dataset of an earlier sweep that this one does not write is removed.
+/// Returns the tables written.
+pub fn write_dataset(
+    out: &Path,
+    rels: &[&str],
+    format: crate::net::event_log::FileFormat,
+) -> std::io::Result<Vec<&'static str>> {
+    use crate::net::event_log::FileFormat;
+    let root = out.join("parquet");
+    let io = |p: &Path, e: std::io::Error| std::io::Error::other(format!("{}: {e}", p.display()));
+    let mut wrote = Vec::new();
+    for table in super::TABLES {
+        let dir = root.join(table);
+        let tmp = root.join(format!(".tmp-{table}"));
+        for d in [&dir, &tmp] {
+            if d.exists() {
+                std::fs::remove_dir_all(d).map_err(|e| io(d, e))?;
+            }
+        }
+        let parts: Vec<(std::path::PathBuf, std::path::PathBuf)> = rels
+            .iter()
+            .map(|rel| {
+                (
+                    out.join(rel).join(format!("{table}.csv")),
+                    tmp.join(format!("{}.parquet", rel.replace('/', "_"))),
+                )
+            })
+            .filter(|(c, _)| c.is_file())
+            .collect();
+        let bytes: u64 = (parts.iter())
+            .map(|(c, _)| std::fs::metadata(c).map_or(0, |m| m.len()))
+            .sum();
+        if parts.is_empty() || format.resolve(bytes) != FileFormat::Parquet {
+            continue;
+        }
+        std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+        csvs_to_dataset(&parts).map_err(|e| io(&tmp, e))?;
+        std::fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
+        wrote.push(*table);
+    }
+    if wrote.is_empty() {
+        // nothing of ours left in it
+        let _ = std::fs::remove_dir(&root);
+    }
+    Ok(wrote)
+}
+
 fn write(
     names: &[String],
     kinds: &[(Kind, bool)],
@@ -337,21 +392,24 @@ fn write_columns<W: std::io::Write + Send>(
     Ok(())
 }
 
-/// A table built row by row from `Serialize` structs (the rows of
-/// `flows`, `links`, `requests`), each row led by the run's `label` and
-/// `seed`: the same columns, in the same order and with the same names,
-/// as the `csv` crate writes for those rows. Each column's Parquet type
-/// follows its Rust type (integers as INT64, floats as DOUBLE, `bool`,
-/// strings and enum variant names as UTF-8, `Option::None` as null), so
-/// no value goes through text.
+/// A table built row by row, each row led by the run's `label` and
+/// `seed`: from `Serialize` structs ([`RowColumns::push`]: the rows of
+/// `flows`, `links`, `requests`, with the columns, order and names the
+/// `csv` crate writes for them), or cell by cell after a
+/// [`RowColumns::head`] (the time series and per-class tables). Each
+/// column's Parquet type follows its Rust type (integers as INT64, floats
+/// as DOUBLE, `bool`, strings and enum variant names as UTF-8, a missing
+/// value as null), so no value goes through text.
 pub struct RowColumns {
-    names: Vec<&'static str>,
+    names: Vec<String>,
     cols: Vec<Builder>,
     label: String,
     seed: i64,
     rows: usize,
     /// Rows expected (each column reserves room for them).
     cap: usize,
+    /// The next cell's column in a row written cell by cell.
+    col: usize,
 }
 
 /// One column being built: its values (typed at the first non-null one)
@@ -427,7 +485,79 @@ impl RowColumns {
             seed: seed as i64,
             rows: 0,
             cap,
+            col: 0,
         }
+    }
+
+    /// Name the columns (after `label` and `seed`) of a table written cell
+    /// by cell.
+    pub fn head(&mut self, names: &[&str]) {
+        self.names = names.iter().map(|n| n.to_string()).collect();
+        self.cols = (names.iter())
+            .map(|_| Builder {
+                def: Vec::with_capacity(self.cap),
+                ..Builder::default()
+            })
+            .collect();
+    }
+
+    /// The builder of the next cell of the current row.
+    fn cell(&mut self) -> std::io::Result<&mut Builder> {
+        let (row, n) = (self.rows, self.cols.len());
+        let b = self.cols.get_mut(self.col).ok_or_else(|| {
+            std::io::Error::other(format!("table row {row}: more cells than its {n} columns"))
+        })?;
+        self.col += 1;
+        Ok(b)
+    }
+
+    fn cell_err(&self, e: SerError) -> std::io::Error {
+        let name = self.names.get(self.col.wrapping_sub(1));
+        std::io::Error::other(format!(
+            "table row {}, column `{}`: {}",
+            self.rows,
+            name.map_or("?", String::as_str),
+            e.0
+        ))
+    }
+
+    /// The next cell: text.
+    pub fn text(&mut self, v: &str) -> std::io::Result<()> {
+        let r = self.cell()?.text(v);
+        r.map_err(|e| self.cell_err(e))
+    }
+
+    /// The next cell: an integer.
+    pub fn int(&mut self, v: i64) -> std::io::Result<()> {
+        let r = self.cell()?.int(v);
+        r.map_err(|e| self.cell_err(e))
+    }
+
+    /// The next cell: a number.
+    pub fn double(&mut self, v: f64) -> std::io::Result<()> {
+        let r = self.cell()?.double(v);
+        r.map_err(|e| self.cell_err(e))
+    }
+
+    /// The next cell: none (null).
+    pub fn null(&mut self) -> std::io::Result<()> {
+        self.cell()?.null();
+        Ok(())
+    }
+
+    /// End the current row (every column must have had its cell).
+    pub fn end_row(&mut self) -> std::io::Result<()> {
+        if self.col != self.cols.len() {
+            return Err(std::io::Error::other(format!(
+                "table row {}: {} cells where the table has {} columns",
+                self.rows,
+                self.col,
+                self.cols.len()
+            )));
+        }
+        self.col = 0;
+        self.rows += 1;
+        Ok(())
     }
 
     /// Append one row: `x` must serialize as a struct of plain fields.
@@ -449,8 +579,9 @@ impl RowColumns {
     }
 
     /// Write the table as Parquet into `sink`. Without a row the columns
-    /// are `label`, `seed` and `empty_head`, as text (what the CSV header
-    /// of an empty table reads as).
+    /// are `label`, `seed` and those of [`RowColumns::head`] (else
+    /// `empty_head`), as text (what the CSV header of an empty table reads
+    /// as).
     pub fn write<W: std::io::Write + Send>(
         self,
         empty_head: &[&str],
@@ -459,7 +590,12 @@ impl RowColumns {
         let n = self.rows;
         let mut cols = Vec::with_capacity(self.names.len() + 2);
         if n == 0 {
-            for name in ["label", "seed"].iter().chain(empty_head) {
+            let head: Vec<&str> = if self.names.is_empty() {
+                empty_head.to_vec()
+            } else {
+                self.names.iter().map(String::as_str).collect()
+            };
+            for name in ["label", "seed"].iter().chain(&head) {
                 cols.push(ColumnData {
                     name: name.to_string(),
                     values: Values::Text(Vec::new(), Vec::new()),
@@ -488,7 +624,7 @@ impl RowColumns {
         });
         for (name, b) in self.names.into_iter().zip(self.cols) {
             cols.push(ColumnData {
-                name: name.to_string(),
+                name,
                 // a column with no value: text, all null (as from CSV)
                 values: b.values.unwrap_or(Values::Text(Vec::new(), Vec::new())),
                 def: b.def,
@@ -538,15 +674,18 @@ impl serde::ser::SerializeStruct for RowSer<'_> {
         value: &T,
     ) -> Result<(), SerError> {
         if self.first {
-            self.t.names.push(key);
+            self.t.names.push(key.to_string());
             self.t.cols.push(Builder {
                 def: Vec::with_capacity(self.t.cap),
                 ..Builder::default()
             });
-        } else if self.t.names.get(self.col) != Some(&key) {
+        } else if self.t.names.get(self.col).map(String::as_str) != Some(key) {
             return Err(SerError(format!(
                 "field `{key}` where the table has `{}`",
-                self.t.names.get(self.col).unwrap_or(&"no column")
+                self.t
+                    .names
+                    .get(self.col)
+                    .map_or("no column", String::as_str)
             )));
         }
         value.serialize(CellSer(&mut self.t.cols[self.col]))?;
