@@ -72,6 +72,14 @@ _QUEUE_COLUMNS = (
 former ``queues[]`` records)."""
 
 
+try:
+    import pyarrow  # noqa: F401
+
+    _HAVE_PYARROW = True
+except ImportError:
+    _HAVE_PYARROW = False
+
+
 def _read_csv(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data))
 
@@ -79,9 +87,12 @@ def _read_csv(data: bytes) -> pd.DataFrame:
 class Result:
     """The results of one run.
 
-    The tables are the files ``aqmlab run`` writes, read with
-    :func:`pandas.read_csv`, so column names carry units as in the CSVs
-    (``goodput_bps``, ``time_s``, ``delay_s``):
+    The tables are those ``aqmlab run`` writes, with the same columns, so
+    column names carry units as in the CSVs (``goodput_bps``, ``time_s``,
+    ``delay_s``). With pyarrow installed (``pip install aqmlab[parquet]``)
+    each is built from the run's typed columns (the Parquet form, in
+    memory: a column's dtype is that of its values in Rust, no text is
+    parsed); without, the CSV text is read with :func:`pandas.read_csv`:
 
     - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
       :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
@@ -119,6 +130,10 @@ class Result:
         return self._native.files()
 
     def _table(self, name: str) -> pd.DataFrame:
+        if _HAVE_PYARROW:
+            # typed columns straight from the run, no text in between
+            data = self._native.table_parquet(name.removesuffix(".csv"))
+            return pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
         data = self.files.get(name)
         if data:
             return _read_csv(data)

@@ -636,6 +636,26 @@ impl RunOutput {
             .collect())
     }
 
+    /// The run's result tables (`flows`, `queues`, `links`, ...; those the
+    /// run has).
+    fn tables(&self) -> Vec<&'static str> {
+        output::table_names(&self.r)
+    }
+
+    /// Table `name` as the bytes of a Parquet file (typed columns, as
+    /// `output.format = "parquet"` writes it), or None when the run has
+    /// no such table. GIL released while it is built.
+    fn table_parquet<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let b = py
+            .detach(|| output::table_parquet(&self.r, name))
+            .map_err(|e| PyRuntimeError::new_err(format!("table {name}: {e}")))?;
+        Ok(b.map(|b| PyBytes::new(py, &b)))
+    }
+
     /// Write the run's files into `dir`, as `aqmlab run --out dir` does
     /// (with `scenario.toml` and `provenance.json`).
     fn write(&self, py: Python<'_>, dir: std::path::PathBuf) -> PyResult<()> {

@@ -524,28 +524,12 @@ pub fn stage_run_labelled(r: &RunResult, st: &mut Staging, label: &str) -> std::
     };
     // the tables first, timed; `summary.json` (which holds the time) last
     let clock = crate::metrics::PhaseClock::start();
-    let format = r.table_format;
-    stage_rows(st, "flows", &r.flows, &["id"], &id, format)?;
-    stage_table(st, "queues", &id, format, &|s| queue_rows(r, s))?;
-    stage_rows(st, "links", &link_rows(r), &["link"], &id, format)?;
-    if r.queues.iter().any(|q| !q.classes.is_empty()) {
-        stage_table(st, "classes", &id, format, &|s| class_rows(r, s))?;
-    }
-    if !r.cc_stats.is_empty() {
-        stage_table(st, "cc_stats", &id, format, &|s| cc_stat_rows(r, s))?;
-    }
-    if !r.cwnd.is_empty() {
-        stage_table(st, "cwnd", &id, format, &|s| cwnd_rows(r, s))?;
-    }
-    if !r.throughput.is_empty() {
-        stage_table(st, "throughput", &id, format, &|s| throughput_rows(r, s))?;
+    for (name, rows) in tables(r) {
+        stage_table(st, name, &rows, &id, r.table_format)?;
     }
     if let Some(log) = &r.event_log {
         let name = event_log::file_name(log);
         event_log::write(r, log, &id, &st.path(name)).map_err(named(name))?;
-    }
-    if !r.requests.is_empty() {
-        stage_rows(st, "requests", &r.requests, &[], &id, format)?;
     }
     let mut s = summary::Summary::of(r);
     s.timings.write = clock.stop();
@@ -574,56 +558,6 @@ pub const TABLES: &[&str] = &[
     "throughput",
     "requests",
 ];
-
-/// Stage the table `table` of `rows` (each led by `id`'s `label` and
-/// `seed`): `<table>.csv`, or `<table>.parquet` under `format = "parquet"`
-/// and, under `auto`, when its CSV would exceed [`AUTO_PARQUET_BYTES`]. The
-/// Parquet file is built from the rows' typed fields
-/// ([`columnar::RowColumns`]), not from CSV text; under `auto` the CSV is
-/// formatted in memory only until it outgrows the threshold.
-fn stage_rows<T: Serialize>(
-    st: &mut Staging,
-    table: &str,
-    rows: &[T],
-    empty_head: &[&str],
-    id: &RunId,
-    format: FileFormat,
-) -> std::io::Result<()> {
-    let csv_name = format!("{table}.csv");
-    let dir = st.dir().to_path_buf();
-    let err = |name: &str, e: std::io::Error| path_err(&dir.join(name), e);
-    match format {
-        FileFormat::Csv => {
-            let mut w = IdWriter::new(st.create(&csv_name)?, id);
-            return w
-                .serialize_all(rows, empty_head)
-                .and_then(|_| w.flush())
-                .map_err(|e| err(&csv_name, e));
-        }
-        FileFormat::Auto => {
-            let mut w = IdWriter::new(Vec::new(), id);
-            w.limit = Some(AUTO_PARQUET_BYTES);
-            match w.serialize_all(rows, empty_head).and_then(|_| w.flush()) {
-                Ok(()) => {
-                    let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
-                    if format.resolve(bytes.len() as u64) == FileFormat::Csv {
-                        return st.write(&csv_name, &bytes);
-                    }
-                }
-                Err(e) if too_large(&e) => {}
-                Err(e) => return Err(err(&csv_name, e)),
-            }
-        }
-        FileFormat::Parquet => {}
-    }
-    let pq_name = format!("{table}.parquet");
-    let mut t = columnar::RowColumns::new(&id.label, id.seed, rows.len());
-    for x in rows {
-        t.push(x).map_err(|e| err(&pq_name, e))?;
-    }
-    let f = st.create(&pq_name)?;
-    t.write(empty_head, f).map_err(|e| err(&pq_name, e))
-}
 
 /// Where the rows of a table written cell by cell go: CSV text
 /// ([`IdWriter`]) or typed columns ([`columnar::RowColumns`]). A table's
@@ -711,16 +645,114 @@ fn too_large(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|x| x.is::<TooLarge>())
 }
 
-/// Stage the table `table` that `rows` writes cell by cell: as
-/// [`stage_rows`] does for rows of a struct, `<table>.csv`, or
-/// `<table>.parquet` under `format = "parquet"` and, under `auto`, when
-/// its CSV would exceed [`AUTO_PARQUET_BYTES`].
+/// How the rows of a table are produced: from a slice of `Serialize`
+/// structs (the `csv` crate's columns for them), or cell by cell through a
+/// [`Sink`].
+enum Rows<'a> {
+    Flows(&'a [crate::metrics::FlowResult]),
+    Links(Vec<LinkRow<'a>>),
+    Requests(&'a [crate::metrics::RequestResult]),
+    Cells(&'a RunResult, CellRows),
+}
+
+/// A table written cell by cell.
+type CellRows = fn(&RunResult, &mut dyn Sink) -> std::io::Result<()>;
+
+impl Rows<'_> {
+    /// The table's rows as CSV into `w` (fails with [`TooLarge`] past
+    /// `w.limit`).
+    fn csv<W: Write>(&self, w: &mut IdWriter<'_, W>) -> std::io::Result<()> {
+        match self {
+            Rows::Flows(x) => w.serialize_all(x, &["id"]),
+            Rows::Links(x) => w.serialize_all(x, &["link"]),
+            Rows::Requests(x) => w.serialize_all(x, &[]),
+            Rows::Cells(r, f) => f(r, w),
+        }
+    }
+
+    /// The table as typed columns, written as Parquet into `sink`.
+    fn parquet<W: Write + Send>(&self, id: &RunId, sink: W) -> std::io::Result<()> {
+        fn structs<T: Serialize, W: Write + Send>(
+            x: &[T],
+            head: &[&str],
+            id: &RunId,
+            sink: W,
+        ) -> std::io::Result<()> {
+            let mut t = columnar::RowColumns::new(&id.label, id.seed, x.len());
+            x.iter().try_for_each(|x| t.push(x))?;
+            t.write(head, sink)
+        }
+        match self {
+            Rows::Flows(x) => structs(x, &["id"], id, sink),
+            Rows::Links(x) => structs(x, &["link"], id, sink),
+            Rows::Requests(x) => structs(x, &[], id, sink),
+            Rows::Cells(r, f) => {
+                let mut t = columnar::RowColumns::new(&id.label, id.seed, 0);
+                f(r, &mut t)?;
+                t.write(&[], sink)
+            }
+        }
+    }
+}
+
+/// The run's result tables, in writing order, each with how its rows are
+/// produced; a table the run has nothing for (no per-class queue, no
+/// congestion-control statistics, no traced flow, no workload) is absent.
+fn tables(r: &RunResult) -> Vec<(&'static str, Rows<'_>)> {
+    let mut t = vec![
+        ("flows", Rows::Flows(&r.flows)),
+        ("queues", Rows::Cells(r, queue_rows)),
+        ("links", Rows::Links(link_rows(r))),
+    ];
+    if r.queues.iter().any(|q| !q.classes.is_empty()) {
+        t.push(("classes", Rows::Cells(r, class_rows)));
+    }
+    if !r.cc_stats.is_empty() {
+        t.push(("cc_stats", Rows::Cells(r, cc_stat_rows)));
+    }
+    if !r.cwnd.is_empty() {
+        t.push(("cwnd", Rows::Cells(r, cwnd_rows)));
+    }
+    if !r.throughput.is_empty() {
+        t.push(("throughput", Rows::Cells(r, throughput_rows)));
+    }
+    if !r.requests.is_empty() {
+        t.push(("requests", Rows::Requests(&r.requests)));
+    }
+    t
+}
+
+/// The names of the result tables run `r` has (each `<name>.csv` or
+/// `<name>.parquet` in its folder).
+pub fn table_names(r: &RunResult) -> Vec<&'static str> {
+    tables(r).into_iter().map(|(n, _)| n).collect()
+}
+
+/// Table `table` of run `r` (labelled with the scenario's name) as the
+/// bytes of a Parquet file, as `format = "parquet"` writes it; `None` when
+/// the run has no such table.
+pub fn table_parquet(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u8>>> {
+    let id = RunId {
+        label: r.scenario.clone(),
+        seed: r.seed,
+    };
+    let Some((_, rows)) = tables(r).into_iter().find(|(n, _)| *n == table) else {
+        return Ok(None);
+    };
+    let mut buf = Vec::new();
+    rows.parquet(&id, &mut buf)?;
+    Ok(Some(buf))
+}
+
+/// Stage table `table`: `<table>.csv`, or `<table>.parquet` under `format
+/// = "parquet"` and, under `auto`, when its CSV would exceed
+/// [`AUTO_PARQUET_BYTES`] (formatted in memory only until it outgrows it).
 fn stage_table(
     st: &mut Staging,
     table: &str,
+    rows: &Rows,
     id: &RunId,
     format: FileFormat,
-    rows: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let csv_name = format!("{table}.csv");
     let dir = st.dir().to_path_buf();
@@ -728,14 +760,12 @@ fn stage_table(
     match format {
         FileFormat::Csv => {
             let mut w = IdWriter::new(st.create(&csv_name)?, id);
-            return rows(&mut w)
-                .and_then(|_| w.flush())
-                .map_err(|e| err(&csv_name, e));
+            return (rows.csv(&mut w).and_then(|_| w.flush())).map_err(|e| err(&csv_name, e));
         }
         FileFormat::Auto => {
             let mut w = IdWriter::new(Vec::new(), id);
             w.limit = Some(AUTO_PARQUET_BYTES);
-            match rows(&mut w).and_then(|_| w.flush()) {
+            match rows.csv(&mut w).and_then(|_| w.flush()) {
                 Ok(()) => {
                     let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
                     if format.resolve(bytes.len() as u64) == FileFormat::Csv {
@@ -749,10 +779,8 @@ fn stage_table(
         FileFormat::Parquet => {}
     }
     let pq_name = format!("{table}.parquet");
-    let mut t = columnar::RowColumns::new(&id.label, id.seed, 0);
-    rows(&mut t).map_err(|e| err(&pq_name, e))?;
     let f = st.create(&pq_name)?;
-    t.write(&[], f).map_err(|e| err(&pq_name, e))
+    rows.parquet(id, f).map_err(|e| err(&pq_name, e))
 }
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.

@@ -5,7 +5,8 @@
 //! Each CSV column gets one Parquet type from its values, as
 //! `pandas.read_csv` would infer it: 64-bit integers when every non-empty
 //! cell is an integer, doubles when every one is a number, booleans when
-//! every one is `true`/`false`, UTF-8 strings otherwise. An empty cell
+//! every one is `true`/`false`, UTF-8 strings otherwise (doubles for a
+//! column without a value, as pandas reads it). An empty cell
 //! (a figure the row does not have, such as a flow's `completion_s` when it
 //! did not complete) is a null.
 
@@ -65,8 +66,10 @@ impl Column {
 
     /// (kind, nullable)
     fn kind(&self) -> (Kind, bool) {
+        // a column with no value at all: numbers, all null (pandas reads
+        // such a CSV column as float, all NaN)
         let k = if !self.values {
-            Kind::Text
+            Kind::Double
         } else if self.int {
             Kind::Int
         } else if self.num {
@@ -625,8 +628,8 @@ impl RowColumns {
         for (name, b) in self.names.into_iter().zip(self.cols) {
             cols.push(ColumnData {
                 name,
-                // a column with no value: text, all null (as from CSV)
-                values: b.values.unwrap_or(Values::Text(Vec::new(), Vec::new())),
+                // a column with no value: numbers, all null (as from CSV)
+                values: b.values.unwrap_or(Values::Double(Vec::new())),
                 def: b.def,
                 nullable: b.nulls,
             });
@@ -978,7 +981,7 @@ mod tests {
         assert_eq!(kind_of(&["1", "2.5", "inf"]), Kind::Double);
         assert_eq!(kind_of(&["true", "false", ""]), Kind::Bool);
         assert_eq!(kind_of(&["1", "x"]), Kind::Text);
-        assert_eq!(kind_of(&["", ""]), Kind::Text);
+        assert_eq!(kind_of(&["", ""]), Kind::Double);
     }
 
     #[test]
