@@ -670,26 +670,33 @@ impl Rows<'_> {
         }
     }
 
-    /// The table as typed columns, written as Parquet into `sink`.
-    fn parquet<W: Write + Send>(&self, id: &RunId, sink: W) -> std::io::Result<()> {
+    /// The table as typed columns, written as Parquet for `purpose` into
+    /// `sink`.
+    fn parquet<W: Write + Send>(
+        &self,
+        id: &RunId,
+        sink: W,
+        purpose: columnar::Purpose,
+    ) -> std::io::Result<()> {
         fn structs<T: Serialize, W: Write + Send>(
             x: &[T],
             head: &[&str],
             id: &RunId,
             sink: W,
+            purpose: columnar::Purpose,
         ) -> std::io::Result<()> {
             let mut t = columnar::RowColumns::new(&id.label, id.seed, x.len());
             x.iter().try_for_each(|x| t.push(x))?;
-            t.write(head, sink)
+            t.write(head, sink, purpose)
         }
         match self {
-            Rows::Flows(x) => structs(x, &["id"], id, sink),
-            Rows::Links(x) => structs(x, &["link"], id, sink),
-            Rows::Requests(x) => structs(x, &[], id, sink),
+            Rows::Flows(x) => structs(x, &["id"], id, sink, purpose),
+            Rows::Links(x) => structs(x, &["link"], id, sink, purpose),
+            Rows::Requests(x) => structs(x, &[], id, sink, purpose),
             Rows::Cells(r, f) => {
                 let mut t = columnar::RowColumns::new(&id.label, id.seed, 0);
                 f(r, &mut t)?;
-                t.write(&[], sink)
+                t.write(&[], sink, purpose)
             }
         }
     }
@@ -729,8 +736,10 @@ pub fn table_names(r: &RunResult) -> Vec<&'static str> {
 }
 
 /// Table `table` of run `r` (labelled with the scenario's name) as the
-/// bytes of a Parquet file, as `format = "parquet"` writes it; `None` when
-/// the run has no such table.
+/// bytes of a Parquet file with the columns and types `format = "parquet"`
+/// writes, made to be read at once in the same process (uncompressed,
+/// plain values: [`columnar::Purpose::Transfer`]); `None` when the run has
+/// no such table.
 pub fn table_parquet(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u8>>> {
     let id = RunId {
         label: r.scenario.clone(),
@@ -740,7 +749,7 @@ pub fn table_parquet(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u
         return Ok(None);
     };
     let mut buf = Vec::new();
-    rows.parquet(&id, &mut buf)?;
+    rows.parquet(&id, &mut buf, columnar::Purpose::Transfer)?;
     Ok(Some(buf))
 }
 
@@ -780,7 +789,7 @@ fn stage_table(
     }
     let pq_name = format!("{table}.parquet");
     let f = st.create(&pq_name)?;
-    rows.parquet(id, f).map_err(|e| err(&pq_name, e))
+    (rows.parquet(id, f, columnar::Purpose::File)).map_err(|e| err(&pq_name, e))
 }
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.

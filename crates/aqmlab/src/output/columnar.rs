@@ -94,15 +94,28 @@ pub(super) fn pq_err(e: parquet::errors::ParquetError) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
 
-/// The settings every Parquet file of aqmlab's shares: Snappy-compressed,
-/// written by aqmlab.
-fn properties() -> Arc<WriterProperties> {
-    Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")))
+/// What a Parquet file is for: a file on disk (Snappy-compressed,
+/// dictionary-encoded where it pays, with column statistics), or a table
+/// handed to a reader in the same process (`Transfer`: plain values, no
+/// compression and no statistics, which cost more to make than they save).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    File,
+    Transfer,
+}
+
+/// The settings of aqmlab's Parquet files for `purpose`.
+fn properties(purpose: Purpose) -> Arc<WriterProperties> {
+    let b =
+        WriterProperties::builder().set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")));
+    Arc::new(match purpose {
+        Purpose::File => b.set_compression(Compression::SNAPPY).build(),
+        Purpose::Transfer => b
+            .set_compression(Compression::UNCOMPRESSED)
+            .set_dictionary_enabled(false)
+            .set_statistics_enabled(parquet::file::properties::EnabledStatistics::None)
             .build(),
-    )
+    })
 }
 
 /// A Parquet file at `path` with `schema` and aqmlab's settings.
@@ -110,7 +123,12 @@ pub(super) fn create(
     path: &Path,
     schema: Arc<Type>,
 ) -> std::io::Result<SerializedFileWriter<std::fs::File>> {
-    SerializedFileWriter::new(std::fs::File::create(path)?, schema, properties()).map_err(pq_err)
+    SerializedFileWriter::new(
+        std::fs::File::create(path)?,
+        schema,
+        properties(Purpose::File),
+    )
+    .map_err(pq_err)
 }
 
 /// The header and rows of the CSV file `csv`.
@@ -307,14 +325,16 @@ fn write(
             }
         })
         .collect();
-    write_columns(cols, rows.len(), std::fs::File::create(pq)?)
+    write_columns(cols, rows.len(), std::fs::File::create(pq)?, Purpose::File)
 }
 
-/// Write `cols` (each of `rows` rows) as one Parquet file into `sink`.
+/// Write `cols` (each of `rows` rows) as one Parquet file for `purpose`
+/// into `sink`.
 fn write_columns<W: std::io::Write + Send>(
     mut cols: Vec<ColumnData>,
     rows: usize,
     sink: W,
+    purpose: Purpose,
 ) -> std::io::Result<()> {
     let mut fields = Vec::with_capacity(cols.len());
     for c in &cols {
@@ -342,7 +362,7 @@ fn write_columns<W: std::io::Write + Send>(
             .build()
             .map_err(pq_err)?,
     );
-    let mut w = SerializedFileWriter::new(sink, schema, properties()).map_err(pq_err)?;
+    let mut w = SerializedFileWriter::new(sink, schema, properties(purpose)).map_err(pq_err)?;
     // Each text column's buffer, shared by the values sliced from it.
     let text: Vec<Option<bytes::Bytes>> = (cols.iter_mut())
         .map(|c| match &mut c.values {
@@ -589,6 +609,7 @@ impl RowColumns {
         self,
         empty_head: &[&str],
         sink: W,
+        purpose: Purpose,
     ) -> std::io::Result<()> {
         let n = self.rows;
         let mut cols = Vec::with_capacity(self.names.len() + 2);
@@ -606,7 +627,7 @@ impl RowColumns {
                     nullable: false,
                 });
             }
-            return write_columns(cols, 0, sink);
+            return write_columns(cols, 0, sink, purpose);
         }
         let mut label = Values::Text(
             Vec::with_capacity(self.label.len() * n),
@@ -634,7 +655,7 @@ impl RowColumns {
                 nullable: b.nulls,
             });
         }
-        write_columns(cols, n, sink)
+        write_columns(cols, n, sink, purpose)
     }
 }
 
@@ -1073,15 +1094,41 @@ mod tests {
         w.flush().unwrap();
         assert_eq!(t.rows(), 5);
         csv_to_parquet(&c, &a).unwrap();
-        t.write(&[], std::fs::File::create(&b).unwrap()).unwrap();
+        t.write(&[], std::fs::File::create(&b).unwrap(), Purpose::File)
+            .unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    }
+
+    /// A table made for transfer holds the rows and schema of the file.
+    #[test]
+    fn a_transfer_table_holds_the_file_s_rows() {
+        let rows_of = |bytes: Vec<u8>| -> Vec<String> {
+            let r = SerializedFileReader::new(bytes::Bytes::from(bytes)).unwrap();
+            (r.get_row_iter(None).unwrap())
+                .map(|row| format!("{:?}", row.unwrap()))
+                .collect()
+        };
+        let table = || {
+            let mut t = RowColumns::new("run", 7, 0);
+            rows().iter().for_each(|r| t.push(r).unwrap());
+            t
+        };
+        let (mut file, mut transfer) = (Vec::new(), Vec::new());
+        table().write(&[], &mut file, Purpose::File).unwrap();
+        table()
+            .write(&[], &mut transfer, Purpose::Transfer)
+            .unwrap();
+        assert_ne!(file, transfer);
+        let (a, b) = (rows_of(file), rows_of(transfer));
+        assert_eq!(a.len(), 5);
+        assert_eq!(a, b);
     }
 
     #[test]
     fn an_empty_typed_table_has_its_head_as_text_columns() {
         let mut buf = Vec::new();
         RowColumns::new("run", 1, 0)
-            .write(&["id"], &mut buf)
+            .write(&["id"], &mut buf, Purpose::Transfer)
             .unwrap();
         let r = SerializedFileReader::new(bytes::Bytes::from(buf)).unwrap();
         let schema = r.metadata().file_metadata().schema_descr();
