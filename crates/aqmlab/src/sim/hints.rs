@@ -345,15 +345,19 @@ impl LogicalProcess {
     /// is in cache, and the heap objects it points to and the record of
     /// the link a sender's timer sends on can be prefetched too. An
     /// arrival's flow record was prefetched when it was scheduled
-    /// ([`LogicalProcess::hint_pipe`], [`LogicalProcess::hint_lane`]); one event ahead comes the
-    /// link's record for an arrival from a pipe. A transmission's end
-    /// needs nothing: it comes one serialisation time after its start,
-    /// with the link's record still in cache.
-    #[inline]
+    /// ([`LogicalProcess::hint_pipe`], [`LogicalProcess::hint_lane`]); one
+    /// event ahead comes the link's record for an arrival from a pipe. A
+    /// transmission's end needs nothing: it comes one serialisation time
+    /// after its start, with the link's record still in cache.
+    #[inline(always)]
     pub(super) fn hint_next(&mut self, shared: &Shared, lane: Option<usize>) {
-        if !self.hints.on {
-            return;
+        if self.hints.on {
+            self.hint_next_on(shared, lane);
         }
+    }
+
+    #[inline]
+    fn hint_next_on(&mut self, shared: &Shared, lane: Option<usize>) {
         if let Some(l) = lane {
             if let Some(a) = self.lanes.ahead(l, LANE_AHEAD) {
                 self.onward_link(&shared.routes, a.to, &a.pkt);
