@@ -273,7 +273,9 @@ impl Port {
         if let Some(p) = &p {
             self.stats.record_departure(now - p.enq_time);
             if self.edge.is_some() {
-                self.log_departure(now, p, marked);
+                // a copy, made only when the port logs: lending `p` out
+                // would keep the packet from being built in the caller's slot
+                self.log_departure(now, *p, marked);
             }
         }
         p
@@ -281,7 +283,7 @@ impl Port {
 
     /// Log a departure and the marks made on it, if the port logs.
     #[inline(never)]
-    fn log_departure(&mut self, now: Time, p: &Packet, marked: u32) {
+    fn log_departure(&mut self, now: Time, p: Packet, marked: u32) {
         let q = (self.disc.len_pkts(), self.disc.len_bytes());
         let Some(log) = self.edge.as_deref_mut().and_then(|e| e.log.as_mut()) else {
             return;
@@ -289,7 +291,7 @@ impl Port {
         let sojourn = now - p.enq_time;
         log.record(
             now,
-            p,
+            &p,
             LogEvent::Dequeue,
             LogReason::None,
             sojourn,
@@ -297,7 +299,7 @@ impl Port {
             q.1,
         );
         for _ in 0..marked {
-            log.record(now, p, LogEvent::Mark, LogReason::Disc, sojourn, q.0, q.1);
+            log.record(now, &p, LogEvent::Mark, LogReason::Disc, sojourn, q.0, q.1);
         }
     }
 

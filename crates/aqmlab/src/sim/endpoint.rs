@@ -422,6 +422,7 @@ impl LogicalProcess {
         for sp in spawns {
             self.spawn(shared, w, sp);
         }
+        self.hint_sizes();
         if let Some(t) = next {
             let seq = &mut self.wl_seq[w as usize];
             *seq += 1;

@@ -15,6 +15,9 @@
 //! - [`LogicalProcess::hint_queued`], when a packet waits in a port's queue: the delay
 //!   histogram's buffer its dequeue writes.
 //!
+//! A process whose flow and link records fit in the last-level cache
+//! ([`HINT_MIN_BYTES`]) skips every hint: there they only cost instructions.
+//!
 //! **Layout rule.** A record an event touches in part (`SimLink` with its
 //! `Link`, `Port`, `PortStats` and `Disc`; `Flow` with the TCP `Sender` and
 //! `Receiver`) is `#[repr(C)]` and declares its fields in the order the
@@ -54,14 +57,31 @@ pub(super) struct HintState {
     /// ahead: the next events see the same timer there until one is taken,
     /// and prefetching its lines again only spent instructions.
     ahead: (LocalFlow, TimerKind),
+    /// The process's records outgrow the cache ([`HINT_MIN_BYTES`]);
+    /// otherwise every hint returns at once.
+    on: bool,
 }
 
 impl Default for HintState {
     fn default() -> Self {
         HintState {
             ahead: (LocalFlow(ABSENT), TimerKind::Start),
+            on: true,
         }
     }
+}
+
+/// Fewest bytes of flow and link records a process holds for the hints to
+/// run. Below it the records stay in the last-level cache from one of
+/// their events to the next, and a hint's lookups and address arithmetic
+/// only cost instructions (on a 36 MiB L3 the break-even lies between 13
+/// and 26 MB of records: 5·10³ and 10⁴ star hosts).
+const HINT_MIN_BYTES: usize = 20 << 20;
+
+/// Whether the hints pay for a process holding `flows` flow records and
+/// `links` link records.
+fn hints_pay(flows: usize, links: usize) -> bool {
+    flows * std::mem::size_of::<Flow>() + links * std::mem::size_of::<SimLink>() >= HINT_MIN_BYTES
 }
 
 /// Which end of a flow an event runs: which lines of its record to bring in.
@@ -234,6 +254,13 @@ fn onward_dst(node: NodeId, p: &Packet) -> Option<NodeId> {
 }
 
 impl LogicalProcess {
+    /// Turn the hints on or off for the records the process now holds
+    /// (before its events run, and after a workload opened flows).
+    #[inline]
+    pub(super) fn hint_sizes(&mut self) {
+        self.hints.on = hints_pay(self.flows.len(), self.links.len());
+    }
+
     /// The record of global link `id`, where its local index is the id
     /// itself (a sequential run; elsewhere finding it reads a table).
     #[inline]
@@ -268,6 +295,9 @@ impl LogicalProcess {
     /// for a packet that crossed from another process).
     #[inline]
     pub(super) fn hint_pipe(&self, routes: Option<&Routes>, to: NodeId, p: &Packet) {
+        if !self.hints.on {
+            return;
+        }
         if let Some(x) = self.flows.get(delivered_to(&self.flow_ix, to, p).ix()) {
             flow_lines(x, Side::of_packet(p));
         }
@@ -282,6 +312,9 @@ impl LogicalProcess {
     /// its own (by then the lookup finds them in cache).
     #[inline]
     pub(super) fn hint_lane(&self, routes: &Routes, to: NodeId, p: &Packet) {
+        if !self.hints.on {
+            return;
+        }
         if let Some(x) = self.flows.get(delivered_to(&self.flow_ix, to, p).ix()) {
             flow_lines(x, Side::of_packet(p));
         }
@@ -298,6 +331,9 @@ impl LogicalProcess {
     /// from now.
     #[inline]
     pub(super) fn hint_queued(&self, li: LocalLink) {
+        if !self.hints.on {
+            return;
+        }
         if let Some(b) = self.links[li.ix()].link.port.stats.sojourn_buffer() {
             prefetch_addr(b);
         }
@@ -309,12 +345,19 @@ impl LogicalProcess {
     /// is in cache, and the heap objects it points to and the record of
     /// the link a sender's timer sends on can be prefetched too. An
     /// arrival's flow record was prefetched when it was scheduled
-    /// ([`LogicalProcess::hint_pipe`], [`LogicalProcess::hint_lane`]); one event ahead comes the
-    /// link's record for an arrival from a pipe. A transmission's end
-    /// needs nothing: it comes one serialisation time after its start,
-    /// with the link's record still in cache.
-    #[inline]
+    /// ([`LogicalProcess::hint_pipe`], [`LogicalProcess::hint_lane`]); one
+    /// event ahead comes the link's record for an arrival from a pipe. A
+    /// transmission's end needs nothing: it comes one serialisation time
+    /// after its start, with the link's record still in cache.
+    #[inline(always)]
     pub(super) fn hint_next(&mut self, shared: &Shared, lane: Option<usize>) {
+        if self.hints.on {
+            self.hint_next_on(shared, lane);
+        }
+    }
+
+    #[inline]
+    fn hint_next_on(&mut self, shared: &Shared, lane: Option<usize>) {
         if let Some(l) = lane {
             if let Some(a) = self.lanes.ahead(l, LANE_AHEAD) {
                 self.onward_link(&shared.routes, a.to, &a.pkt);
@@ -383,6 +426,26 @@ mod tests {
     use crate::tcp::cc::CcKind;
     use crate::tcp::TcpParams;
     use std::mem::{align_of, offset_of, size_of};
+
+    /// The hints run where the records outgrow the cache: not for 10 or
+    /// 10³ star hosts (2 records of links per host) or a 100-flow
+    /// dumbbell, but for 10⁴ and 10⁵ hosts; a process's decision follows
+    /// the flows it holds.
+    #[test]
+    fn hints_run_only_where_the_records_outgrow_the_cache() {
+        let star = |n: usize| hints_pay(n, 2 * (n + 1));
+        assert!(!star(10) && !star(1_000));
+        assert!(star(10_000) && star(100_000));
+        assert!(!hints_pay(100, 6));
+        let sc = crate::Scenario::from_toml(
+            "name = \"s\"\nduration = \"10ms\"\n[topology]\nkind = \"star\"\nhosts = 3\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"100Mbps\"\nbottleneck_delay = \"10ms\"\n[[flows]]\ngroup = \"g\"\nsrc = \"h*\"\ndst = \"sink\"\n",
+            "s.toml",
+        )
+        .unwrap();
+        let mut sim = crate::Simulation::new(&sc, 1);
+        sim.run();
+        assert!(!sim.lps[0].hints.on);
+    }
 
     /// An event is 8 bytes: it carries no field that only a hint reads.
     #[test]

@@ -136,6 +136,7 @@ impl LogicalProcess {
     /// and then: the queue's events and the lanes' arrivals, merged in the
     /// queue's order (time, owner, counter).
     pub fn run_until(&mut self, shared: &Shared, limit: Time, progress: &mut dyn FnMut(Time)) {
+        self.hint_sizes();
         loop {
             let (t, lane) = match (self.events.peek_key(), self.lanes.peek()) {
                 (Some(q), Some((l, k))) if k < q => (k.0, Some(l)),
