@@ -425,6 +425,9 @@ fn write_columns<W: std::io::Write + Send>(
 /// value as null), so no value goes through text.
 pub struct RowColumns {
     names: Vec<String>,
+    /// The field names of rows pushed as structs (compared by address
+    /// first: every row of one type passes the same `&'static str`s).
+    keys: Vec<&'static str>,
     cols: Vec<Builder>,
     label: String,
     seed: i64,
@@ -452,7 +455,8 @@ impl Builder {
 
     fn int(&mut self, x: i64) -> Result<(), SerError> {
         self.def.push(1);
-        match self.values.get_or_insert_with(|| Values::Int(Vec::new())) {
+        let cap = self.def.capacity();
+        match (self.values).get_or_insert_with(|| Values::Int(Vec::with_capacity(cap))) {
             Values::Int(v) => v.push(x),
             Values::Double(v) => v.push(x as f64),
             _ => return Err(SerError("an integer in a column of another type".into())),
@@ -464,7 +468,7 @@ impl Builder {
         self.def.push(1);
         let v = self
             .values
-            .get_or_insert_with(|| Values::Double(Vec::new()));
+            .get_or_insert_with(|| Values::Double(Vec::with_capacity(self.def.capacity())));
         if let Values::Int(ints) = v {
             *v = Values::Double(ints.iter().map(|&i| i as f64).collect());
         }
@@ -477,7 +481,8 @@ impl Builder {
 
     fn bool(&mut self, x: bool) -> Result<(), SerError> {
         self.def.push(1);
-        match self.values.get_or_insert_with(|| Values::Bool(Vec::new())) {
+        let cap = self.def.capacity();
+        match (self.values).get_or_insert_with(|| Values::Bool(Vec::with_capacity(cap))) {
             Values::Bool(v) => v.push(x),
             _ => return Err(SerError("a boolean in a column of another type".into())),
         }
@@ -486,10 +491,9 @@ impl Builder {
 
     fn text(&mut self, x: &str) -> Result<(), SerError> {
         self.def.push(1);
-        match self
-            .values
-            .get_or_insert_with(|| Values::Text(Vec::new(), Vec::new()))
-        {
+        match self.values.get_or_insert_with(|| {
+            Values::Text(Vec::new(), Vec::with_capacity(self.def.capacity()))
+        }) {
             t @ Values::Text(..) => t.push_str(x),
             _ => return Err(SerError("a string in a column of another type".into())),
         }
@@ -503,6 +507,7 @@ impl RowColumns {
     pub fn new(label: &str, seed: u64, cap: usize) -> Self {
         RowColumns {
             names: Vec::new(),
+            keys: Vec::new(),
             cols: Vec::new(),
             label: label.to_string(),
             seed: seed as i64,
@@ -698,12 +703,13 @@ impl serde::ser::SerializeStruct for RowSer<'_> {
         value: &T,
     ) -> Result<(), SerError> {
         if self.first {
+            self.t.keys.push(key);
             self.t.names.push(key.to_string());
             self.t.cols.push(Builder {
                 def: Vec::with_capacity(self.t.cap),
                 ..Builder::default()
             });
-        } else if self.t.names.get(self.col).map(String::as_str) != Some(key) {
+        } else if !(self.t.keys.get(self.col)).is_some_and(|k| std::ptr::eq(*k, key) || *k == key) {
             return Err(SerError(format!(
                 "field `{key}` where the table has `{}`",
                 self.t
