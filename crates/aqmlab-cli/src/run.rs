@@ -146,6 +146,9 @@ pub fn provenance(
 }
 
 pub fn main(a: RunArgs) -> CliResult {
+    // the set-up phase starts here: reading, expanding and validating the
+    // scenario cost more than building the simulation at 10⁵ hosts
+    let setup = aqmlab::metrics::PhaseClock::start();
     let mut overrides = a.set.clone();
     if let Some(d) = &a.duration {
         parse_duration(d).map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
@@ -187,6 +190,7 @@ pub fn main(a: RunArgs) -> CliResult {
     crate::interrupt::install(1, &out);
     let mut st = Staging::new(&out).map_err(out_err)?;
     let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
+    sim.setup_since(setup);
     if let Some(note) = sim.parallel_note() {
         eprintln!("--threads {}: running sequentially: {note}", a.threads);
     }
@@ -246,6 +250,12 @@ pub fn main(a: RunArgs) -> CliResult {
         r.events as f64 / r.wall_seconds.max(1e-9) / 1e6,
         out.display()
     );
+    // Every file is written and renamed into place: the process ends
+    // next, and the operating system takes back the simulation, the
+    // results and the scenario at once, without a free per record.
+    std::mem::forget(r);
+    std::mem::forget(sim);
+    std::mem::forget(sc);
     Ok(())
 }
 

@@ -474,7 +474,13 @@ pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
         sc.links.extend(links);
         sc.routing.ecmp |= ecmp;
     }
-    let hosts = sc.nodes.hosts.clone();
+    // the host list that workload patterns match (none to copy without
+    // workloads: 10⁵ generated names)
+    let hosts = if sc.workloads.is_empty() {
+        Vec::new()
+    } else {
+        sc.nodes.hosts.clone()
+    };
     let expand_list = |list: &mut Vec<String>, key: String| -> Result<(), (String, String)> {
         if !list.iter().any(|h| h.ends_with('*')) {
             return Ok(());

@@ -24,7 +24,7 @@ use crate::aqm::QueueSpec;
 use crate::net::packet::{FlowId, NodeId};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::tcp::cc::CcConfig;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One direction of a `[[links]]` entry.
 pub struct Simplex<'a> {
@@ -60,7 +60,7 @@ impl Simplex<'_> {
 /// them.
 pub struct Topology<'a> {
     pub names: Vec<&'a str>,
-    pub ids: HashMap<&'a str, NodeId>,
+    pub ids: FxHashMap<&'a str, NodeId>,
     pub is_router: Vec<bool>,
     pub links: Vec<Simplex<'a>>,
     pub routes: Routes,
@@ -84,7 +84,7 @@ impl<'a> Topology<'a> {
             names.push(r);
             is_router.push(true);
         }
-        let ids: HashMap<&str, NodeId> = names
+        let ids: FxHashMap<&str, NodeId> = names
             .iter()
             .enumerate()
             .map(|(i, n)| (*n, NodeId(i as u32)))
@@ -275,7 +275,7 @@ pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
 pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
     let topo = Topology::new(sc);
     let uses_maxnet = |cc: &CcConfig| matches!(cc, CcConfig::MaxNet(_));
-    let mut checked: std::collections::HashSet<(&str, &str)> = Default::default();
+    let mut checked: FxHashSet<(&str, &str)> = Default::default();
     for (i, f) in sc.flows.iter().enumerate() {
         let mut dirs = vec![(f.src.as_str(), f.dst.as_str())];
         if f.cbr.is_none() {
