@@ -196,6 +196,10 @@ pub fn main(a: RunArgs) -> CliResult {
     }
     let cap = output::pcap::attach(&mut sim, &sc, &mut st).map_err(out_err)?;
     let mut bar = Progress::new(format!("{} (seed {seed})", sc.name), 1000);
+    // the simulation holds what it needs: the scenario's memory (10⁵
+    // generated links and flows) goes back before the run and the writing
+    let name = sc.name.clone();
+    drop(sc);
     let r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));
     bar.finish();
     if !r.conservation.holds() {
@@ -243,7 +247,7 @@ pub fn main(a: RunArgs) -> CliResult {
     }
     eprintln!(
         "{}: {:.1} simulated s in {:.3} s wall ({} events, {:.2} M events/s); results in {}",
-        sc.name,
+        name,
         r.sim_seconds,
         r.wall_seconds,
         r.events,
@@ -251,11 +255,10 @@ pub fn main(a: RunArgs) -> CliResult {
         out.display()
     );
     // Every file is written and renamed into place: the process ends
-    // next, and the operating system takes back the simulation, the
-    // results and the scenario at once, without a free per record.
+    // next, and the operating system takes back the simulation and the
+    // results at once, without a free per record.
     std::mem::forget(r);
     std::mem::forget(sim);
-    std::mem::forget(sc);
     Ok(())
 }
 

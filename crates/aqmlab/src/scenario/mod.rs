@@ -1007,6 +1007,9 @@ impl Scenario {
     /// or a flow group), what it does given and allowed for that target,
     /// values in range, no rate change on a trace-driven link.
     fn validate_events(&self) -> Result<(), (String, String)> {
+        if self.events.is_empty() {
+            return Ok(()); // no link-name table to build
+        }
         let names: HashMap<String, usize> = (self.links.iter().enumerate())
             .map(|(i, l)| (l.display_name(), i))
             .collect();
@@ -1296,36 +1299,36 @@ impl Scenario {
     /// are at most [`MAX_NAME_CHARS`] characters: a 100 kB scenario name
     /// turned a 2-second run into 40 MB of CSV.
     fn validate_names(&self) -> Result<(), (String, String)> {
-        let mut all: Vec<(String, &str)> = vec![("name".into(), self.name.as_str())];
+        // the key path is formatted only for a name that is too long
+        let check = |key: &dyn Fn() -> String, n: &str| {
+            let c = n.chars().count();
+            if c > MAX_NAME_CHARS {
+                return Err((
+                    key(),
+                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
+                ));
+            }
+            Ok(())
+        };
+        check(&|| "name".into(), &self.name)?;
         for (k, v) in [
             ("hosts", &self.nodes.hosts),
             ("routers", &self.nodes.routers),
         ] {
-            all.extend(
-                v.iter()
-                    .enumerate()
-                    .map(|(i, n)| (format!("nodes.{k}[{i}]"), n.as_str())),
-            );
+            for (i, n) in v.iter().enumerate() {
+                check(&|| format!("nodes.{k}[{i}]"), n)?;
+            }
         }
         for (i, l) in self.links.iter().enumerate() {
             if let Some(n) = &l.name {
-                all.push((format!("links[{i}].name"), n.as_str()));
+                check(&|| format!("links[{i}].name"), n)?;
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            all.push((format!("flows[{i}].group"), f.group.as_str()));
+            check(&|| format!("flows[{i}].group"), &f.group)?;
         }
         for (i, w) in self.workloads.iter().enumerate() {
-            all.push((format!("workloads[{i}].name"), w.name()));
-        }
-        for (k, n) in all {
-            let c = n.chars().count();
-            if c > MAX_NAME_CHARS {
-                return Err((
-                    k,
-                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
-                ));
-            }
+            check(&|| format!("workloads[{i}].name"), w.name())?;
         }
         Ok(())
     }

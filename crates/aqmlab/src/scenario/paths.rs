@@ -173,10 +173,8 @@ impl<'a> Topology<'a> {
     }
 
     /// Check that `src` reaches `dst`; the error is the message.
-    fn check_route(&self, src: &str, dst: &str) -> Result<(), String> {
-        let (Some(s), Some(d)) = (self.id(src), self.id(dst)) else {
-            return Ok(()); // unknown names are reported by the reference checks
-        };
+    /// Check that `src` (node `s`) reaches `dst` (node `d`).
+    fn check_route_at(&self, src: &str, dst: &str, s: NodeId, d: NodeId) -> Result<(), String> {
         self.trace(s, d, FlowId(0)).map(|_| ()).map_err(|hops| {
             let at = hops
                 .last()
@@ -275,21 +273,25 @@ pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
 pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
     let topo = Topology::new(sc);
     let uses_maxnet = |cc: &CcConfig| matches!(cc, CcConfig::MaxNet(_));
-    let mut checked: FxHashSet<(&str, &str)> = Default::default();
+    // each (src, dst) pair of nodes is routed once; unknown names are
+    // reported by the reference checks
+    let mut checked: FxHashSet<(NodeId, NodeId)> = Default::default();
+    let mut route_once = |a: &str, b: &str| match (topo.id(a), topo.id(b)) {
+        (Some(s), Some(d)) if checked.insert((s, d)) => topo.check_route_at(a, b, s, d),
+        _ => Ok(()),
+    };
     for (i, f) in sc.flows.iter().enumerate() {
         let mut dirs = vec![(f.src.as_str(), f.dst.as_str())];
         if f.cbr.is_none() {
             dirs.push((f.dst.as_str(), f.src.as_str())); // the ACKs
         }
         for (a, b) in dirs {
-            if checked.insert((a, b)) {
-                topo.check_route(a, b).map_err(|m| {
-                    (
-                        format!("flows[{i}]"),
-                        format!("flow group `{}`: {m}", f.group),
-                    )
-                })?;
-            }
+            route_once(a, b).map_err(|m| {
+                (
+                    format!("flows[{i}]"),
+                    format!("flow group `{}`: {m}", f.group),
+                )
+            })?;
         }
         if f.cbr.is_none() && uses_maxnet(&f.cc) {
             if f.dscp != 0 {
@@ -344,14 +346,12 @@ pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
                     if a == b {
                         continue;
                     }
-                    if checked.insert((a, b)) {
-                        topo.check_route(a, b).map_err(|m| {
-                            (
-                                format!("workloads[{i}]"),
-                                format!("workload `{}`: {m}", w.name()),
-                            )
-                        })?;
-                    }
+                    route_once(a, b).map_err(|m| {
+                        (
+                            format!("workloads[{i}]"),
+                            format!("workload `{}`: {m}", w.name()),
+                        )
+                    })?;
                     if maxnet {
                         topo.check_maxnet(a, b)
                             .map_err(|m| (format!("workloads[{i}].cc"), m))?;
