@@ -172,8 +172,8 @@ impl<'a> Topology<'a> {
         matches!(self.links[li].queue(), Some(QueueSpec::MaxNet(_)))
     }
 
-    /// Check that `src` reaches `dst`; the error is the message.
-    /// Check that `src` (node `s`) reaches `dst` (node `d`).
+    /// Check that `src` (node `s`) reaches `dst` (node `d`); the error is
+    /// the message.
     fn check_route_at(&self, src: &str, dst: &str, s: NodeId, d: NodeId) -> Result<(), String> {
         self.trace(s, d, FlowId(0)).map(|_| ()).map_err(|hops| {
             let at = hops
