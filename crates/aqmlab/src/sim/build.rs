@@ -406,7 +406,12 @@ impl Simulation {
         let actions = super::actions::plan(sc, &groups);
         let shared = Shared {
             routes: topo.routes,
-            node_ids: topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect(),
+            // only workloads look nodes up by name (10⁵ names otherwise)
+            node_ids: if sc.workloads.is_empty() {
+                Default::default()
+            } else {
+                topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect()
+            },
             node_names,
             end: sc.duration.0,
             sample_interval: sc.output.sample_interval.0,

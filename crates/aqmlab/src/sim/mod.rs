@@ -37,7 +37,6 @@ use crate::net::packet::NodeId;
 use crate::net::routing::Routes;
 use ids::LpId;
 use lp::LogicalProcess;
-use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
 pub use parallel::thread_cpu_seconds;
@@ -47,8 +46,8 @@ pub use window::Snapshot;
 pub(crate) struct Shared {
     routes: Routes,
     node_names: Vec<String>,
-    /// Node ids by name (for workloads).
-    node_ids: HashMap<String, NodeId>,
+    /// Node ids by name (for workloads; empty without them).
+    node_ids: rustc_hash::FxHashMap<String, NodeId>,
     end: Time,
     sample_interval: Time,
     cwnd_interval: Time,
