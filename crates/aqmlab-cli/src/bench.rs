@@ -147,9 +147,12 @@ fn scale_one(spec: &str, duration: &str) -> CliResult {
     let text = scale_scenario(topo, n, duration).ok_or_else(bad)?;
     let base_kib = rss_kib("VmRSS:");
     let (w0, c0) = (std::time::Instant::now(), thread_cpu_s());
+    let setup = aqmlab::metrics::PhaseClock::start();
     let sc = Scenario::from_toml(&text, &format!("scale-{topo}-{n}"))?;
     let mut sim = Simulation::new(&sc, sc.seed);
     drop(sc);
+    // `timings.setup` as `aqmlab run` records it: parsing included
+    sim.setup_since(setup);
     let (setup_wall, setup_cpu) = (w0.elapsed().as_secs_f64(), thread_cpu_s() - c0);
     let (c1, f1) = (thread_cpu_s(), minor_faults());
     // the event loop ends where the progress callback sees 1.0; result

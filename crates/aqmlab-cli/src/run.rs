@@ -146,6 +146,9 @@ pub fn provenance(
 }
 
 pub fn main(a: RunArgs) -> CliResult {
+    // the set-up phase starts here: reading, expanding and validating the
+    // scenario cost more than building the simulation at 10⁵ hosts
+    let setup = aqmlab::metrics::PhaseClock::start();
     let mut overrides = a.set.clone();
     if let Some(d) = &a.duration {
         parse_duration(d).map_err(|m| CliError::Input(format!("--duration `{d}`: {m}")))?;
@@ -187,11 +190,16 @@ pub fn main(a: RunArgs) -> CliResult {
     crate::interrupt::install(1, &out);
     let mut st = Staging::new(&out).map_err(out_err)?;
     let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
+    sim.setup_since(setup);
     if let Some(note) = sim.parallel_note() {
         eprintln!("--threads {}: running sequentially: {note}", a.threads);
     }
     let cap = output::pcap::attach(&mut sim, &sc, &mut st).map_err(out_err)?;
     let mut bar = Progress::new(format!("{} (seed {seed})", sc.name), 1000);
+    // the simulation holds what it needs: the scenario's memory (10⁵
+    // generated links and flows) goes back before the run and the writing
+    let name = sc.name.clone();
+    drop(sc);
     let r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));
     bar.finish();
     if !r.conservation.holds() {
@@ -239,13 +247,18 @@ pub fn main(a: RunArgs) -> CliResult {
     }
     eprintln!(
         "{}: {:.1} simulated s in {:.3} s wall ({} events, {:.2} M events/s); results in {}",
-        sc.name,
+        name,
         r.sim_seconds,
         r.wall_seconds,
         r.events,
         r.events as f64 / r.wall_seconds.max(1e-9) / 1e6,
         out.display()
     );
+    // Every file is written and renamed into place: the process ends
+    // next, and the operating system takes back the simulation and the
+    // results at once, without a free per record.
+    std::mem::forget(r);
+    std::mem::forget(sim);
     Ok(())
 }
 

@@ -7,7 +7,7 @@ mod rng;
 mod timer;
 
 pub use queue::{EventQueue, TieBreak};
-pub use rng::{splitmix64, stream_id, RngStream};
+pub use rng::{splitmix64, stream_id, stream_id_of, RngStream};
 pub use timer::{Timer, TimerAction};
 
 /// Simulated time in integer nanoseconds. No floating-point clock anywhere.

@@ -21,8 +21,13 @@ pub fn splitmix64(mut z: u64) -> u64 {
 
 /// Stable 64-bit id for a component name (FNV-1a), independent of build order.
 pub fn stream_id(name: &str) -> u64 {
+    stream_id_of(&[name])
+}
+
+/// [`stream_id`] of the concatenation of `parts`, without building it.
+pub fn stream_id_of(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.as_bytes() {
+    for b in parts.iter().flat_map(|p| p.as_bytes()) {
         h ^= *b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }

@@ -492,8 +492,10 @@ pub struct PhaseTime {
     pub cpu_s: f64,
 }
 
-/// The phases of a run (`summary.json`'s `timings`): building the
-/// simulation from the validated scenario, the event loop, collecting the
+/// The phases of a run (`summary.json`'s `timings`): set-up (building the
+/// simulation from the validated scenario; under `aqmlab run` also reading,
+/// expanding and validating the scenario, see
+/// [`crate::Simulation::setup_since`]), the event loop, collecting the
 /// results, and writing the output files other than `summary.json`.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Timings {

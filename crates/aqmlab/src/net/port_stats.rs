@@ -376,8 +376,14 @@ impl SojournHist {
     /// histogram gives it (the highest value of the bucket where the
     /// cumulative count reaches ⌈q·n⌉, at least 1), without building one.
     pub fn quantile(&self, q: f64) -> u64 {
+        self.quantiles([q])[0]
+    }
+
+    /// [`SojournHist::quantile`] of each of `qs`, sorting a sparse
+    /// histogram once for all of them.
+    pub fn quantiles<const N: usize>(&self, qs: [f64; N]) -> [u64; N] {
         match self {
-            SojournHist::Dense(h) => h.value_at_quantile(q),
+            SojournHist::Dense(h) => qs.map(|q| h.value_at_quantile(q)),
             SojournHist::Sparse(zeros, list) => {
                 let mut v = Vec::with_capacity(list.len() + 1);
                 v.extend_from_slice(list);
@@ -386,20 +392,22 @@ impl SojournHist {
                 }
                 v.sort_unstable();
                 let total: u64 = v.iter().map(|e| e.1).sum();
-                let q = q.min(1.0);
-                let target = ((q * total as f64).ceil() as u64).max(1);
-                let mut cum = 0;
-                for (k, n) in v {
-                    cum += n;
-                    if cum >= target {
-                        return if q == 0.0 {
-                            k
-                        } else {
-                            layout().highest_equivalent(k)
-                        };
+                qs.map(|q| {
+                    let q = q.min(1.0);
+                    let target = ((q * total as f64).ceil() as u64).max(1);
+                    let mut cum = 0;
+                    for &(k, n) in &v {
+                        cum += n;
+                        if cum >= target {
+                            return if q == 0.0 {
+                                k
+                            } else {
+                                layout().highest_equivalent(k)
+                            };
+                        }
                     }
-                }
-                0
+                    0
+                })
             }
         }
     }

@@ -287,6 +287,8 @@ impl DumbbellSpec {
     /// `hosts` sources on `left`, as many sinks on `right`, one bottleneck between.
     fn expand(&self, x: &mut Expansion) {
         x.routers.extend(["left".to_string(), "right".to_string()]);
+        x.hosts.reserve_exact(2 * self.hosts as usize);
+        x.links.reserve_exact(2 * self.hosts as usize + 1);
         for i in 0..self.hosts {
             x.hosts.push(format!("src{i}"));
         }
@@ -330,6 +332,8 @@ impl StarSpec {
     /// `hosts` hosts and a `sink` around one `hub`; the hub → sink link is the monitored bottleneck.
     fn expand(&self, x: &mut Expansion) {
         x.routers.push("hub".to_string());
+        x.hosts.reserve_exact(self.hosts as usize + 1);
+        x.links.reserve_exact(self.hosts as usize + 1);
         for i in 0..self.hosts {
             x.hosts.push(format!("h{i}"));
         }
@@ -469,12 +473,27 @@ pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
         t.validate()
             .map_err(|(k, m)| (format!("topology.{k}"), m))?;
         let (hosts, routers, links, ecmp) = t.expand();
-        sc.nodes.hosts.extend(hosts);
-        sc.nodes.routers.extend(routers);
-        sc.links.extend(links);
+        // appended, or moved in whole where the file lists none (no copy
+        // of 10⁵ generated links)
+        fn append<T>(to: &mut Vec<T>, v: Vec<T>) {
+            if to.is_empty() {
+                *to = v;
+            } else {
+                to.extend(v);
+            }
+        }
+        append(&mut sc.nodes.hosts, hosts);
+        append(&mut sc.nodes.routers, routers);
+        append(&mut sc.links, links);
         sc.routing.ecmp |= ecmp;
     }
-    let hosts = sc.nodes.hosts.clone();
+    // the host list that workload patterns match (none to copy without
+    // workloads: 10⁵ generated names)
+    let hosts = if sc.workloads.is_empty() {
+        Vec::new()
+    } else {
+        sc.nodes.hosts.clone()
+    };
     let expand_list = |list: &mut Vec<String>, key: String| -> Result<(), (String, String)> {
         if !list.iter().any(|h| h.ends_with('*')) {
             return Ok(());
@@ -551,6 +570,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
                 ),
             ));
         };
+        flows.reserve(pairs.len());
         for (s, d) in pairs {
             let mut g: FlowSpec = f.clone();
             g.src = s.clone();

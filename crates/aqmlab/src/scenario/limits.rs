@@ -122,7 +122,7 @@ impl Scenario {
     /// Estimate what the scenario will hold (see [`Limits`]); the scenario
     /// must have passed [`Scenario::validate`].
     pub fn estimate(&self) -> Estimate {
-        let router: std::collections::HashSet<&str> =
+        let router: rustc_hash::FxHashSet<&str> =
             self.nodes.routers.iter().map(|s| s.as_str()).collect();
         let monitored: u64 = self
             .links
@@ -180,40 +180,68 @@ impl Scenario {
     /// forwarding node's out-degree (a k = 64 fat-tree's 10.5 M cells held
     /// 2.5 GB of alternatives, built in validation before any limit).
     pub fn routing_cells(&self) -> u64 {
-        use std::collections::{HashMap, HashSet};
-        let router: HashSet<&str> = self.nodes.routers.iter().map(|s| s.as_str()).collect();
-        // per node: links leaving it, and the node of the only link
-        // entering it (None: none yet; Some(None): several)
-        let mut out: HashMap<&str, u64> = HashMap::new();
-        let mut feed: HashMap<&str, Option<&str>> = HashMap::new();
-        for l in &self.links {
-            for (a, b) in [(l.a.as_str(), l.b.as_str()), (l.b.as_str(), l.a.as_str())] {
-                *out.entry(a).or_default() += 1;
-                feed.entry(b).and_modify(|f| *f = None).or_insert(Some(a));
+        // Node indices by name (routers first; a name listed twice keeps
+        // its first index), then per-index tables: one hash per name and
+        // per link end rather than several string-keyed maps.
+        let (routers, hosts) = (&self.nodes.routers, &self.nodes.hosts);
+        let mut idx: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+        idx.reserve(routers.len() + hosts.len());
+        let mut n_routers = 0;
+        for (i, n) in routers.iter().chain(hosts).enumerate() {
+            let k = idx.len() as u32;
+            idx.entry(n.as_str()).or_insert(k);
+            if i + 1 == routers.len() {
+                n_routers = idx.len() as u32; // distinct router names
             }
         }
-        let rows = (self.nodes.routers.iter())
-            .chain(&self.nodes.hosts)
+        // per node: links leaving it, and the node of the only link
+        // entering it (NONE: none yet; MANY: several; OUTSIDE: a name that
+        // is no node)
+        const NONE: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        const OUTSIDE: u32 = u32::MAX - 2;
+        let mut out = vec![0u64; idx.len()];
+        let mut feed = vec![NONE; idx.len()];
+        for l in &self.links {
+            let (a, b) = (
+                idx.get(l.a.as_str()).copied(),
+                idx.get(l.b.as_str()).copied(),
+            );
+            for (x, y) in [(a, b), (b, a)] {
+                if let Some(x) = x {
+                    out[x as usize] += 1;
+                }
+                if let Some(y) = y {
+                    let f = &mut feed[y as usize];
+                    *f = if *f == NONE {
+                        x.unwrap_or(OUTSIDE)
+                    } else {
+                        MANY
+                    };
+                }
+            }
+        }
+        let rows = (routers.iter().chain(hosts))
             .filter(|n| {
-                router.contains(n.as_str()) || out.get(n.as_str()).copied().unwrap_or(0) > 1
+                let i = idx[n.as_str()];
+                i < n_routers || out[i as usize] > 1
             })
             .count() as u64;
-        let mut attach: HashSet<&str> = HashSet::new();
+        let mut attach = vec![false; n_routers as usize];
         let mut own = 0u64;
-        for h in &self.nodes.hosts {
-            match feed.get(h.as_str()) {
-                Some(Some(a)) if router.contains(a) => {
-                    attach.insert(a);
-                }
+        for h in hosts {
+            match feed[idx[h.as_str()] as usize] {
+                f if f < n_routers => attach[f as usize] = true,
                 _ => own += 1,
             }
         }
-        let cells = rows.saturating_mul(attach.len() as u64 + own);
+        let attached = attach.iter().filter(|&&a| a).count() as u64;
+        let cells = rows.saturating_mul(attached + own);
         if !self.routing.ecmp {
             return cells;
         }
-        let fanout = (self.nodes.routers.iter())
-            .map(|r| out.get(r.as_str()).copied().unwrap_or(0))
+        let fanout = (routers.iter())
+            .map(|r| out[idx[r.as_str()] as usize])
             .max()
             .unwrap_or(0);
         cells.saturating_mul(1 + fanout)

@@ -927,6 +927,9 @@ impl Scenario {
     pub fn link_schedule(&self, li: usize, ab: bool) -> Option<Vec<crate::net::link_model::Point>> {
         use crate::net::link_model::Point;
         let l = &self.links[li];
+        if self.events.is_empty() && l.traces[usize::from(!ab)].is_none() {
+            return None;
+        }
         let name = l.display_name();
         let mut evs: Vec<&EventSpec> = (self.events.iter())
             .filter(|e| e.link.as_deref() == Some(name.as_str()) && e.changes_service())
@@ -993,6 +996,9 @@ impl Scenario {
     /// directions keep their own pipes, and the simulation keeps what
     /// rebuilding the routes needs).
     pub fn link_may_go_down(&self, li: usize) -> bool {
+        if self.events.is_empty() {
+            return false;
+        }
         let name = self.links[li].display_name();
         (self.events.iter()).any(|e| e.down == Some(true) && e.link.as_deref() == Some(&name))
     }
@@ -1001,6 +1007,9 @@ impl Scenario {
     /// or a flow group), what it does given and allowed for that target,
     /// values in range, no rate change on a trace-driven link.
     fn validate_events(&self) -> Result<(), (String, String)> {
+        if self.events.is_empty() {
+            return Ok(()); // no link-name table to build
+        }
         let names: HashMap<String, usize> = (self.links.iter().enumerate())
             .map(|(i, l)| (l.display_name(), i))
             .collect();
@@ -1290,43 +1299,44 @@ impl Scenario {
     /// are at most [`MAX_NAME_CHARS`] characters: a 100 kB scenario name
     /// turned a 2-second run into 40 MB of CSV.
     fn validate_names(&self) -> Result<(), (String, String)> {
-        let mut all: Vec<(String, &str)> = vec![("name".into(), self.name.as_str())];
+        // the key path is formatted only for a name that is too long
+        let check = |key: &dyn Fn() -> String, n: &str| {
+            let c = n.chars().count();
+            if c > MAX_NAME_CHARS {
+                return Err((
+                    key(),
+                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
+                ));
+            }
+            Ok(())
+        };
+        check(&|| "name".into(), &self.name)?;
         for (k, v) in [
             ("hosts", &self.nodes.hosts),
             ("routers", &self.nodes.routers),
         ] {
-            all.extend(
-                v.iter()
-                    .enumerate()
-                    .map(|(i, n)| (format!("nodes.{k}[{i}]"), n.as_str())),
-            );
+            for (i, n) in v.iter().enumerate() {
+                check(&|| format!("nodes.{k}[{i}]"), n)?;
+            }
         }
         for (i, l) in self.links.iter().enumerate() {
             if let Some(n) = &l.name {
-                all.push((format!("links[{i}].name"), n.as_str()));
+                check(&|| format!("links[{i}].name"), n)?;
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            all.push((format!("flows[{i}].group"), f.group.as_str()));
+            check(&|| format!("flows[{i}].group"), &f.group)?;
         }
         for (i, w) in self.workloads.iter().enumerate() {
-            all.push((format!("workloads[{i}].name"), w.name()));
-        }
-        for (k, n) in all {
-            let c = n.chars().count();
-            if c > MAX_NAME_CHARS {
-                return Err((
-                    k,
-                    format!("a name of {c} characters; names may have at most {MAX_NAME_CHARS}"),
-                ));
-            }
+            check(&|| format!("workloads[{i}].name"), w.name())?;
         }
         Ok(())
     }
 
     /// Every node declared once, and at least one: node name → is a router.
     fn validate_nodes(&self) -> Result<Nodes<'_>, (String, String)> {
-        let mut names: Nodes = HashMap::new(); // name -> is_router
+        let mut names: Nodes = Nodes::default(); // name -> is_router
+        names.reserve(self.nodes.hosts.len() + self.nodes.routers.len());
         for (i, h) in self.nodes.hosts.iter().enumerate() {
             if names.insert(h.as_str(), false).is_some() {
                 return Err((
@@ -1384,7 +1394,7 @@ impl Scenario {
     /// Links join two declared nodes, have distinct names and valid queues,
     /// classifiers and loss probabilities.
     fn validate_links(&self, names: &Nodes) -> Result<(), (String, String)> {
-        let mut link_names = HashMap::new();
+        let mut link_names = rustc_hash::FxHashMap::default();
         for (i, l) in self.links.iter().enumerate() {
             let p = format!("links[{i}]");
             if !names.contains_key(l.a.as_str()) {
@@ -1463,7 +1473,7 @@ impl Scenario {
                 ));
             }
             for (k, n) in w.hosts() {
-                check_host(names, format!("{p}.{k}"), n, "workloads")?;
+                check_host(names, || format!("{p}.{k}"), n, "workloads")?;
             }
             w.validate().map_err(|(k, m)| (format!("{p}.{k}"), m))?;
             if let crate::traffic::WorkloadSpec::Cdf(c) = w {
@@ -1492,7 +1502,7 @@ impl Scenario {
     fn validate_flows(&self, names: &Nodes) -> Result<(), (String, String)> {
         // fastest link leaving each node, for the bulk-flow segment bound
         // (one pass over the links, not one per flow: 10⁵ star flows)
-        let mut out_rate: HashMap<&str, u64> = HashMap::new();
+        let mut out_rate: rustc_hash::FxHashMap<&str, u64> = Default::default();
         for (i, l) in self.links.iter().enumerate() {
             for (n, ab) in [(&l.a, true), (&l.b, false)] {
                 let r = self.peak_rate(i, ab);
@@ -1503,7 +1513,7 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             for (k, n) in [("src", &f.src), ("dst", &f.dst)] {
-                check_host(names, format!("{p}.{k}"), n, "flows")?;
+                check_host(names, || format!("{p}.{k}"), n, "flows")?;
             }
             if f.src == f.dst {
                 return Err((format!("{p}.dst"), "src and dst must differ".into()));
@@ -1541,7 +1551,7 @@ impl Scenario {
 }
 
 /// Declared nodes: name → whether it is a router.
-type Nodes<'a> = HashMap<&'a str, bool>;
+type Nodes<'a> = rustc_hash::FxHashMap<&'a str, bool>;
 
 /// The message for a node name that is not declared.
 fn unknown_node(names: &Nodes, n: &str) -> String {
@@ -1551,10 +1561,18 @@ fn unknown_node(names: &Nodes, n: &str) -> String {
 }
 
 /// `n` (at `key`) must be a declared host: `what` runs between hosts.
-fn check_host(names: &Nodes, key: String, n: &str, what: &str) -> Result<(), (String, String)> {
+fn check_host(
+    names: &Nodes,
+    key: impl FnOnce() -> String,
+    n: &str,
+    what: &str,
+) -> Result<(), (String, String)> {
     match names.get(n) {
-        None => Err((key, unknown_node(names, n))),
-        Some(true) => Err((key, format!("`{n}` is a router; {what} run between hosts"))),
+        None => Err((key(), unknown_node(names, n))),
+        Some(true) => Err((
+            key(),
+            format!("`{n}` is a router; {what} run between hosts"),
+        )),
         Some(false) => Ok(()),
     }
 }
@@ -1590,7 +1608,7 @@ impl Scenario {
         &self,
         src: &str,
         tcp: &TcpParams,
-        out_rate: &HashMap<&str, u64>,
+        out_rate: &rustc_hash::FxHashMap<&str, u64>,
     ) -> Result<(), String> {
         let rate = out_rate.get(src).copied().unwrap_or(0);
         let bits = (tcp.mss as u128 + tcp.header_bytes as u128) * 8;

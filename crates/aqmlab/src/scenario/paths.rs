@@ -24,7 +24,7 @@ use crate::aqm::QueueSpec;
 use crate::net::packet::{FlowId, NodeId};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::tcp::cc::CcConfig;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One direction of a `[[links]]` entry.
 pub struct Simplex<'a> {
@@ -60,7 +60,7 @@ impl Simplex<'_> {
 /// them.
 pub struct Topology<'a> {
     pub names: Vec<&'a str>,
-    pub ids: HashMap<&'a str, NodeId>,
+    pub ids: FxHashMap<&'a str, NodeId>,
     pub is_router: Vec<bool>,
     pub links: Vec<Simplex<'a>>,
     pub routes: Routes,
@@ -84,7 +84,7 @@ impl<'a> Topology<'a> {
             names.push(r);
             is_router.push(true);
         }
-        let ids: HashMap<&str, NodeId> = names
+        let ids: FxHashMap<&str, NodeId> = names
             .iter()
             .enumerate()
             .map(|(i, n)| (*n, NodeId(i as u32)))
@@ -172,11 +172,9 @@ impl<'a> Topology<'a> {
         matches!(self.links[li].queue(), Some(QueueSpec::MaxNet(_)))
     }
 
-    /// Check that `src` reaches `dst`; the error is the message.
-    fn check_route(&self, src: &str, dst: &str) -> Result<(), String> {
-        let (Some(s), Some(d)) = (self.id(src), self.id(dst)) else {
-            return Ok(()); // unknown names are reported by the reference checks
-        };
+    /// Check that `src` (node `s`) reaches `dst` (node `d`); the error is
+    /// the message.
+    fn check_route_at(&self, src: &str, dst: &str, s: NodeId, d: NodeId) -> Result<(), String> {
         self.trace(s, d, FlowId(0)).map(|_| ()).map_err(|hops| {
             let at = hops
                 .last()
@@ -275,21 +273,25 @@ pub fn check(sc: &Scenario) -> Result<(), (String, String)> {
 pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
     let topo = Topology::new(sc);
     let uses_maxnet = |cc: &CcConfig| matches!(cc, CcConfig::MaxNet(_));
-    let mut checked: std::collections::HashSet<(&str, &str)> = Default::default();
+    // each (src, dst) pair of nodes is routed once; unknown names are
+    // reported by the reference checks
+    let mut checked: FxHashSet<(NodeId, NodeId)> = Default::default();
+    let mut route_once = |a: &str, b: &str| match (topo.id(a), topo.id(b)) {
+        (Some(s), Some(d)) if checked.insert((s, d)) => topo.check_route_at(a, b, s, d),
+        _ => Ok(()),
+    };
     for (i, f) in sc.flows.iter().enumerate() {
         let mut dirs = vec![(f.src.as_str(), f.dst.as_str())];
         if f.cbr.is_none() {
             dirs.push((f.dst.as_str(), f.src.as_str())); // the ACKs
         }
         for (a, b) in dirs {
-            if checked.insert((a, b)) {
-                topo.check_route(a, b).map_err(|m| {
-                    (
-                        format!("flows[{i}]"),
-                        format!("flow group `{}`: {m}", f.group),
-                    )
-                })?;
-            }
+            route_once(a, b).map_err(|m| {
+                (
+                    format!("flows[{i}]"),
+                    format!("flow group `{}`: {m}", f.group),
+                )
+            })?;
         }
         if f.cbr.is_none() && uses_maxnet(&f.cc) {
             if f.dscp != 0 {
@@ -344,14 +346,12 @@ pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
                     if a == b {
                         continue;
                     }
-                    if checked.insert((a, b)) {
-                        topo.check_route(a, b).map_err(|m| {
-                            (
-                                format!("workloads[{i}]"),
-                                format!("workload `{}`: {m}", w.name()),
-                            )
-                        })?;
-                    }
+                    route_once(a, b).map_err(|m| {
+                        (
+                            format!("workloads[{i}]"),
+                            format!("workload `{}`: {m}", w.name()),
+                        )
+                    })?;
                     if maxnet {
                         topo.check_maxnet(a, b)
                             .map_err(|m| (format!("workloads[{i}].cc"), m))?;

@@ -11,7 +11,7 @@ use super::lane::NO_LANE;
 use super::lp::LogicalProcess;
 use super::{Shared, Simulation};
 use crate::aqm::{DropTail, QueueSpec};
-use crate::engine::{stream_id, RngStream, TieBreak, Time};
+use crate::engine::{stream_id, stream_id_of, RngStream, TieBreak, Time};
 use crate::net::link::{Disc, Link, Port, TxState};
 use crate::net::packet::{FlowId, NodeId};
 use crate::scenario::paths::{Simplex, Topology};
@@ -55,7 +55,7 @@ fn build_link(
         Some(v) => (v.rate_at(0), v.max_loss()),
     };
     let spec = sl.queue().cloned().unwrap_or_default();
-    let mut qrng = RngStream::new(seed, stream_id(&format!("queue:{name}")));
+    let mut qrng = RngStream::new(seed, stream_id_of(&["queue:", &name]));
     // DropTail is held in the port (it draws nothing from the stream)
     let disc = match &spec {
         QueueSpec::DropTail(c) => Disc::DropTail(DropTail::new(c)),
@@ -64,7 +64,7 @@ fn build_link(
     let mut port = Port::new(disc, qrng);
     port.set_classifier(cl.map(crate::net::classifier::Classifier::new));
     Link {
-        loss_rng: RngStream::new(seed, stream_id(&format!("loss:{name}"))),
+        loss_rng: RngStream::new(seed, stream_id_of(&["loss:", &name])),
         name,
         from,
         to,
@@ -99,7 +99,7 @@ struct FlowPlan {
 /// spreads are drawn from one stream per group name (host patterns give
 /// one group several entries), in id order, whatever the partition.
 fn plan_flows(sc: &Scenario, ids: &impl Fn(&str) -> NodeId, seed: u64) -> Vec<FlowPlan> {
-    let mut rngs: std::collections::HashMap<&str, RngStream> = Default::default();
+    let mut rngs: rustc_hash::FxHashMap<&str, RngStream> = Default::default();
     let mut plans = Vec::new();
     for (gi, g) in sc.flows.iter().enumerate() {
         let rng = rngs
@@ -406,7 +406,12 @@ impl Simulation {
         let actions = super::actions::plan(sc, &groups);
         let shared = Shared {
             routes: topo.routes,
-            node_ids: topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect(),
+            // only workloads look nodes up by name (10⁵ names otherwise)
+            node_ids: if sc.workloads.is_empty() {
+                Default::default()
+            } else {
+                topo.ids.iter().map(|(n, i)| (n.to_string(), *i)).collect()
+            },
             node_names,
             end: sc.duration.0,
             sample_interval: sc.output.sample_interval.0,
@@ -452,7 +457,7 @@ impl Simulation {
         sc: &Scenario,
         seed: u64,
         node_lp: &[LpId],
-        ids: &std::collections::HashMap<&str, NodeId>,
+        ids: &rustc_hash::FxHashMap<&str, NodeId>,
         lps: &mut [LogicalProcess],
     ) -> LpId {
         let at = (sc.workloads.iter())

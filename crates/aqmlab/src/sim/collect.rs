@@ -369,12 +369,10 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
     let c = l.port.stats.counters();
     let h = l.port.stats.sojourn();
     let h = &*h;
-    let q = |v: f64| {
-        if c.dequeued == 0 {
-            0.0
-        } else {
-            to_secs(h.quantile(v))
-        }
+    let [p50, p99] = if c.dequeued == 0 {
+        [0.0; 2]
+    } else {
+        h.quantiles([0.5, 0.99]).map(to_secs)
     };
     let mut r = QueueResult {
         link: l.name.clone(),
@@ -392,8 +390,8 @@ fn queue_result(l: &crate::net::link::Link, end: Time) -> QueueResult {
         mean_len_pkts: 0.0,
         mean_len_bytes: 0.0,
         mean_delay_s: l.port.stats.mean_sojourn_ns() / 1e9,
-        p50_delay_s: q(0.5),
-        p99_delay_s: q(0.99),
+        p50_delay_s: p50,
+        p99_delay_s: p99,
         max_delay_s: if c.dequeued == 0 {
             0.0
         } else {

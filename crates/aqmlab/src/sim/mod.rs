@@ -37,7 +37,6 @@ use crate::net::packet::NodeId;
 use crate::net::routing::Routes;
 use ids::LpId;
 use lp::LogicalProcess;
-use std::collections::HashMap;
 
 pub use lp::{Ledger, PacketTap};
 pub use parallel::thread_cpu_seconds;
@@ -47,8 +46,8 @@ pub use window::Snapshot;
 pub(crate) struct Shared {
     routes: Routes,
     node_names: Vec<String>,
-    /// Node ids by name (for workloads).
-    node_ids: HashMap<String, NodeId>,
+    /// Node ids by name (for workloads; empty without them).
+    node_ids: rustc_hash::FxHashMap<String, NodeId>,
     end: Time,
     sample_interval: Time,
     cwnd_interval: Time,
@@ -92,7 +91,8 @@ pub struct Simulation {
     next_action: usize,
     /// What rebuilding the routes needs, when a link goes down.
     graph: Option<crate::net::routing::Graph>,
-    /// Wall and CPU time of building this simulation.
+    /// Wall and CPU time of building this simulation, or of the whole
+    /// set-up ([`Simulation::setup_since`]).
     setup: crate::metrics::PhaseTime,
 }
 
@@ -145,6 +145,14 @@ impl Simulation {
         };
         let dense = ports().filter(|p| p.stats.dense_histogram()).count();
         (ports().map(|p| p.stats.hist_bytes()).sum(), dense)
+    }
+
+    /// Record the set-up phase (`timings.setup`) as everything from
+    /// `clock`'s start to now: a caller that reads, expands and validates
+    /// the scenario itself starts `clock` first, so that the phase holds
+    /// that work as well as building this simulation.
+    pub fn setup_since(&mut self, clock: crate::metrics::PhaseClock) {
+        self.setup = clock.stop();
     }
 
     /// Why a simulation built to use threads runs sequentially, if it does.
