@@ -686,6 +686,56 @@ fn unsupported<T>(what: &str) -> Result<T, SerError> {
     Err(SerError(format!("{what} cannot be a table cell")))
 }
 
+/// The serializer methods of what cannot be a table cell (bytes,
+/// sequences, maps, enum variants with data): each an error, in both
+/// serializers below.
+macro_rules! reject_compound {
+    () => {
+        fn serialize_bytes(self, _: &[u8]) -> Result<(), SerError> {
+            unsupported("bytes")
+        }
+        fn serialize_newtype_variant<T: ?Sized + serde::Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), SerError> {
+            unsupported("an enum variant with data")
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<No, SerError> {
+            unsupported("a sequence")
+        }
+        fn serialize_tuple(self, _: usize) -> Result<No, SerError> {
+            unsupported("a tuple")
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<No, SerError> {
+            unsupported("a tuple struct")
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<No, SerError> {
+            unsupported("an enum variant with data")
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<No, SerError> {
+            unsupported("a map")
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<No, SerError> {
+            unsupported("an enum variant with data")
+        }
+    };
+}
+
 /// Serializes one row (a struct) into the columns of a [`RowColumns`].
 struct RowSer<'a> {
     t: &'a mut RowColumns,
@@ -818,48 +868,7 @@ impl<'a> serde::Serializer for RowSer<'a> {
     ) -> Result<(), SerError> {
         unsupported("a row that is not a struct")
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), SerError> {
-        unsupported("bytes")
-    }
-    fn serialize_newtype_variant<T: ?Sized + serde::Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), SerError> {
-        unsupported("an enum variant with data")
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<No, SerError> {
-        unsupported("a sequence")
-    }
-    fn serialize_tuple(self, _: usize) -> Result<No, SerError> {
-        unsupported("a tuple")
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<No, SerError> {
-        unsupported("a tuple struct")
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No, SerError> {
-        unsupported("an enum variant with data")
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<No, SerError> {
-        unsupported("a map")
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No, SerError> {
-        unsupported("an enum variant with data")
-    }
+    reject_compound!();
 }
 
 /// The serializer of one cell into its column.
@@ -952,48 +961,7 @@ impl serde::Serializer for CellSer<'_> {
         self.0.null();
         Ok(())
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), SerError> {
-        unsupported("bytes")
-    }
-    fn serialize_newtype_variant<T: ?Sized + serde::Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), SerError> {
-        unsupported("an enum variant with data")
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<No, SerError> {
-        unsupported("a sequence")
-    }
-    fn serialize_tuple(self, _: usize) -> Result<No, SerError> {
-        unsupported("a tuple")
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<No, SerError> {
-        unsupported("a tuple struct")
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No, SerError> {
-        unsupported("an enum variant with data")
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<No, SerError> {
-        unsupported("a map")
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No, SerError> {
-        unsupported("an enum variant with data")
-    }
+    reject_compound!();
 }
 
 #[cfg(test)]
