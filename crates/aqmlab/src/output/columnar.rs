@@ -736,6 +736,16 @@ macro_rules! reject_compound {
     };
 }
 
+/// The scalar serializer methods of a row, each an error: a row is a
+/// struct.
+macro_rules! not_a_struct {
+    ($($f:ident: $t:ty),*) => {
+        $(fn $f(self, _: $t) -> Result<(), SerError> {
+            unsupported("a row that is not a struct")
+        })*
+    };
+}
+
 /// Serializes one row (a struct) into the columns of a [`RowColumns`].
 struct RowSer<'a> {
     t: &'a mut RowColumns,
@@ -802,45 +812,7 @@ impl<'a> serde::Serializer for RowSer<'a> {
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<RowSer<'a>, SerError> {
         Ok(self)
     }
-    fn serialize_bool(self, _: bool) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_i64(self, _: i64) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_u64(self, _: u64) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_f64(self, _: f64) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_str(self, _: &str) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_i8(self, _: i8) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_i16(self, _: i16) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_i32(self, _: i32) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_u8(self, _: u8) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_u16(self, _: u16) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_u32(self, _: u32) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_f32(self, _: f32) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
-    fn serialize_char(self, _: char) -> Result<(), SerError> {
-        unsupported("a row that is not a struct")
-    }
+    not_a_struct!(serialize_bool: bool, serialize_i64: i64, serialize_u64: u64, serialize_f64: f64, serialize_str: &str, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_f32: f32, serialize_char: char);
     fn serialize_none(self) -> Result<(), SerError> {
         unsupported("a row that is not a struct")
     }
@@ -869,6 +841,15 @@ impl<'a> serde::Serializer for RowSer<'a> {
         unsupported("a row that is not a struct")
     }
     reject_compound!();
+}
+
+/// Cell serializer methods of integers that fit an `i64`.
+macro_rules! small_ints {
+    ($($f:ident: $t:ty),*) => {
+        $(fn $f(self, v: $t) -> Result<(), SerError> {
+            self.0.int(v.into())
+        })*
+    };
 }
 
 /// The serializer of one cell into its column.
@@ -928,24 +909,8 @@ impl serde::Serializer for CellSer<'_> {
     ) -> Result<(), SerError> {
         v.serialize(self)
     }
-    fn serialize_i8(self, v: i8) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), SerError> {
-        self.0.int(v.into())
-    }
+    small_ints!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32);
+    small_ints!(serialize_u8: u8, serialize_u16: u16, serialize_u32: u32);
     fn serialize_f32(self, v: f32) -> Result<(), SerError> {
         self.0.double(v.into())
     }
