@@ -765,17 +765,10 @@ fn write_dataset(
     rels: Vec<String>,
     format: &str,
 ) -> PyResult<Vec<String>> {
-    use aqmlab::scenario::FileFormat;
-    let format = match format {
-        "auto" => FileFormat::Auto,
-        "csv" => FileFormat::Csv,
-        "parquet" => FileFormat::Parquet,
-        f => {
-            return Err(PyValueError::new_err(format!(
-                "format {f:?}: allowed: \"auto\", \"csv\", \"parquet\""
-            )))
-        }
-    };
+    // the names `output.format` takes, through its own deserializer
+    let format: aqmlab::scenario::FileFormat =
+        serde_json::from_value(serde_json::Value::String(format.into()))
+            .map_err(|e| PyValueError::new_err(format!("format: {e}")))?;
     let rels: Vec<&str> = rels.iter().map(String::as_str).collect();
     py.detach(|| output::columnar::write_dataset(&out, &rels, format))
         .map(|t| t.into_iter().map(String::from).collect())
