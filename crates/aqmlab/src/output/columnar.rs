@@ -154,8 +154,10 @@ fn columns(n: usize, rows: &[csv::StringRecord], cols: &mut Vec<Column>) {
     }
 }
 
-/// Convert the CSV file `csv` (with a header) into the Parquet file `pq`.
-pub fn csv_to_parquet(csv: &Path, pq: &Path) -> std::io::Result<()> {
+/// Convert the CSV file `csv` (with a header) into the Parquet file `pq`:
+/// a dataset of one part, the tests' reference for the typed writer.
+#[cfg(test)]
+fn csv_to_parquet(csv: &Path, pq: &Path) -> std::io::Result<()> {
     let (names, rows) = read_csv(csv)?;
     let mut cols = Vec::new();
     columns(names.len(), &rows, &mut cols);
