@@ -376,21 +376,17 @@ def sweep(
     """
     sc = as_scenario(scenario)
     axes = _axes(sc, vary)
-    # The dataset's format, as `aqmlab sweep` chooses it over the points.
+    if format is not None:
+        # checked as the scenario's own `output.format` (ScenarioError naming
+        # the key and the allowed values), before any run
+        sc = sc.copy().set("output.format", format)
+    # The dataset's format, as `aqmlab sweep` chooses it over the points
+    # (whose values the scenario has validated).
     formats = {sc.get("output.format") or "auto"} | {
         v for key, _, values in axes if key == "output.format" for v in values
     }
     if format is not None:
         formats = {format}
-    bad = formats - {"auto", "csv", "parquet"}
-    if bad:
-        raise ScenarioError(
-            f"{sc.file}: `output.format`: {sorted(map(str, bad))[0]!r}: "
-            'allowed: "auto", "csv", "parquet"',
-            "output.format",
-            sc.file,
-            "allowed: auto, csv, parquet",
-        )
     dataset = next(f for f in ("parquet", "auto", "csv") if f in formats)
     if dataset == "parquet" and out is None:
         raise ValueError(
