@@ -73,11 +73,26 @@ former ``queues[]`` records)."""
 
 
 try:
-    import pyarrow  # noqa: F401
+    import pyarrow as pa
 
-    _HAVE_PYARROW = True
+    # the Arrow PyCapsule interface's reader (pyarrow 15 and later)
+    _HAVE_PYARROW = hasattr(pa.RecordBatchReader, "from_stream")
 except ImportError:
     _HAVE_PYARROW = False
+
+
+class _ArrowStream:
+    """One table's Arrow C stream (a PyCapsule named ``arrow_array_stream``),
+    handed out once through the Arrow PyCapsule interface."""
+
+    def __init__(self, capsule: object) -> None:
+        self._capsule: object | None = capsule
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        capsule, self._capsule = self._capsule, None
+        if capsule is None:
+            raise RuntimeError("this Arrow stream has been read already")
+        return capsule
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
@@ -90,9 +105,9 @@ class Result:
     The tables are those ``aqmlab run`` writes, with the same columns, so
     column names carry units as in the CSVs (``goodput_bps``, ``time_s``,
     ``delay_s``). With pyarrow installed (``pip install aqmlab[parquet]``)
-    each is built from the run's typed columns (the Parquet form, in
-    memory: a column's dtype is that of its values in Rust, no text is
-    parsed); without, the CSV text is read with :func:`pandas.read_csv`:
+    each is built from the run's typed columns, received as Arrow arrays
+    (:meth:`arrow`; a column's dtype is that of its values in Rust, no text
+    is parsed); without, the CSV text is read with :func:`pandas.read_csv`:
 
     - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
       :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
@@ -129,11 +144,30 @@ class Result:
         """
         return self._native.files()
 
+    def arrow(self, table: str) -> pa.Table:
+        """Result table ``table`` (``"flows"``, ``"links"``, ``"queues"``, ...:
+        the names of the run's CSV or Parquet files) as a :class:`pyarrow.Table`
+        of typed columns, received through the Arrow C stream interface: no
+        file, no text, the buffers Rust built. ``pl.from_arrow`` (polars) and
+        DuckDB read it as it is. ``KeyError`` when the run has no such table;
+        needs pyarrow 15 or later (``pip install aqmlab[parquet]``).
+        """
+        if not _HAVE_PYARROW:
+            raise ImportError(
+                "Result.arrow needs pyarrow 15 or later: pip install 'aqmlab[parquet]'"
+            )
+        capsule = self._native.table_arrow(table)
+        if capsule is None:
+            raise KeyError(f"this run has no table {table!r}; it has {self._native.tables()}")
+        return pa.RecordBatchReader.from_stream(_ArrowStream(capsule)).read_all()
+
     def _table(self, name: str) -> pd.DataFrame:
         if _HAVE_PYARROW:
             # typed columns straight from the run, no text in between
-            data = self._native.table_parquet(name.removesuffix(".csv"))
-            return pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
+            capsule = self._native.table_arrow(name.removesuffix(".csv"))
+            if capsule is None:
+                return pd.DataFrame()
+            return pa.RecordBatchReader.from_stream(_ArrowStream(capsule)).read_all().to_pandas()
         data = self.files.get(name)
         if data:
             return _read_csv(data)

@@ -20,8 +20,10 @@ use aqmlab::scenario::set_path;
 use aqmlab::{RunResult, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
+
+mod arrow;
 
 /// Large blocks on transparent huge pages (see [`aqmlab_reproduce::alloc`]).
 #[global_allocator]
@@ -642,18 +644,34 @@ impl RunOutput {
         output::table_names(&self.r)
     }
 
-    /// Table `name` as the bytes of a Parquet file (typed columns, as
-    /// `output.format = "parquet"` writes it), or None when the run has
-    /// no such table. GIL released while it is built.
-    fn table_parquet<'py>(
+    /// Table `name` as an Arrow C stream (a PyCapsule named
+    /// `arrow_array_stream` holding one record batch of typed columns, the
+    /// columns and types `output.format = "parquet"` writes), or None when
+    /// the run has no such table. GIL released while it is built.
+    fn table_arrow<'py>(
         &self,
         py: Python<'py>,
         name: &str,
-    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let b = py
-            .detach(|| output::table_parquet(&self.r, name))
-            .map_err(|e| PyRuntimeError::new_err(format!("table {name}: {e}")))?;
-        Ok(b.map(|b| PyBytes::new(py, &b)))
+    ) -> PyResult<Option<Bound<'py, PyCapsule>>> {
+        let err = |e: &dyn std::fmt::Display| PyRuntimeError::new_err(format!("table {name}: {e}"));
+        let Some(stream) = py
+            .detach(|| -> Result<_, String> {
+                let Some((cols, rows)) =
+                    output::table_columns(&self.r, name).map_err(|e| e.to_string())?
+                else {
+                    return Ok(None);
+                };
+                arrow::stream(cols, rows)
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|e| err(&e))?
+        else {
+            return Ok(None);
+        };
+        // The consumer moves the stream out (leaving its `release` null);
+        // an unconsumed one is released when the capsule is freed.
+        PyCapsule::new(py, stream, Some(c"arrow_array_stream".to_owned())).map(Some)
     }
 
     /// Write the run's files into `dir`, as `aqmlab run --out dir` does

@@ -82,6 +82,40 @@ def test_tables_come_as_typed_columns_not_text(repo):
     assert "files" not in r.__dict__
 
 
+def test_arrow_tables_are_the_cli_parquet_tables(cli, repo, tmp_path, mice):
+    """`Result.arrow` hands over, through the Arrow C stream interface, the
+    table `output.format = "parquet"` writes: the same schema and values."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    cli_run(cli, repo, tmp_path, MICE, 3, {**MICE_SET, "output.format": "parquet"})
+    for name in mice._native.tables():
+        got = mice.arrow(name)
+        want = pq.read_table(tmp_path / f"{name}.parquet")
+        assert got.num_rows > 0, name
+        assert got.schema.remove_metadata() == want.schema.remove_metadata(), name
+        assert got.equals(want.cast(got.schema)), name
+    # a flow that did not complete (the long-lived ones) has a null
+    # completion time, as its CSV cell is empty
+    done = mice.arrow("flows").column("completion_s")
+    assert 0 < done.null_count < len(done)
+    with pytest.raises(KeyError, match="no table 'nope'"):
+        mice.arrow("nope")
+
+
+def test_an_arrow_stream_is_read_once_and_freed_unread(mice):
+    pa = pytest.importorskip("pyarrow")
+    from aqmlab._result import _ArrowStream
+
+    s = _ArrowStream(mice._native.table_arrow("links"))
+    assert pa.RecordBatchReader.from_stream(s).read_all().num_rows == len(mice.links)
+    with pytest.raises(RuntimeError, match="read already"):
+        pa.RecordBatchReader.from_stream(s)
+    # a capsule nobody reads releases its stream when it is freed
+    for _ in range(3):
+        capsule = mice._native.table_arrow("queues")
+        del capsule
+    assert mice._native.table_arrow("nope") is None
+
+
 def test_write_matches_cli(cli, repo, tmp_path, mice):
     cli_run(cli, repo, tmp_path / "cli", MICE, 3, MICE_SET)
     mice.write(tmp_path / "py")

@@ -670,35 +670,34 @@ impl Rows<'_> {
         }
     }
 
-    /// The table as typed columns, written as Parquet for `purpose` into
-    /// `sink`.
-    fn parquet<W: Write + Send>(
-        &self,
-        id: &RunId,
-        sink: W,
-        purpose: columnar::Purpose,
-    ) -> std::io::Result<()> {
-        fn structs<T: Serialize, W: Write + Send>(
+    /// The table as typed columns (led by `label` and `seed`) and its
+    /// number of rows.
+    fn columns(&self, id: &RunId) -> std::io::Result<(Vec<columnar::TypedColumn>, usize)> {
+        fn structs<T: Serialize>(
             x: &[T],
             head: &[&str],
             id: &RunId,
-            sink: W,
-            purpose: columnar::Purpose,
-        ) -> std::io::Result<()> {
+        ) -> std::io::Result<(Vec<columnar::TypedColumn>, usize)> {
             let mut t = columnar::RowColumns::new(&id.label, id.seed, x.len());
             x.iter().try_for_each(|x| t.push(x))?;
-            t.write(head, sink, purpose)
+            Ok(t.into_columns(head))
         }
         match self {
-            Rows::Flows(x) => structs(x, &["id"], id, sink, purpose),
-            Rows::Links(x) => structs(x, &["link"], id, sink, purpose),
-            Rows::Requests(x) => structs(x, &[], id, sink, purpose),
+            Rows::Flows(x) => structs(x, &["id"], id),
+            Rows::Links(x) => structs(x, &["link"], id),
+            Rows::Requests(x) => structs(x, &[], id),
             Rows::Cells(r, f) => {
                 let mut t = columnar::RowColumns::new(&id.label, id.seed, 0);
                 f(r, &mut t)?;
-                t.write(&[], sink, purpose)
+                Ok(t.into_columns(&[]))
             }
         }
+    }
+
+    /// The table as typed columns, written as Parquet into `sink`.
+    fn parquet<W: Write + Send>(&self, id: &RunId, sink: W) -> std::io::Result<()> {
+        let (cols, n) = self.columns(id)?;
+        columnar::write_columns(cols, n, sink)
     }
 }
 
@@ -735,12 +734,14 @@ pub fn table_names(r: &RunResult) -> Vec<&'static str> {
     tables(r).into_iter().map(|(n, _)| n).collect()
 }
 
-/// Table `table` of run `r` (labelled with the scenario's name) as the
-/// bytes of a Parquet file with the columns and types `format = "parquet"`
-/// writes, made to be read at once in the same process (uncompressed,
-/// plain values: [`columnar::Purpose::Transfer`]); `None` when the run has
-/// no such table.
-pub fn table_parquet(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u8>>> {
+/// Table `table` of run `r` (labelled with the scenario's name) as typed
+/// columns (the columns, names and types `format = "parquet"` writes) and
+/// its number of rows; `None` when the run has no such table. The Python
+/// package hands these to pyarrow through the Arrow C data interface.
+pub fn table_columns(
+    r: &RunResult,
+    table: &str,
+) -> std::io::Result<Option<(Vec<columnar::TypedColumn>, usize)>> {
     let id = RunId {
         label: r.scenario.clone(),
         seed: r.seed,
@@ -748,9 +749,7 @@ pub fn table_parquet(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u
     let Some((_, rows)) = tables(r).into_iter().find(|(n, _)| *n == table) else {
         return Ok(None);
     };
-    let mut buf = Vec::new();
-    rows.parquet(&id, &mut buf, columnar::Purpose::Transfer)?;
-    Ok(Some(buf))
+    rows.columns(&id).map(Some)
 }
 
 /// Stage table `table`: `<table>.csv`, or `<table>.parquet` under `format
@@ -789,7 +788,7 @@ fn stage_table(
     }
     let pq_name = format!("{table}.parquet");
     let f = st.create(&pq_name)?;
-    (rows.parquet(id, f, columnar::Purpose::File)).map_err(|e| err(&pq_name, e))
+    (rows.parquet(id, f)).map_err(|e| err(&pq_name, e))
 }
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.

@@ -94,28 +94,12 @@ pub(super) fn pq_err(e: parquet::errors::ParquetError) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
 
-/// What a Parquet file is for: a file on disk (Snappy-compressed,
-/// dictionary-encoded where it pays, with column statistics), or a table
-/// handed to a reader in the same process (`Transfer`: plain values, no
-/// compression and no statistics, which cost more to make than they save).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    File,
-    Transfer,
-}
-
-/// The settings of aqmlab's Parquet files for `purpose`.
-fn properties(purpose: Purpose) -> Arc<WriterProperties> {
+/// The settings of aqmlab's Parquet files: Snappy-compressed,
+/// dictionary-encoded where it pays, with column statistics.
+fn properties() -> Arc<WriterProperties> {
     let b =
         WriterProperties::builder().set_created_by(format!("aqmlab {}", env!("CARGO_PKG_VERSION")));
-    Arc::new(match purpose {
-        Purpose::File => b.set_compression(Compression::SNAPPY).build(),
-        Purpose::Transfer => b
-            .set_compression(Compression::UNCOMPRESSED)
-            .set_dictionary_enabled(false)
-            .set_statistics_enabled(parquet::file::properties::EnabledStatistics::None)
-            .build(),
-    })
+    Arc::new(b.set_compression(Compression::SNAPPY).build())
 }
 
 /// A Parquet file at `path` with `schema` and aqmlab's settings.
@@ -123,12 +107,7 @@ pub(super) fn create(
     path: &Path,
     schema: Arc<Type>,
 ) -> std::io::Result<SerializedFileWriter<std::fs::File>> {
-    SerializedFileWriter::new(
-        std::fs::File::create(path)?,
-        schema,
-        properties(Purpose::File),
-    )
-    .map_err(pq_err)
+    SerializedFileWriter::new(std::fs::File::create(path)?, schema, properties()).map_err(pq_err)
 }
 
 /// The header and rows of the CSV file `csv`.
@@ -200,9 +179,9 @@ pub fn csvs_to_dataset(parts: &[(std::path::PathBuf, std::path::PathBuf)]) -> st
 }
 
 /// One column's values, typed. Nulls have no value here: they are the
-/// zeros of [`ColumnData::def`].
+/// zeros of [`TypedColumn::def`].
 #[derive(Debug)]
-enum Values {
+pub enum Values {
     Int(Vec<i64>),
     Double(Vec<f64>),
     Bool(Vec<bool>),
@@ -230,14 +209,18 @@ impl Values {
     }
 }
 
-/// A named column ready for Parquet: its values and, per row, 1 for a
-/// value or 0 for a null (its definition level).
+/// A named, typed column of a result table (what the Parquet writer and
+/// the Python package's Arrow export take): its values and, per row, 1 for
+/// a value or 0 for a null (its definition level).
 #[derive(Debug)]
-struct ColumnData {
-    name: String,
-    values: Values,
-    def: Vec<i16>,
-    nullable: bool,
+pub struct TypedColumn {
+    pub name: String,
+    /// The non-null values, in row order.
+    pub values: Values,
+    /// One per row: 1 for a value, 0 for a null.
+    pub def: Vec<i16>,
+    /// Whether any row is null.
+    pub nullable: bool,
 }
 
 /// The result tables of a sweep's runs (the folders `rels` under `out`,
@@ -302,7 +285,7 @@ fn write(
     pq: &Path,
 ) -> std::io::Result<()> {
     // Every value was checked to parse when its kind was chosen.
-    let cols: Vec<ColumnData> = (names.iter().zip(kinds).enumerate())
+    let cols: Vec<TypedColumn> = (names.iter().zip(kinds).enumerate())
         .map(|(j, (name, &(k, nullable)))| {
             let cells = rows.iter().map(|r| r.get(j).unwrap_or(""));
             let def = cells.clone().map(|c| i16::from(!c.is_empty())).collect();
@@ -319,7 +302,7 @@ fn write(
                     t
                 }
             };
-            ColumnData {
+            TypedColumn {
                 name: name.clone(),
                 values,
                 def,
@@ -327,16 +310,14 @@ fn write(
             }
         })
         .collect();
-    write_columns(cols, rows.len(), std::fs::File::create(pq)?, Purpose::File)
+    write_columns(cols, rows.len(), std::fs::File::create(pq)?)
 }
 
-/// Write `cols` (each of `rows` rows) as one Parquet file for `purpose`
-/// into `sink`.
-fn write_columns<W: std::io::Write + Send>(
-    mut cols: Vec<ColumnData>,
+/// Write `cols` (each of `rows` rows) as one Parquet file into `sink`.
+pub(crate) fn write_columns<W: std::io::Write + Send>(
+    mut cols: Vec<TypedColumn>,
     rows: usize,
     sink: W,
-    purpose: Purpose,
 ) -> std::io::Result<()> {
     let mut fields = Vec::with_capacity(cols.len());
     for c in &cols {
@@ -364,7 +345,7 @@ fn write_columns<W: std::io::Write + Send>(
             .build()
             .map_err(pq_err)?,
     );
-    let mut w = SerializedFileWriter::new(sink, schema, properties(purpose)).map_err(pq_err)?;
+    let mut w = SerializedFileWriter::new(sink, schema, properties()).map_err(pq_err)?;
     // Each text column's buffer, shared by the values sliced from it.
     let text: Vec<Option<bytes::Bytes>> = (cols.iter_mut())
         .map(|c| match &mut c.values {
@@ -608,16 +589,22 @@ impl RowColumns {
         self.rows
     }
 
-    /// Write the table as Parquet into `sink`. Without a row the columns
-    /// are `label`, `seed` and those of [`RowColumns::head`] (else
-    /// `empty_head`), as text (what the CSV header of an empty table reads
-    /// as).
+    /// Write the table as Parquet into `sink` (its columns as
+    /// [`RowColumns::into_columns`] gives them).
     pub fn write<W: std::io::Write + Send>(
         self,
         empty_head: &[&str],
         sink: W,
-        purpose: Purpose,
     ) -> std::io::Result<()> {
+        let (cols, n) = self.into_columns(empty_head);
+        write_columns(cols, n, sink)
+    }
+
+    /// The table's typed columns and its number of rows: `label`, `seed`,
+    /// then those pushed. Without a row the columns are `label`, `seed` and
+    /// those of [`RowColumns::head`] (else `empty_head`), as text (what the
+    /// CSV header of an empty table reads as).
+    pub fn into_columns(self, empty_head: &[&str]) -> (Vec<TypedColumn>, usize) {
         let n = self.rows;
         let mut cols = Vec::with_capacity(self.names.len() + 2);
         if n == 0 {
@@ -627,34 +614,34 @@ impl RowColumns {
                 self.names.iter().map(String::as_str).collect()
             };
             for name in ["label", "seed"].iter().chain(&head) {
-                cols.push(ColumnData {
+                cols.push(TypedColumn {
                     name: name.to_string(),
                     values: Values::Text(Vec::new(), Vec::new()),
                     def: Vec::new(),
                     nullable: false,
                 });
             }
-            return write_columns(cols, 0, sink, purpose);
+            return (cols, 0);
         }
         let mut label = Values::Text(
             Vec::with_capacity(self.label.len() * n),
             Vec::with_capacity(n),
         );
         (0..n).for_each(|_| label.push_str(&self.label));
-        cols.push(ColumnData {
+        cols.push(TypedColumn {
             name: "label".into(),
             values: label,
             def: vec![1; n],
             nullable: false,
         });
-        cols.push(ColumnData {
+        cols.push(TypedColumn {
             name: "seed".into(),
             values: Values::Int(vec![self.seed; n]),
             def: vec![1; n],
             nullable: false,
         });
         for (name, b) in self.names.into_iter().zip(self.cols) {
-            cols.push(ColumnData {
+            cols.push(TypedColumn {
                 name,
                 // a column with no value: numbers, all null (as from CSV)
                 values: b.values.unwrap_or(Values::Double(Vec::new())),
@@ -662,7 +649,7 @@ impl RowColumns {
                 nullable: b.nulls,
             });
         }
-        write_columns(cols, n, sink, purpose)
+        (cols, n)
     }
 }
 
@@ -1035,41 +1022,16 @@ mod tests {
         w.flush().unwrap();
         assert_eq!(t.rows(), 5);
         csv_to_parquet(&c, &a).unwrap();
-        t.write(&[], std::fs::File::create(&b).unwrap(), Purpose::File)
-            .unwrap();
+        t.write(&[], std::fs::File::create(&b).unwrap()).unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     }
 
     /// A table made for transfer holds the rows and schema of the file.
     #[test]
-    fn a_transfer_table_holds_the_file_s_rows() {
-        let rows_of = |bytes: Vec<u8>| -> Vec<String> {
-            let r = SerializedFileReader::new(bytes::Bytes::from(bytes)).unwrap();
-            (r.get_row_iter(None).unwrap())
-                .map(|row| format!("{:?}", row.unwrap()))
-                .collect()
-        };
-        let table = || {
-            let mut t = RowColumns::new("run", 7, 0);
-            rows().iter().for_each(|r| t.push(r).unwrap());
-            t
-        };
-        let (mut file, mut transfer) = (Vec::new(), Vec::new());
-        table().write(&[], &mut file, Purpose::File).unwrap();
-        table()
-            .write(&[], &mut transfer, Purpose::Transfer)
-            .unwrap();
-        assert_ne!(file, transfer);
-        let (a, b) = (rows_of(file), rows_of(transfer));
-        assert_eq!(a.len(), 5);
-        assert_eq!(a, b);
-    }
-
-    #[test]
     fn an_empty_typed_table_has_its_head_as_text_columns() {
         let mut buf = Vec::new();
         RowColumns::new("run", 1, 0)
-            .write(&["id"], &mut buf, Purpose::Transfer)
+            .write(&["id"], &mut buf)
             .unwrap();
         let r = SerializedFileReader::new(bytes::Bytes::from(buf)).unwrap();
         let schema = r.metadata().file_metadata().schema_descr();
