@@ -289,8 +289,12 @@ impl TopologySpec {
             TopologySpec::Star(s) => s.expand(&mut x),
             TopologySpec::ParkingLot(p) => p.expand(&mut x),
             TopologySpec::FatTree(f) => f.expand(&mut x),
-            TopologySpec::Edges(e) => return e.import(rd).map(|i| (i.hosts, i.routers, i.links, false)),
-            TopologySpec::Graphml(g) => return g.import(rd).map(|i| (i.hosts, i.routers, i.links, false)),
+            TopologySpec::Edges(e) => {
+                return e.import(rd).map(|i| (i.hosts, i.routers, i.links, false))
+            }
+            TopologySpec::Graphml(g) => {
+                return g.import(rd).map(|i| (i.hosts, i.routers, i.links, false))
+            }
         }
         Ok((x.hosts, x.routers, x.links, x.ecmp))
     }

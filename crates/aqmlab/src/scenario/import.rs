@@ -280,7 +280,9 @@ impl EdgesSpec {
                 )));
             };
             if col.insert(known, i).is_some() {
-                return Err(file_err(format!("`{f}` line 1: column `{h}` appears twice")));
+                return Err(file_err(format!(
+                    "`{f}` line 1: column `{h}` appears twice"
+                )));
             }
         }
         for c in &EDGE_COLUMNS[..4] {
@@ -304,7 +306,8 @@ impl EdgesSpec {
                     .filter(|v| !v.is_empty())
             };
             let need = |c: &str| -> Result<&str, Err> {
-                cell(c).ok_or_else(|| file_err(format!("{}: empty; every row needs a value", at(c))))
+                cell(c)
+                    .ok_or_else(|| file_err(format!("{}: empty; every row needs a value", at(c))))
             };
             let (a, b) = (need("a")?, need("b")?);
             if a == b {
@@ -341,10 +344,7 @@ impl EdgesSpec {
                         .ok()
                         .filter(|p| (0.0..1.0).contains(p))
                         .ok_or_else(|| {
-                            file_err(format!(
-                                "{}: `{v}` is not a probability in [0, 1)",
-                                at(c)
-                            ))
+                            file_err(format!("{}: `{v}` is not a probability in [0, 1)", at(c)))
                         })?;
                 }
             }
@@ -524,10 +524,14 @@ impl GraphmlSpec {
         let Some(graph) = root.children().find(|c| c.has_tag_name("graph")) else {
             return Err(file_err(format!("{}: no <graph> element", pos(root))));
         };
-        let nodes: Vec<roxmltree::Node> =
-            graph.children().filter(|c| c.has_tag_name("node")).collect();
-        let edges: Vec<roxmltree::Node> =
-            graph.children().filter(|c| c.has_tag_name("edge")).collect();
+        let nodes: Vec<roxmltree::Node> = graph
+            .children()
+            .filter(|c| c.has_tag_name("node"))
+            .collect();
+        let edges: Vec<roxmltree::Node> = graph
+            .children()
+            .filter(|c| c.has_tag_name("edge"))
+            .collect();
         if nodes.len() > MAX_IMPORTED_LINKS || edges.len() > MAX_IMPORTED_LINKS {
             return Err(file_err(format!(
                 "`{f}` has {} nodes and {} edges; an imported graph may have at most {MAX_IMPORTED_LINKS} of each",
@@ -548,12 +552,10 @@ impl GraphmlSpec {
             };
             let label = match data(*n, &node_keys, "label") {
                 Some((_, l)) if !l.is_empty() => l,
-                _ => {
-                    return Err(file_err(format!(
-                        "{}: node `{id}` has no `label`; every node needs one (it names the router)",
-                        pos(*n)
-                    )))
-                }
+                _ => return Err(file_err(format!(
+                    "{}: node `{id}` has no `label`; every node needs one (it names the router)",
+                    pos(*n)
+                ))),
             };
             let mut base = sanitize(&label);
             if base.is_empty() {
@@ -609,7 +611,11 @@ impl GraphmlSpec {
                     let unit = data(*e, &edge_keys, "LinkSpeedUnits")
                         .map(|(_, u)| u)
                         .unwrap_or_default();
-                    let bps = v.parse::<f64>().ok().zip(speed_unit(&unit)).map(|(x, u)| x * u);
+                    let bps = v
+                        .parse::<f64>()
+                        .ok()
+                        .zip(speed_unit(&unit))
+                        .map(|(x, u)| x * u);
                     (d, bps, format!("{v} {unit}"))
                 }),
             };
