@@ -37,7 +37,7 @@
 use super::files::Reader;
 use super::generate::MAX_GENERATED_HOSTS;
 use super::units::{parse_duration, parse_rate, Dur, Rate};
-use super::LinkSpec;
+use super::{cut, LinkSpec};
 use crate::aqm::QueueSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -230,7 +230,15 @@ fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<QueueSpec>) -> L
 fn read(rd: &mut Reader, file: &str, what: &str) -> Result<std::sync::Arc<str>, Err> {
     rd.get("topology.file", file, what)
         .map(|f| f.text.clone())
-        .map_err(|m| file_err(format!("{m}; give {what}")))
+        .map_err(|m| {
+            // the bounded reader names what the file should be when it is
+            // not a regular file; otherwise it is said here
+            file_err(if m.contains(what) {
+                m
+            } else {
+                format!("{m}; give {what}")
+            })
+        })
 }
 
 const EDGE_COLUMNS: &[&str] = &[
@@ -275,13 +283,15 @@ impl EdgesSpec {
         for (i, h) in header.iter().enumerate() {
             let Some(&known) = EDGE_COLUMNS.iter().find(|c| **c == h) else {
                 return Err(file_err(format!(
-                    "`{f}` line 1: unknown column `{h}`; allowed: {}",
+                    "`{f}` line 1: unknown column `{}`; allowed: {}",
+                    cut(h),
                     EDGE_COLUMNS.join(", ")
                 )));
             };
             if col.insert(known, i).is_some() {
                 return Err(file_err(format!(
-                    "`{f}` line 1: column `{h}` appears twice"
+                    "`{f}` line 1: column `{}` appears twice",
+                    cut(h)
                 )));
             }
         }
@@ -312,14 +322,15 @@ impl EdgesSpec {
             let (a, b) = (need("a")?, need("b")?);
             if a == b {
                 return Err(file_err(format!(
-                    "{}: `{a}` again; a link must join two different nodes",
-                    at("b")
+                    "{}: `{}` again; a link must join two different nodes",
+                    at("b"),
+                    cut(a)
                 )));
             }
             let rate = |c: &str, v: &str| {
                 parse_rate(v)
                     .map(Rate)
-                    .map_err(|m| file_err(format!("{}: invalid rate `{v}`: {m}", at(c))))
+                    .map_err(|m| file_err(format!("{}: invalid rate `{}`: {m}", at(c), cut(v))))
             };
             let mut l = link(
                 a,
@@ -329,7 +340,7 @@ impl EdgesSpec {
                     file_err(format!(
                         "{}: invalid duration `{}`: {m}",
                         at("delay"),
-                        cell("delay").unwrap_or_default()
+                        cut(cell("delay").unwrap_or_default())
                     ))
                 })?,
                 self.queue.clone(),
@@ -344,7 +355,11 @@ impl EdgesSpec {
                         .ok()
                         .filter(|p| (0.0..1.0).contains(p))
                         .ok_or_else(|| {
-                            file_err(format!("{}: `{v}` is not a probability in [0, 1)", at(c)))
+                            file_err(format!(
+                                "{}: `{}` is not a probability in [0, 1)",
+                                at(c),
+                                cut(v)
+                            ))
                         })?;
                 }
             }
@@ -354,8 +369,9 @@ impl EdgesSpec {
                     "false" => false,
                     _ => {
                         return Err(file_err(format!(
-                            "{}: `{v}`; allowed: true, false (or empty)",
-                            at("monitor")
+                            "{}: `{}`; allowed: true, false (or empty)",
+                            at("monitor"),
+                            cut(v)
                         )))
                     }
                 });
@@ -364,7 +380,7 @@ impl EdgesSpec {
             let shown = l.display_name();
             if let Some(first) = names.insert(shown.clone(), line) {
                 return Err(file_err(format!(
-                    "`{f}` line {line}: a second link named `{shown}` (the first is on line {first}); give parallel links distinct names in a `name` column"
+                    "`{f}` line {line}: a second link named `{}` (the first is on line {first}); give parallel links distinct names in a `name` column", cut(&shown)
                 )));
             }
             for n in [a, b] {
@@ -391,7 +407,7 @@ impl EdgesSpec {
             if !matched {
                 return Err((
                     format!("hosts[{i}]"),
-                    format!("`{p}` matches no node of `{f}`"),
+                    format!("`{}` matches no node of `{f}`", cut(p)),
                 ));
             }
         }
@@ -501,7 +517,7 @@ impl GraphmlSpec {
             return Err(file_err(format!(
                 "{}: the root element is <{}>, not <graphml>",
                 pos(root),
-                root.tag_name().name()
+                cut(root.tag_name().name())
             )));
         }
         // key id → attribute name, for nodes and for edges
@@ -552,10 +568,13 @@ impl GraphmlSpec {
             };
             let label = match data(*n, &node_keys, "label") {
                 Some((_, l)) if !l.is_empty() => l,
-                _ => return Err(file_err(format!(
-                    "{}: node `{id}` has no `label`; every node needs one (it names the router)",
-                    pos(*n)
-                ))),
+                _ => {
+                    return Err(file_err(format!(
+                        "{}: node `{}` has no `label`; every node needs one (it names the router)",
+                        pos(*n),
+                        cut(id)
+                    )))
+                }
             };
             let mut base = sanitize(&label);
             if base.is_empty() {
@@ -574,8 +593,10 @@ impl GraphmlSpec {
                     Some((d, v)) => match v.parse::<f64>() {
                         Ok(x) if x.is_finite() && x.abs() <= max => Ok(Some(x)),
                         _ => Err(file_err(format!(
-                            "{}: node `{id}` has {attr} `{v}`; allowed: a number of degrees from -{max} to {max}",
-                            pos(d)
+                            "{}: node `{}` has {attr} `{}`; allowed: a number of degrees from -{max} to {max}",
+                            pos(d),
+                            cut(id),
+                            cut(&v)
                         ))),
                     },
                 }
@@ -585,7 +606,8 @@ impl GraphmlSpec {
             let at = lat.zip(lon);
             if ids.insert(id, (routers.len(), at)).is_some() {
                 return Err(file_err(format!(
-                    "{}: a second node with id `{id}`",
+                    "{}: a second node with id `{}`",
+                    cut(id),
                     pos(*n)
                 )));
             }
@@ -599,8 +621,9 @@ impl GraphmlSpec {
                 let v = e.attribute(k).unwrap_or("");
                 ids.get(v).ok_or_else(|| {
                     file_err(format!(
-                        "{}: edge {k} `{v}` is not the id of a <node>",
-                        pos(*e)
+                        "{}: edge {k} `{}` is not the id of a <node>",
+                        pos(*e),
+                        cut(v)
                     ))
                 })
             };
@@ -625,10 +648,11 @@ impl GraphmlSpec {
                     Some(x) if x >= 1.0 && x <= crate::units::MAX_RATE as f64 => Rate(x as u64),
                     _ => {
                         return Err(file_err(format!(
-                            "{}: edge `{}`–`{}` has link speed `{v}`; allowed: a number of bit/s from 1 to 10^13",
+                            "{}: edge `{}`–`{}` has link speed `{}`; allowed: a number of bit/s from 1 to 10^13",
                             pos(d),
                             routers[a],
-                            routers[b]
+                            routers[b],
+                            cut(&v)
                         )))
                     }
                 },
