@@ -132,6 +132,9 @@ pub struct Imported {
 /// (key inside `topology`, message).
 type Err = (String, String);
 
+/// A GraphML node: its router's index, its (latitude, longitude).
+type Node = (usize, Option<(f64, f64)>);
+
 fn file_err(m: impl Into<String>) -> Err {
     ("file".to_string(), m.into())
 }
@@ -303,7 +306,7 @@ impl EdgesSpec {
             }
         }
         let mut order: Vec<String> = Vec::new();
-        let mut seen: HashMap<String, ()> = HashMap::new();
+        let mut seen: std::collections::HashSet<String> = Default::default();
         let mut links = Vec::new();
         let mut names: HashMap<String, u64> = HashMap::new();
         for rec in rdr.records() {
@@ -384,7 +387,7 @@ impl EdgesSpec {
                 )));
             }
             for n in [a, b] {
-                if seen.insert(n.to_string(), ()).is_none() {
+                if seen.insert(n.to_string()) {
                     order.push(n.to_string());
                 }
             }
@@ -402,7 +405,7 @@ impl EdgesSpec {
         for (i, p) in self.hosts.iter().enumerate() {
             let matched = match p.strip_suffix('*') {
                 Some(prefix) => order.iter().any(|n| n.starts_with(prefix)),
-                None => seen.contains_key(p),
+                None => seen.contains(p.as_str()),
             };
             if !matched {
                 return Err((
@@ -558,10 +561,10 @@ impl GraphmlSpec {
         if nodes.is_empty() {
             return Err(file_err(format!("{}: the graph has no <node>", pos(graph))));
         }
-        // GraphML node id → (router name, coordinates)
-        let mut ids: HashMap<&str, (usize, Option<(f64, f64)>)> = HashMap::new();
+        // GraphML node id → (router index, coordinates)
+        let mut ids: HashMap<&str, Node> = HashMap::new();
         let mut routers: Vec<String> = Vec::with_capacity(nodes.len());
-        let mut taken: HashMap<String, ()> = HashMap::new();
+        let mut taken: std::collections::HashSet<String> = Default::default();
         for n in &nodes {
             let Some(id) = n.attribute("id") else {
                 return Err(file_err(format!("{}: a <node> without an `id`", pos(*n))));
@@ -582,11 +585,11 @@ impl GraphmlSpec {
             }
             let mut name = base.clone();
             let mut k = 2;
-            while taken.contains_key(&name) {
+            while taken.contains(&name) {
                 name = format!("{base}_{k}");
                 k += 1;
             }
-            taken.insert(name.clone(), ());
+            taken.insert(name.clone());
             let coord = |attr: &str, max: f64| -> Result<Option<f64>, Err> {
                 match data(*n, &node_keys, attr) {
                     None => Ok(None),
@@ -617,7 +620,7 @@ impl GraphmlSpec {
         let mut pairs: HashMap<(usize, usize), usize> = HashMap::new();
         let mut links: Vec<LinkSpec> = Vec::new();
         for e in &edges {
-            let end = |k: &str| -> Result<&(usize, Option<(f64, f64)>), Err> {
+            let end = |k: &str| -> Result<&Node, Err> {
                 let v = e.attribute(k).unwrap_or("");
                 ids.get(v).ok_or_else(|| {
                     file_err(format!(
