@@ -110,6 +110,7 @@ fn labels_coordinates_speeds_parallel_edges_and_self_loops() {
         node(1, "B", Some((0.0, 1.0))),
         node(2, "B", None),
         node(3, "St. Louis", Some((1.0, 0.0))),
+        node(4, &"L".repeat(150), None),
         "    <edge source=\"0\" target=\"1\"><data key=\"d3\">2000000.0</data></edge>\n".into(),
         "    <edge source=\"1\" target=\"0\"><data key=\"d3\">3000000.0</data></edge>\n".into(),
         "    <edge source=\"0\" target=\"0\" />\n".into(),
@@ -120,9 +121,11 @@ fn labels_coordinates_speeds_parallel_edges_and_self_loops() {
     std::fs::write(d.path().join("g.graphml"), graph(&body)).unwrap();
     let sc = load(d.path(), GRAPH_SCENARIO).unwrap();
     // a duplicate label gets `_2`; punctuation and spaces become `_`
-    assert_eq!(sc.nodes.routers, ["A", "B", "B_2", "St_Louis"]);
-    // A-B merged (2 + 3 Mbit/s), the self-loop skipped: 3 links, 4 access
-    assert_eq!(sc.links.len(), 3 + 4);
+    // a label of 150 characters keeps its first 100
+    let long = "L".repeat(100);
+    assert_eq!(sc.nodes.routers, ["A", "B", "B_2", "St_Louis", &long]);
+    // A-B merged (2 + 3 Mbit/s), the self-loop skipped: 3 links, 5 access
+    assert_eq!(sc.links.len(), 3 + 5);
     let ab = link(&sc, "A", "B");
     assert_eq!(ab.rate.0, 5_000_000);
     // one degree of longitude on the equator: 6 371 km × π/180 = 111.195 km
@@ -221,11 +224,21 @@ const EDGES_SCENARIO: &str = "name = \"e\"\nduration = \"200ms\"\n[topology]\nki
 #[test]
 fn bad_edge_lists_are_refused_with_the_line_and_column() {
     let d = tempfile::tempdir().unwrap();
+    let long = format!("a,b,rate,delay\nh1,{},1Mbps,1ms\n", "r".repeat(201));
     let cases: &[(&str, &str, &[&str])] = &[
+        (
+            &long,
+            "topology.file",
+            &[
+                "line 2, column `b`",
+                "a name of 201 characters",
+                "at most 200",
+            ],
+        ),
         (
             "a,b,rate\nh1,r,1Mbps\n",
             "topology.file",
-            &["line 1", "no column `delay`"],
+            &["header", "no column `delay`"],
         ),
         (
             "a,b,rate,delay,speed\n",

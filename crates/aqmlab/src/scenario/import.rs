@@ -37,7 +37,7 @@
 use super::files::Reader;
 use super::generate::MAX_GENERATED_HOSTS;
 use super::units::{parse_duration, parse_rate, Dur, Rate};
-use super::{cut, LinkSpec};
+use super::{cut, LinkSpec, MAX_NAME_CHARS};
 use crate::aqm::QueueSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -46,6 +46,10 @@ use std::collections::HashMap;
 /// a GraphML graph), checked before any link is built; the same bound as
 /// a generator's hosts.
 pub const MAX_IMPORTED_LINKS: usize = MAX_GENERATED_HOSTS as usize;
+
+/// Longest router name made from a GraphML label (names may have
+/// [`MAX_NAME_CHARS`]; this leaves room for a `_N` suffix and `-hI` hosts).
+pub const MAX_LABEL_CHARS: usize = 100;
 
 /// Speed of light in silica fibre, m/s (refractive index about 1.5).
 pub const FIBRE_M_PER_S: f64 = 2.0e8;
@@ -286,14 +290,14 @@ impl EdgesSpec {
         for (i, h) in header.iter().enumerate() {
             let Some(&known) = EDGE_COLUMNS.iter().find(|c| **c == h) else {
                 return Err(file_err(format!(
-                    "`{f}` line 1: unknown column `{}`; allowed: {}",
+                    "`{f}`, header: unknown column `{}`; allowed: {}",
                     cut(h),
                     EDGE_COLUMNS.join(", ")
                 )));
             };
             if col.insert(known, i).is_some() {
                 return Err(file_err(format!(
-                    "`{f}` line 1: column `{}` appears twice",
+                    "`{f}`, header: column `{}` appears twice",
                     cut(h)
                 )));
             }
@@ -301,7 +305,7 @@ impl EdgesSpec {
         for c in &EDGE_COLUMNS[..4] {
             if !col.contains_key(c) {
                 return Err(file_err(format!(
-                    "`{f}` line 1: the header has no column `{c}`; an edge list needs a,b,rate,delay"
+                    "`{f}`, header: no column `{c}`; an edge list needs a,b,rate,delay"
                 )));
             }
         }
@@ -323,6 +327,15 @@ impl EdgesSpec {
                     .ok_or_else(|| file_err(format!("{}: empty; every row needs a value", at(c))))
             };
             let (a, b) = (need("a")?, need("b")?);
+            for (c, n) in [("a", a), ("b", b)] {
+                let len = n.chars().count();
+                if len > MAX_NAME_CHARS {
+                    return Err(file_err(format!(
+                        "{}: a name of {len} characters; names may have at most {MAX_NAME_CHARS}",
+                        at(c)
+                    )));
+                }
+            }
             if a == b {
                 return Err(file_err(format!(
                     "{}: `{}` again; a link must join two different nodes",
@@ -430,7 +443,7 @@ impl EdgesSpec {
 /// An aqmlab node name from a GraphML label: every run of characters
 /// other than ASCII letters, digits and `_` becomes one `_`, with none at
 /// either end (`"St. Louis"` → `St_Louis`, `"Frankfurt-am-Main"` →
-/// `Frankfurt_am_Main`). The name then has no `-`, so a host pattern
+/// `Frankfurt_am_Main`); the importer keeps the first [`MAX_LABEL_CHARS`]. The name then has no `-`, so a host pattern
 /// `{router}-h*` matches the hosts of that router only. Empty when the
 /// label has no ASCII letter or digit.
 pub fn sanitize(label: &str) -> String {
@@ -583,6 +596,8 @@ impl GraphmlSpec {
             if base.is_empty() {
                 base = format!("n{}", sanitize(id));
             }
+            // ASCII: cut at a byte; leaves room for `_N` and `-hI`
+            base.truncate(MAX_LABEL_CHARS);
             let mut name = base.clone();
             let mut k = 2;
             while taken.contains(&name) {
