@@ -269,11 +269,15 @@ impl EdgesSpec {
         let what = "an edge-list CSV file (header a,b,rate,delay)";
         let text = read(rd, &self.file, what)?;
         let f = &self.file;
-        // bounded before any row is parsed: a row is at least `a,b,r,d`
-        let lines = text.bytes().filter(|&b| b == b'\n').count();
-        if lines > MAX_IMPORTED_LINKS + 1 {
+        // bounded before any row is parsed: every line but the header
+        // and comments is a link
+        let rows = (text.lines())
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .count()
+            .saturating_sub(1);
+        if rows > MAX_IMPORTED_LINKS {
             return Err(file_err(format!(
-                "`{f}` has {lines} lines; an edge list may have at most {MAX_IMPORTED_LINKS} links"
+                "`{f}` has {rows} rows; an edge list may have at most {MAX_IMPORTED_LINKS} links"
             )));
         }
         let mut rdr = csv::ReaderBuilder::new()
