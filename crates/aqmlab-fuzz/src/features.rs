@@ -65,6 +65,61 @@ pub const TOPOLOGY_KEYS: &[(&str, &[&str])] = &[
             "ecmp",
         ],
     ),
+    (
+        "edges",
+        &[
+            "file",
+            "hosts",
+            "queue",
+            "hosts_per_node",
+            "access_rate",
+            "access_delay",
+            "access_queue",
+        ],
+    ),
+    (
+        "graphml",
+        &[
+            "file",
+            "default_rate",
+            "default_delay",
+            "queue",
+            "hosts_per_node",
+            "access_rate",
+            "access_delay",
+            "access_queue",
+        ],
+    ),
+];
+
+/// The files an imported topology (`topology.file`) may name: the shipped
+/// examples (each of either format, so one kind reads the other's file),
+/// a missing file, a directory, a device, the empty path.
+pub const TOPOLOGY_FILES: &[&str] = &[
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/import/ring.csv"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/import/us-backbone.graphml"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/import/ring.csv"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/import/us-backbone.graphml"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/changing/cellular.trace"
+    ),
+    "/nonexistent.graphml",
+    "/",
+    "/dev/zero",
+    "",
 ];
 
 /// Keys of the tables that are not registered kinds.
@@ -369,7 +424,9 @@ pub fn known_key(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
             };
             (
                 *k,
-                if unit.is_empty() {
+                if *k == "file" && rng.gen_bool(0.7) {
+                    Value::String(TOPOLOGY_FILES.choose(rng).expect("nonempty").to_string())
+                } else if unit.is_empty() {
                     random_value(rng)
                 } else {
                     unit_value(unit, rng)
@@ -403,7 +460,9 @@ pub fn known_key(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
 }
 
 /// A `[topology]`: a new one of any kind, its kind changed, or its size
-/// key (`hosts`, `hops`, `k`) at an edge.
+/// key (`hosts`, `hops`, `k`, `hosts_per_node`) at an edge; an imported
+/// one's `file` (a shipped example of either format, a missing file, a
+/// directory, a device) or its `hosts` patterns.
 pub fn topology(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let root = doc.as_table_mut().expect("root table");
     // each size key at its edges: the generator's own bounds, the node
@@ -414,6 +473,8 @@ pub fn topology(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
         match key {
             "hops" => &[0, 1, 2, 3, 100, 1000, 20_000, 49_999, 150_000, 1 << 32, -1],
             "k" => &[0, 1, 2, 3, 4, 6, 7, 8, 32, 64, 65, 66, -1],
+            // around the bound of 200 000 hosts over 6 or 8 routers
+            "hosts_per_node" => &[0, 1, 2, 3, 1000, 25_000, 25_001, 33_334, 1 << 32, -1],
             _ => &[0, 1, 2, 3, 7, 64, 1000, 5000, 75_001, 1 << 20, 1 << 32, -1],
         }
     };
@@ -424,15 +485,72 @@ pub fn topology(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
                 t.insert("kind".into(), Value::String(k.into()));
                 format!("topology.kind = {k:?}")
             } else {
+                let imported = matches!(
+                    t.get("kind").and_then(|k| k.as_str()),
+                    Some("edges" | "graphml")
+                );
+                if imported && rng.gen_bool(0.5) {
+                    if rng.gen_bool(0.6) {
+                        let f = TOPOLOGY_FILES.choose(rng).expect("nonempty");
+                        t.insert("file".into(), Value::String(f.to_string()));
+                        return format!("topology.file = {f:?}");
+                    }
+                    let h = [
+                        vec!["client*"],
+                        vec!["client0", "server*"],
+                        vec!["*"],
+                        vec!["nowhere*"],
+                        vec![],
+                    ]
+                    .choose(rng)
+                    .expect("nonempty")
+                    .clone();
+                    let v: Vec<Value> = h.iter().map(|x| Value::String(x.to_string())).collect();
+                    t.insert("hosts".into(), Value::Array(v));
+                    return format!("topology.hosts = {h:?}");
+                }
                 let key = match t.get("kind").and_then(|k| k.as_str()) {
                     Some("parking-lot") => "hops",
                     Some("fat-tree") => "k",
+                    Some("edges" | "graphml") => "hosts_per_node",
                     _ => "hosts",
                 };
                 let n = *sizes(key).choose(rng).expect("nonempty");
                 t.insert(key.into(), Value::Integer(n));
                 format!("topology.{key} = {n}")
             }
+        }
+        _ if rng.gen_bool(0.3) => {
+            // an imported topology, from a shipped example (or a bad file)
+            let graphml = rng.gen_bool(0.5);
+            let mut t = Table::new();
+            let file = if rng.gen_bool(0.8) {
+                TOPOLOGY_FILES[usize::from(graphml)]
+            } else {
+                TOPOLOGY_FILES.choose(rng).expect("nonempty")
+            };
+            let kind = if graphml { "graphml" } else { "edges" };
+            t.insert("kind".into(), Value::String(kind.into()));
+            t.insert("file".into(), Value::String(file.into()));
+            let s = |v: &str| Value::String(v.into());
+            if graphml {
+                t.insert("default_rate".into(), s("100Mbps"));
+                t.insert("default_delay".into(), s("2ms"));
+                t.insert("access_rate".into(), s("1Gbps"));
+                t.insert("access_delay".into(), s("100us"));
+            } else {
+                t.insert(
+                    "hosts".into(),
+                    Value::Array(vec![s("client*"), s("server*")]),
+                );
+            }
+            if rng.gen_bool(0.3) {
+                let mut q = Table::new();
+                q.insert("kind".into(), s(any_queue_kind(rng)));
+                t.insert("queue".into(), Value::Table(q));
+            }
+            root.insert("topology".into(), Value::Table(t));
+            format!("topology = {{ kind = {kind:?} }}; topology.file = {file:?}")
         }
         _ => {
             let (kind, size) = *[
@@ -478,6 +596,11 @@ pub fn topology(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     }
 }
 
+/// A registered queue kind.
+fn any_queue_kind(rng: &mut Pcg64Mcg) -> &'static str {
+    families()[0].kinds.choose(rng).expect("queue kinds").kind
+}
+
 /// Host names of the document, with the prefixes a generator gives them.
 fn host_names(doc: &Value) -> Vec<String> {
     let mut v: Vec<String> = doc
@@ -497,6 +620,10 @@ fn host_names(doc: &Value) -> Vec<String> {
             v.extend(["long_src", "long_dst", "cross_src*", "cross_dst0"].map(String::from))
         }
         Some("fat-tree") => v.extend(["h0-0-0", "h1-0-1", "h0-*", "h*"].map(String::from)),
+        Some("edges") => v.extend(["client0", "server1", "client*", "server*"].map(String::from)),
+        Some("graphml") => {
+            v.extend(["Seattle-h0", "New_York-h0", "Atlanta-h*", "*"].map(String::from))
+        }
         _ => {}
     }
     v

@@ -19,7 +19,8 @@
 //! simulated time, and checks the physical invariants of the results
 //! ([`aqmlab::metrics::invariants`]: goodput and throughput bins within
 //! the links' capacity, utilisation in [0, 1], delays ≥ 0, no NaN or
-//! infinity, conservation). A broken invariant or any panic is a failure;
+//! infinity, conservation; an imported topology's file recorded with the
+//! SHA-256 of the text it was expanded from). A broken invariant or any panic is a failure;
 //! a rejection is classified by how its message points at the fault
 //! ([`pointer`]);
 //! the binary adds an allocation and a wall-time budget per case. Cases are
@@ -112,13 +113,14 @@ pub fn corpus(dir: &Path) -> Vec<Seed> {
     let mut v: Vec<Seed> = files
         .iter()
         .filter_map(|p| {
-            // a shipped scenario names its trace relative to its own
-            // folder; the fuzzer loads scenario text without a file, so
-            // such a path is made absolute
+            // a shipped scenario names its trace (or imported topology)
+            // relative to its own folder; the fuzzer loads scenario text
+            // without a file, so such a path is made absolute
             let folder = p.parent().unwrap_or(dir);
             let text = std::fs::read_to_string(p)
                 .ok()?
-                .replace("trace = \"", &format!("trace = \"{}/", folder.display()));
+                .replace("trace = \"", &format!("trace = \"{}/", folder.display()))
+                .replace("\nfile = \"", &format!("\nfile = \"{}/", folder.display()));
             Some(Seed {
                 name: p.strip_prefix(dir).unwrap_or(p).display().to_string(),
                 text,
@@ -293,9 +295,41 @@ fn rejected(m: String) -> Outcome {
     Outcome::Rejected(m)
 }
 
+/// An imported topology (`topology.file`) is recorded for
+/// `provenance.json`: one input under that key whose SHA-256 and size are
+/// those of the text it was expanded from.
+fn import_recorded(sc: &Scenario) -> Result<(), String> {
+    if sc.generated_by != Some("topology.file") {
+        return Ok(());
+    }
+    let recs: Vec<_> = (sc.inputs.iter())
+        .filter(|f| f.key == "topology.file")
+        .collect();
+    let [f] = recs.as_slice() else {
+        return Err(format!(
+            "an imported topology has {} inputs under topology.file, not 1",
+            recs.len()
+        ));
+    };
+    let got = aqmlab::scenario::files::sha256_hex(f.text.as_bytes());
+    if got != f.sha256 || f.bytes != f.text.len() as u64 {
+        return Err(format!(
+            "topology.file `{}`: recorded SHA-256 {} ({} bytes), its text has {got} ({} bytes)",
+            f.path,
+            f.sha256,
+            f.bytes,
+            f.text.len()
+        ));
+    }
+    Ok(())
+}
+
 fn run_scenario(sc: &Scenario, threads: usize) -> Outcome {
     if let Err((k, m)) = sc.check_limits(&Limits::DEFAULT) {
         return rejected(format!("fuzz.toml: `{k}`: {m}"));
+    }
+    if let Err(m) = import_recorded(sc) {
+        return Outcome::Violated(m);
     }
     let mut sim = Simulation::new(sc, sc.seed);
     sim.set_duration(sc.duration.0.min(SIM_WINDOW_NS));
@@ -1148,6 +1182,7 @@ mod tests {
             ("long name", " × "),
             ("events", "events["),
             ("trace", ".trace"),
+            ("import", "topology.file"),
             ("--set", "--set "),
         ];
         for i in 0..3000 {

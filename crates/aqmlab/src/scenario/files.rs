@@ -77,8 +77,9 @@ pub fn base_folder(folder: Option<&Path>) -> Option<std::path::PathBuf> {
 
 /// Make every relative file path of the scenario document `doc` absolute
 /// against `base`: `links[].trace`, `links[].trace_ba`, a cdf workload's
-/// `sizes`, and the values of a `[[sweep.vary]]` axis whose key ends in
-/// one of those. Absolute paths and built-in names are left as they are.
+/// `sizes`, `topology.file`, and the values of a `[[sweep.vary]]` axis
+/// whose key ends in one of the first three or is `topology.file`.
+/// Absolute paths and built-in names are left as they are.
 pub fn pin_paths(doc: &mut toml::Value, base: &Path) {
     let Some(t) = doc.as_table_mut() else {
         return;
@@ -90,6 +91,11 @@ pub fn pin_paths(doc: &mut toml::Value, base: &Path) {
                     pin(v, base);
                 }
             }
+        }
+    }
+    if let Some(toml::Value::Table(topo)) = t.get_mut("topology") {
+        if let Some(v) = topo.get_mut("file") {
+            pin(v, base);
         }
     }
     if let Some(toml::Value::Array(ws)) = t.get_mut("workloads") {
@@ -112,17 +118,16 @@ pub fn pin_paths(doc: &mut toml::Value, base: &Path) {
         return;
     };
     for ax in axes.iter_mut().filter_map(|a| a.as_table_mut()) {
-        let Some(last) = ax
-            .get("key")
-            .and_then(|k| k.as_str())
-            .and_then(|k| k.trim().rsplit('.').next())
-            .map(str::to_string)
-        else {
+        let Some(key) = ax.get("key").and_then(|k| k.as_str()).map(str::trim) else {
             continue;
         };
+        let topology_file = key == "topology.file";
+        let last = key.rsplit('.').next().unwrap_or_default().to_string();
         if let Some(toml::Value::Array(vals)) = ax.get_mut("values") {
             for v in vals.iter_mut() {
-                if v.as_str().is_some_and(|s| names_file(&last, s)) {
+                if v.as_str()
+                    .is_some_and(|s| topology_file || names_file(&last, s))
+                {
                     pin(v, base);
                 }
             }
@@ -208,6 +213,12 @@ values = ["data-mining", "e.cdf"]
 [[sweep.vary]]
 key = "links.l.rate"
 values = ["f"]
+[[sweep.vary]]
+key = "topology.file"
+values = ["g.csv", "/h.csv"]
+[topology]
+kind = "edges"
+file = "t.csv"
 "#,
         )
         .unwrap();
@@ -224,6 +235,9 @@ values = ["f"]
         assert_eq!(s(&v[1]["values"][0]), "data-mining");
         assert_eq!(s(&v[1]["values"][1]), "/base/e.cdf");
         assert_eq!(s(&v[2]["values"][0]), "f");
+        assert_eq!(s(&v[3]["values"][0]), "/base/g.csv");
+        assert_eq!(s(&v[3]["values"][1]), "/h.csv");
+        assert_eq!(s(&doc["topology"]["file"]), "/base/t.csv");
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum TopologySpec {
     Star(StarSpec),
     ParkingLot(ParkingLotSpec),
     FatTree(FatTreeSpec),
+    /// An edge-list CSV file ([`super::import`]).
+    Edges(super::import::EdgesSpec),
+    /// A GraphML file as the Internet Topology Zoo ships it ([`super::import`]).
+    Graphml(super::import::GraphmlSpec),
 }
 
 /// Parsed in two stages, as the registries' `kind` tables are
@@ -61,6 +65,8 @@ impl<'de> Deserialize<'de> for TopologySpec {
             "dumbbell" => parse_config(table).map(TopologySpec::Dumbbell),
             "star" => parse_config(table).map(TopologySpec::Star),
             "parking-lot" => parse_config(table).map(TopologySpec::ParkingLot),
+            "edges" => parse_config(table).map(TopologySpec::Edges),
+            "graphml" => parse_config(table).map(TopologySpec::Graphml),
             _ => parse_config(table).map(TopologySpec::FatTree),
         }
         .map_err(err)
@@ -68,7 +74,14 @@ impl<'de> Deserialize<'de> for TopologySpec {
 }
 
 /// The names a `kind` may take.
-pub const KINDS: &[&str] = &["dumbbell", "star", "parking-lot", "fat-tree"];
+pub const KINDS: &[&str] = &[
+    "dumbbell",
+    "star",
+    "parking-lot",
+    "fat-tree",
+    "edges",
+    "graphml",
+];
 
 /// `n` senders `srcI` on router `left`, `n` receivers `dstI` on `right`, one
 /// bottleneck between the routers.
@@ -251,6 +264,8 @@ impl TopologySpec {
                     ("host_queue", &f.host_queue),
                 ]
             }
+            TopologySpec::Edges(e) => return e.validate(),
+            TopologySpec::Graphml(g) => return g.validate(),
         };
         for (k, q) in queues {
             if let Some(q) = q {
@@ -261,16 +276,27 @@ impl TopologySpec {
     }
 
     /// The hosts, routers and links this topology adds, and whether it
-    /// asks for ECMP.
-    pub fn expand(&self) -> (Vec<String>, Vec<String>, Vec<LinkSpec>, bool) {
+    /// asks for ECMP; an imported topology reads its file through `rd`.
+    /// Returns (key inside `topology`, message).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn expand(
+        &self,
+        rd: &mut super::files::Reader,
+    ) -> Result<(Vec<String>, Vec<String>, Vec<LinkSpec>, bool), (String, String)> {
         let mut x = Expansion::default();
         match self {
             TopologySpec::Dumbbell(d) => d.expand(&mut x),
             TopologySpec::Star(s) => s.expand(&mut x),
             TopologySpec::ParkingLot(p) => p.expand(&mut x),
             TopologySpec::FatTree(f) => f.expand(&mut x),
+            TopologySpec::Edges(e) => {
+                return e.import(rd).map(|i| (i.hosts, i.routers, i.links, false))
+            }
+            TopologySpec::Graphml(g) => {
+                return g.import(rd).map(|i| (i.hosts, i.routers, i.links, false))
+            }
         }
-        (x.hosts, x.routers, x.links, x.ecmp)
+        Ok((x.hosts, x.routers, x.links, x.ecmp))
     }
 }
 
@@ -462,17 +488,31 @@ impl FatTreeSpec {
     }
 }
 /// Expand `[topology]` into nodes and links, and host patterns in flow
-/// groups into one entry per host. Returns (key path, message).
-pub fn expand(sc: &mut Scenario) -> Result<(), (String, String)> {
+/// groups into one entry per host. An imported topology's file is taken
+/// from `supplied` or read from disk, and recorded in `sc.inputs`.
+/// Returns (key path, message).
+pub fn expand(
+    sc: &mut Scenario,
+    supplied: Option<&super::files::Supplied>,
+) -> Result<(), (String, String)> {
     if let Some(t) = sc.topology.take() {
         sc.generated_by = Some(match t {
             TopologySpec::Dumbbell(_) | TopologySpec::Star(_) => "topology.hosts",
             TopologySpec::ParkingLot(_) => "topology.hops",
             TopologySpec::FatTree(_) => "topology.k",
+            TopologySpec::Edges(_) | TopologySpec::Graphml(_) => "topology.file",
         });
         t.validate()
             .map_err(|(k, m)| (format!("topology.{k}"), m))?;
-        let (hosts, routers, links, ecmp) = t.expand();
+        let mut rd = super::files::Reader {
+            supplied,
+            read: Default::default(),
+        };
+        let (hosts, routers, links, ecmp) = t
+            .expand(&mut rd)
+            .map_err(|(k, m)| (format!("topology.{k}"), m))?;
+        sc.inputs
+            .extend(rd.read.into_values().map(|f| (*f).clone()));
         // appended, or moved in whole where the file lists none (no copy
         // of 10⁵ generated links)
         fn append<T>(to: &mut Vec<T>, v: Vec<T>) {

@@ -6,6 +6,7 @@
 
 pub mod files;
 pub mod generate;
+pub mod import;
 pub mod limits;
 pub mod paths;
 pub use crate::units;
@@ -779,7 +780,7 @@ impl Scenario {
         })?;
         sc.check_unique_groups()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
-        generate::expand(&mut sc).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
+        generate::expand(&mut sc, supplied).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.load_files(supplied)
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
@@ -916,7 +917,9 @@ impl Scenario {
             }
             c.file = Some(std::sync::Arc::new(cdf));
         }
-        self.inputs = order.iter().map(|p| (*rd.read[p]).clone()).collect();
+        // an imported topology's file ([`generate::expand`]) comes first
+        self.inputs.retain(|f| f.key == "topology.file");
+        (self.inputs).extend(order.iter().map(|p| (*rd.read[p]).clone()));
         Ok(())
     }
 
