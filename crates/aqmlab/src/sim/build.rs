@@ -54,12 +54,12 @@ fn build_link(
         None => (rate, loss),
         Some(v) => (v.rate_at(0), v.max_loss()),
     };
-    let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id_of(&["queue:", &name]));
     // DropTail is held in the port (it draws nothing from the stream)
-    let disc = match &spec {
-        QueueSpec::DropTail(c) => Disc::DropTail(DropTail::new(c)),
-        _ => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
+    let disc = match sl.queue() {
+        None => Disc::DropTail(DropTail::new(&Default::default())),
+        Some(QueueSpec::DropTail(c)) => Disc::DropTail(DropTail::new(c)),
+        Some(spec) => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
     };
     let mut port = Port::new(disc, qrng);
     port.set_classifier(cl.map(crate::net::classifier::Classifier::new));
