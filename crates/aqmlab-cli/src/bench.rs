@@ -17,7 +17,8 @@
 //! collection, peak RSS and peak RSS per flow (above the process's RSS
 //! before set-up). CPU times are the thread's (`CLOCK_THREAD_CPUTIME_ID`).
 //! Then the phases as `summary.json`'s `timings` records them (process CPU
-//! seconds): `loop s`, `collect s`, `write s` (every file `aqmlab run`
+//! seconds): `loop s`, `collect s` (with freeing the simulation, as
+//! `aqmlab run` does before writing), `write s` (every file `aqmlab run`
 //! writes, into a scratch folder) and `write wall`, the size of
 //! `summary.json` and of all output files, and the peak RSS after writing
 //! (`+write MiB`).
@@ -158,7 +159,7 @@ fn scale_one(spec: &str, duration: &str) -> CliResult {
     // the event loop ends where the progress callback sees 1.0; result
     // collection (per flow and per link, not per event) follows
     let (mut loop_end, mut loop_faults) = (c1, 0);
-    let r = sim.run_with_progress(|f| {
+    let mut r = sim.run_with_progress(|f| {
         if f >= 1.0 {
             loop_end = thread_cpu_s();
             loop_faults = minor_faults() - f1;
@@ -168,6 +169,8 @@ fn scale_one(spec: &str, duration: &str) -> CliResult {
     let (run_cpu, loop_cpu) = (c2 - c1, loop_end - c1);
     let (hist, dense) = sim.histogram_bytes();
     let peak_kib = rss_kib("VmHWM:");
+    // as `aqmlab run` does: the simulation is freed before the writing
+    crate::run::free_simulation(sim, &mut r);
     // The writing phase: every file `aqmlab run` writes, into a scratch
     // folder removed afterwards.
     let dir = std::env::temp_dir().join(format!("aqmlab-bench-scale-{}", std::process::id()));

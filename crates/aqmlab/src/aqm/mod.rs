@@ -303,6 +303,6 @@ impl<'de> Deserialize<'de> for Limit {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::DropTail(DropTailConfig::default())
+        QueueSpec::DropTail(Box::default())
     }
 }

@@ -34,18 +34,21 @@ pub trait QueueKind: Registered {
 
 /// Register queue disciplines: `module::Config => Variant,` per line. The
 /// module is declared here (`pub mod module;`), `Config` implements
-/// [`QueueKind`], and `QueueSpec::Variant(Config)` is the enum case.
+/// [`QueueKind`], and `QueueSpec::Variant(Box<Config>)` is the enum case.
 macro_rules! queue_kinds {
     ($($m:ident :: $cfg:ident => $var:ident,)*) => {
         $(pub mod $m;)*
 
         /// The queue kinds a scenario can name, each with its parameters
-        /// (generated from the registry in `aqm/mod.rs`).
+        /// (generated from the registry in `aqm/mod.rs`). The parameters are
+        /// boxed: a spec is then 16 bytes, not the largest kind's size, and a
+        /// link of a scenario holds three (`queue`, `queue_ab`, `queue_ba`),
+        /// for each of 10⁵ generated links.
         #[derive(Clone, Debug)]
         pub enum QueueSpec {
             $(
                 #[doc = concat!("`", stringify!($m), "`: see [`", stringify!($m), "::", stringify!($cfg), "`].")]
-                $var($m::$cfg),
+                $var(Box<$m::$cfg>),
             )*
         }
 
@@ -88,7 +91,7 @@ macro_rules! queue_kinds {
             /// Check parameter ranges. The error names the offending key.
             pub fn validate(&self) -> Result<(), (String, String)> {
                 match self {
-                    $(QueueSpec::$var(c) => $crate::registry::Registered::validate(c),)*
+                    $(QueueSpec::$var(c) => $crate::registry::Registered::validate(&**c),)*
                 }
             }
 
@@ -103,7 +106,7 @@ macro_rules! queue_kinds {
             ) -> Box<dyn QueueDisc> {
                 let mut port = $crate::aqm::registry::PortCtx { rate_bps, delay, rng };
                 match self {
-                    $(QueueSpec::$var(c) => $crate::aqm::registry::QueueKind::build(c, &mut port),)*
+                    $(QueueSpec::$var(c) => $crate::aqm::registry::QueueKind::build(&**c, &mut port),)*
                 }
             }
 
@@ -114,7 +117,8 @@ macro_rules! queue_kinds {
                     $crate::registry::split_kind(v, "queue kind", Self::KINDS, false)?;
                 $(
                     if kind == <$m::$cfg as $crate::registry::Registered>::KIND {
-                        return $crate::registry::parse_kind::<$m::$cfg>(rest).map(QueueSpec::$var);
+                        return $crate::registry::parse_kind::<$m::$cfg>(rest)
+                            .map(|c| QueueSpec::$var(Box::new(c)));
                     }
                 )*
                 unreachable!("split_kind checked the kind")
@@ -125,7 +129,7 @@ macro_rules! queue_kinds {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {
                     $(QueueSpec::$var(c) => $crate::registry::serialize_tagged(
-                        <$m::$cfg as $crate::registry::Registered>::KIND, c, s),)*
+                        <$m::$cfg as $crate::registry::Registered>::KIND, &**c, s),)*
                 }
             }
         }

@@ -145,8 +145,12 @@ impl Port {
         self.edge.as_deref().and_then(|e| e.classifier.as_ref())
     }
 
-    /// Set (or remove) the edge classifier.
+    /// Set (or remove) the edge classifier. Removing it from a port without
+    /// optional parts allocates nothing (the build calls this for every port).
     pub fn set_classifier(&mut self, c: Option<Classifier>) {
+        if c.is_none() && self.edge.is_none() {
+            return;
+        }
         self.edge.get_or_insert_with(Default::default).classifier = c;
         self.tidy_edge();
     }
@@ -158,6 +162,9 @@ impl Port {
 
     /// Set (or remove) the event log.
     pub fn set_log(&mut self, l: Option<PortLog>) {
+        if l.is_none() && self.edge.is_none() {
+            return;
+        }
         self.edge.get_or_insert_with(Default::default).log = l;
         self.tidy_edge();
     }

@@ -123,22 +123,16 @@ impl Routes {
     ) -> Routes {
         // The tables hold raw node indices; the ids stop at this boundary.
         let links: Vec<(u32, u32)> = links.iter().map(|&(a, b)| (a.0, b.0)).collect();
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n]; // links entering each node
-        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, &(from, to)) in links.iter().enumerate() {
-            if up.is_some_and(|u| !u[i]) {
-                continue;
-            }
-            into[to as usize].push(i as u32);
-            out[from as usize].push(i as u32);
-        }
+        let into = Adjacency::new(n, &links, up, |&(_, to)| to); // links entering each node
+        let out = Adjacency::new(n, &links, up, |&(from, _)| from);
         let mut single = vec![NONE; n];
         let mut row = vec![NONE; n];
         let mut rows = 0u32;
         for v in 0..n {
-            if !is_router[v] && out[v].len() == 1 {
-                single[v] = out[v][0];
-            } else if is_router[v] || out[v].len() > 1 {
+            let out_v = out.of(v);
+            if !is_router[v] && out_v.len() == 1 {
+                single[v] = out_v[0];
+            } else if is_router[v] || out_v.len() > 1 {
                 row[v] = rows;
                 rows += 1;
             }
@@ -151,7 +145,7 @@ impl Routes {
             if is_router[v] {
                 continue;
             }
-            match into[v].as_slice() {
+            match into.of(v) {
                 &[li] if is_router[links[li as usize].0 as usize] => {
                     let a = links[li as usize].0;
                     attach[v] = (a, li);
@@ -182,7 +176,7 @@ impl Routes {
                 if u != s && !is_router[u] {
                     continue; // hosts do not forward
                 }
-                for &li in &into[u] {
+                for &li in into.of(u) {
                     let v = links[li as usize].0 as usize;
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u] + 1;
@@ -198,8 +192,7 @@ impl Routes {
             }
             if ecmp_seed.is_some() {
                 for v in reached {
-                    let alts: Vec<u32> = out[v]
-                        .iter()
+                    let alts: Vec<u32> = (out.of(v).iter())
                         .copied()
                         .filter(|&li| {
                             let u = links[li as usize].1 as usize;
@@ -331,6 +324,50 @@ impl Routes {
             }
         }
         v
+    }
+}
+
+/// The links at one end of each node, in increasing link order, as one
+/// buffer of compressed rows (`ix[start[v]..start[v + 1]]`): a `Vec` per
+/// node was two allocations per host of a 10⁵-host star, 2·10⁵ in all.
+struct Adjacency {
+    start: Vec<u32>,
+    ix: Vec<u32>,
+}
+
+impl Adjacency {
+    /// The links that are up (`up`, as for [`Routes::build`]), grouped by
+    /// the node `end` names.
+    fn new(
+        n: usize,
+        links: &[(u32, u32)],
+        up: Option<&[bool]>,
+        end: impl Fn(&(u32, u32)) -> u32,
+    ) -> Adjacency {
+        let is_up = |i: usize| up.is_none_or(|u| u[i]);
+        let mut start = vec![0u32; n + 1];
+        for (i, l) in links.iter().enumerate() {
+            if is_up(i) {
+                start[end(l) as usize + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut next = start.clone();
+        let mut ix = vec![0u32; start[n] as usize];
+        for (i, l) in links.iter().enumerate() {
+            if is_up(i) {
+                let v = end(l) as usize;
+                ix[next[v] as usize] = i as u32;
+                next[v] += 1;
+            }
+        }
+        Adjacency { start, ix }
+    }
+
+    fn of(&self, v: usize) -> &[u32] {
+        &self.ix[self.start[v] as usize..self.start[v + 1] as usize]
     }
 }
 

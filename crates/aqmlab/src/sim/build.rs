@@ -41,7 +41,13 @@ fn build_link(
             l.classifier_ba.as_ref(),
         )
     };
-    let name = format!("{}->{}", names[from.ix()], names[to.ix()]);
+    // `a->b`, built by hand: `format!` took 36 of build_link's 59 ms on a
+    // 10⁵-host star
+    let (a, b) = (&names[from.ix()], &names[to.ix()]);
+    let mut name = String::with_capacity(a.len() + 2 + b.len());
+    name.push_str(a);
+    name.push_str("->");
+    name.push_str(b);
     // a link that changes or follows a trace: its model, the rate its
     // queue discipline is built with (the first rate of its schedule, a
     // trace's mean) and the highest loss it has (so that its packets take
@@ -54,12 +60,12 @@ fn build_link(
         None => (rate, loss),
         Some(v) => (v.rate_at(0), v.max_loss()),
     };
-    let spec = sl.queue().cloned().unwrap_or_default();
     let mut qrng = RngStream::new(seed, stream_id_of(&["queue:", &name]));
     // DropTail is held in the port (it draws nothing from the stream)
-    let disc = match &spec {
-        QueueSpec::DropTail(c) => Disc::DropTail(DropTail::new(c)),
-        _ => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
+    let disc = match sl.queue() {
+        None => Disc::DropTail(DropTail::new(&Default::default())),
+        Some(QueueSpec::DropTail(c)) => Disc::DropTail(DropTail::new(c)),
+        Some(spec) => Disc::Boxed(spec.build(rate, l.delay.0, &mut qrng)),
     };
     let mut port = Port::new(disc, qrng);
     port.set_classifier(cl.map(crate::net::classifier::Classifier::new));
