@@ -48,6 +48,36 @@ pub fn check_limits(sc: &aqmlab::Scenario, file: &str) -> CliResult {
         .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))
 }
 
+/// Under `--allow-large`: refuse a scenario whose estimated memory
+/// ([`aqmlab::scenario::limits::Estimate::bytes`]) exceeds what the
+/// machine has available (`MemAvailable` of /proc/meminfo; not checked
+/// where that cannot be read), rather than be killed part way.
+pub fn check_memory(sc: &aqmlab::Scenario, file: &str) -> CliResult {
+    let Some(avail) = available_memory() else {
+        return Ok(());
+    };
+    let (need, key, what) = sc.estimate().bytes(sc);
+    if need <= avail {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    Err(CliError::Input(format!(
+        "{file}: `{key}`: the run would need about {:.1} GiB of memory, most of it for {what}, \
+         more than the {:.1} GiB this machine has available (--allow-large lifts the default \
+         limits, not the machine's)",
+        gib(need),
+        gib(avail)
+    )))
+}
+
+/// Bytes of memory available to a new process (Linux `MemAvailable`).
+fn available_memory() -> Option<u64> {
+    let m = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
 #[derive(Parser)]
 #[command(
     name = "aqmlab",

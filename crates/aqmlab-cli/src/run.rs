@@ -161,6 +161,8 @@ pub fn main(a: RunArgs) -> CliResult {
     let sc = Scenario::from_file_limit(&a.file, &overrides, max_file)?;
     if !a.allow_large {
         crate::check_limits(&sc, &a.file.display().to_string())?;
+    } else {
+        crate::check_memory(&sc, &a.file.display().to_string())?;
     }
     if a.flent && sc.output.throughput_bin.is_none() {
         return Err(CliError::Input(format!(

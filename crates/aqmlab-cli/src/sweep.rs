@@ -235,9 +235,12 @@ fn check_sweep(
         &lim,
     )
     .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
-    if !a.allow_large {
-        for p in points {
-            crate::check_limits(&p.scenario, &format!("{file} [sweep point {}]", p.label))?;
+    for p in points {
+        let at = format!("{file} [sweep point {}]", p.label);
+        if a.allow_large {
+            crate::check_memory(&p.scenario, &at)?;
+        } else {
+            crate::check_limits(&p.scenario, &at)?;
         }
     }
     if let Some(l) = &spec.link {

@@ -210,3 +210,31 @@ fn scenario_files_must_be_regular_and_small() {
     rejected(c, &e, &["big.toml", "at most 4194304 bytes"]);
     assert!(!out.exists());
 }
+
+/// `--allow-large` lifts the default limits but not the machine's memory:
+/// a run whose estimate exceeds `MemAvailable` is refused before anything
+/// is built, naming the key of its largest part (here 4·10⁹ queue samples,
+/// about 900 GiB), and writes nothing.
+#[test]
+fn allow_large_still_refuses_more_memory_than_the_machine_has() {
+    if !Path::new("/proc/meminfo").exists() {
+        return; // the check is made where MemAvailable can be read
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let huge = GOOD.replace(
+        "duration = \"200ms\"",
+        "duration = \"1000s\"\n[output]\nsample_interval = \"1us\"",
+    );
+    let (code, err) = run(dir.path(), &huge, &["--allow-large"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`output.sample_interval`"), "{err}");
+    assert!(
+        err.contains("GiB of memory") && err.contains("available"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // without --allow-large the default limit says it first
+    let (code, err) = run(dir.path(), &huge, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("above the default limit"), "{err}");
+}

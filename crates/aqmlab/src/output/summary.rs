@@ -19,6 +19,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// 1 MB.
 pub const MAX_QUEUES: usize = 256;
 
+/// Most flow groups listed in `groups` and `fairness` (the first in name
+/// order); the others are counted in `totals.groups_unlisted`, and their
+/// flows are in `flows.csv` (its `group` column). A group's record is
+/// about 200 B, so the lists stay far below 1 MB.
+pub const MAX_GROUPS: usize = 1000;
+
 /// Distribution of one per-flow figure over the flows that have it.
 /// Quantiles interpolate linearly between order statistics (Hyndman and
 /// Fan, "Sample Quantiles in Statistical Packages", 1996, definition 7;
@@ -76,6 +82,11 @@ pub struct Totals {
     pub queues_monitored: usize,
     /// Monitored queues beyond [`MAX_QUEUES`], not listed in `queues`.
     pub queues_unlisted: usize,
+    /// Flow groups.
+    pub groups: usize,
+    /// Flow groups beyond [`MAX_GROUPS`], not listed in `groups` and
+    /// `fairness`.
+    pub groups_unlisted: usize,
     pub bytes_acked: u64,
     pub segments_sent: u64,
     pub segments_delivered: u64,
@@ -123,9 +134,11 @@ pub struct Summary<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup_s: Option<f64>,
     pub totals: Totals,
+    /// The first [`MAX_GROUPS`] flow groups by name.
     pub groups: BTreeMap<&'a str, Group>,
-    /// Jain's index over the goodputs of each flow group.
-    pub fairness: &'a BTreeMap<String, f64>,
+    /// Jain's index over the goodputs of each flow group (those of
+    /// `groups`).
+    pub fairness: BTreeMap<&'a str, f64>,
     /// Distribution of each per-flow figure of `flows.csv`.
     pub flow_figures: BTreeMap<&'static str, Distribution>,
     /// Per-queue records of the monitored queues, in link order.
@@ -203,10 +216,19 @@ impl<'a> Summary<'a> {
             g.flows_completed += f.completion_s.is_some() as usize;
             goodputs.entry(&f.group).or_default().push(f.goodput_bps);
         }
+        t.groups = groups.len();
+        t.groups_unlisted = groups.len().saturating_sub(MAX_GROUPS);
+        if let Some(first_unlisted) = groups.keys().nth(MAX_GROUPS).copied() {
+            groups.split_off(first_unlisted);
+        }
         for (name, g) in groups.iter_mut() {
             g.mean_goodput_bps = g.goodput_bps / g.flows as f64;
             g.jain = jain(&goodputs[name]);
         }
+        let fairness = (r.fairness.iter())
+            .filter(|(g, _)| groups.contains_key(g.as_str()))
+            .map(|(g, &j)| (g.as_str(), j))
+            .collect();
         for q in &r.queues {
             t.queue_arrivals += q.arrivals;
             t.queue_dropped += q.dropped;
@@ -232,7 +254,7 @@ impl<'a> Summary<'a> {
             warmup_s: r.warmup_s,
             totals: t,
             groups,
-            fairness: &r.fairness,
+            fairness,
             flow_figures,
             queues: mon.into_iter().take(MAX_QUEUES).collect(),
             workloads: &r.workloads,

@@ -113,6 +113,61 @@ pub struct Estimate {
     pub initial_window_segments: u64,
 }
 
+impl Estimate {
+    /// Bytes the run would hold at its peak, roughly, from the per-item
+    /// sizes of the table above, with the key to change and what the
+    /// largest part is. Measured on the 10⁵-host star: a flow with its
+    /// sender, receiver, spec and result row about 2 KB; a link with its
+    /// two ports, spec and rows about 3 KB; a queue sample about 240 B in
+    /// all (the growing vector and the copy into the results: the star
+    /// with its 10⁵ hub ports monitored, 1.0·10⁸ samples, peaked at
+    /// 23.7 GB). Used
+    /// under `--allow-large`, which lifts the limits, to refuse a run the
+    /// machine's memory cannot hold instead of being killed part way.
+    pub fn bytes(&self, sc: &Scenario) -> (u64, &'static str, &'static str) {
+        let parts: [(u64, &str, &str); 7] = [
+            (
+                self.queue_samples.saturating_mul(240),
+                "output.sample_interval",
+                "queue samples (set `monitor = false` on links or sample less often)",
+            ),
+            (
+                self.cwnd_samples.saturating_mul(112),
+                "output.cwnd_interval",
+                "cwnd samples",
+            ),
+            (
+                self.throughput_bins.saturating_mul(16),
+                "output.throughput_bin",
+                "throughput bins",
+            ),
+            (
+                (self.flows.saturating_add(self.workload_flows)).saturating_mul(2048),
+                if sc.flows.is_empty() {
+                    "workloads"
+                } else {
+                    "flows"
+                },
+                "flows",
+            ),
+            (self.nodes.saturating_mul(1024), "nodes", "nodes"),
+            (self.links.saturating_mul(3072), "links", "links"),
+            (
+                self.routing_cells.saturating_mul(4),
+                "nodes.routers",
+                "next-hop table cells",
+            ),
+        ];
+        let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.0));
+        let (_, key, what) = parts
+            .iter()
+            .max_by_key(|p| p.0)
+            .copied()
+            .unwrap_or_default();
+        (total, key, what)
+    }
+}
+
 /// Samples of a series sampled every `every` over `duration` (both ns).
 fn samples(duration: u64, every: u64) -> u64 {
     duration.checked_div(every).unwrap_or(0).saturating_add(1)
