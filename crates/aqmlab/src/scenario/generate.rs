@@ -169,7 +169,8 @@ fn yes() -> bool {
     true
 }
 
-fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<QueueSpec>) -> LinkSpec {
+/// A link `a`–`b` with the defaults of every other key.
+pub(super) fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<QueueSpec>) -> LinkSpec {
     LinkSpec {
         name: None,
         a: a.to_string(),

@@ -35,7 +35,7 @@
 //! link of `access_rate`/`access_delay`/`access_queue`.
 
 use super::files::Reader;
-use super::generate::MAX_GENERATED_HOSTS;
+use super::generate::{link, MAX_GENERATED_HOSTS};
 use super::units::{parse_duration, parse_rate, Dur, Rate};
 use super::{cut, LinkSpec, MAX_NAME_CHARS};
 use crate::aqm::QueueSpec;
@@ -208,28 +208,6 @@ impl AccessSpec<'_> {
             }
         }
         Ok(())
-    }
-}
-
-fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<QueueSpec>) -> LinkSpec {
-    LinkSpec {
-        name: None,
-        a: a.to_string(),
-        b: b.to_string(),
-        rate,
-        rate_ba: None,
-        delay,
-        queue,
-        queue_ab: None,
-        queue_ba: None,
-        loss_ab: 0.0,
-        loss_ba: 0.0,
-        monitor: None,
-        classifier_ab: None,
-        classifier_ba: None,
-        trace: None,
-        trace_ba: None,
-        traces: Default::default(),
     }
 }
 
