@@ -93,8 +93,10 @@ pub const TOPOLOGY_KEYS: &[(&str, &[&str])] = &[
 ];
 
 /// The files an imported topology (`topology.file`) may name: the shipped
-/// examples (each of either format, so one kind reads the other's file),
-/// a missing file, a directory, a device, the empty path.
+/// examples (either kind may draw either format, so one kind reads the
+/// other's file; each example is listed twice so that a readable file is
+/// drawn as often as a broken path), a trace file, a missing file, a
+/// directory, a device, the empty path.
 pub const TOPOLOGY_FILES: &[&str] = &[
     concat!(
         env!("CARGO_MANIFEST_DIR"),
