@@ -45,7 +45,26 @@ pub fn record_batch(cols: Vec<TypedColumn>, rows: usize) -> Result<RecordBatch, 
 /// in the rows whose `def` is 1, nulls elsewhere.
 fn array(values: Values, def: &[i16], nullable: bool, rows: usize) -> Result<ArrayRef, ArrowError> {
     let nulls = nullable.then(|| NullBuffer::from(def.iter().map(|&d| d == 1).collect::<Vec<_>>()));
-    // Spread the non-null values over their rows (a null slot holds `zero`).
+    // a column holds one value per non-null row, and one row per table row
+    let n = match &values {
+        Values::Int(v) => v.len(),
+        Values::Double(v) => v.len(),
+        Values::Bool(v) => v.len(),
+        Values::Text(_, ends) => ends.len(),
+    };
+    let want = if nullable {
+        def.iter().filter(|&&d| d == 1).count()
+    } else {
+        rows
+    };
+    if n != want || (nullable && def.len() != rows) {
+        return Err(ArrowError::InvalidArgumentError(format!(
+            "a column of {n} values and {} rows in a table of {rows} rows",
+            def.len()
+        )));
+    }
+    // Spread the non-null values over their rows (a null slot holds `zero`;
+    // the values were counted above).
     fn spread<T: Copy>(v: Vec<T>, def: &[i16], nullable: bool, zero: T) -> Vec<T> {
         if !nullable {
             return v;
@@ -61,29 +80,17 @@ fn array(values: Values, def: &[i16], nullable: bool, rows: usize) -> Result<Arr
             })
             .collect()
     }
-    let check = |n: usize| {
-        if n == rows {
-            Ok(())
-        } else {
-            Err(ArrowError::InvalidArgumentError(format!(
-                "a column of {n} rows in a table of {rows}"
-            )))
-        }
-    };
     Ok(match values {
         Values::Int(v) => {
             let v = spread(v, def, nullable, 0);
-            check(v.len())?;
             Arc::new(Int64Array::try_new(ScalarBuffer::from(v), nulls)?)
         }
         Values::Double(v) => {
             let v = spread(v, def, nullable, 0.0);
-            check(v.len())?;
             Arc::new(Float64Array::try_new(ScalarBuffer::from(v), nulls)?)
         }
         Values::Bool(v) => {
             let v = spread(v, def, nullable, false);
-            check(v.len())?;
             Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls))
         }
         Values::Text(buf, ends) => {
@@ -103,7 +110,6 @@ fn array(values: Values, def: &[i16], nullable: bool, rows: usize) -> Result<Arr
             } else {
                 offsets.extend(it);
             }
-            check(offsets.len() - 1)?;
             if let Ok(o) = offsets
                 .iter()
                 .map(|&o| i32::try_from(o))
