@@ -154,7 +154,8 @@ impl Estimate {
             (self.links.saturating_mul(3072), "links", "links"),
             (
                 self.routing_cells.saturating_mul(4),
-                "nodes.routers",
+                // the key `check_limits` names for the same estimate
+                sc.generated_by.unwrap_or("nodes.routers"),
                 "next-hop table cells",
             ),
         ];
