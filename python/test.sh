@@ -28,10 +28,14 @@ echo "python: venv and package installed in $((installed - start)) s"
 
 # The tests compare against the CLI built from this checkout.
 cargo build --release --locked -q -p aqmlab-cli
+# Both test suites run even when the first fails (its failures are not
+# allowed to hide the second's); the script fails if either did.
+failed=0
 # `pytest`, not `python -m pytest`: the latter puts python/ on sys.path, where
 # the source tree of the package (without its built extension) would shadow
 # the installed one.
-(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/pytest" -q tests)
+(cd python && AQMLAB_CLI="$PWD/../target/release/aqmlab" "$venv/bin/pytest" -q tests) || failed=1
 # The ns-3 kit's replicate machinery (needs no ns-3: starts, TOMLs, results file, verdicts).
-(cd validation/ns3 && "$venv/bin/pytest" -q -p no:cacheprovider test_kit.py)
+(cd validation/ns3 && "$venv/bin/pytest" -q -p no:cacheprovider test_kit.py) || failed=1
 echo "python: tests took $(($(date +%s) - installed)) s, $(($(date +%s) - start)) s in all"
+exit "$failed"

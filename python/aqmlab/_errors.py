@@ -1,4 +1,4 @@
-"""The exception raised for a bad scenario."""
+"""The exception raised for a bad scenario, and the warning for a surprising one."""
 
 from __future__ import annotations
 
@@ -105,3 +105,21 @@ _OS_SUBCLASS: dict[int, type[ScenarioOSError]] = {
     _errno.EACCES: ScenarioPermissionError,
     _errno.EPERM: ScenarioPermissionError,
 }
+
+
+class ScenarioWarning(UserWarning):
+    """A valid scenario that does not do what its names say.
+
+    For example ``cc = "prague"`` without ``tcp.ecn_feedback = "accecn"`` runs
+    Prague's Reno fallback. :func:`aqmlab.run` issues one per warning
+    (``warnings.warn``) and ``run(..., strict=True)`` raises a
+    :class:`ScenarioError` instead; ``Result.warnings`` and
+    ``summary["warnings"]`` list them. Attributes: ``cause`` (one of the causes
+    listed in the running guide), ``key`` (the scenario key) and ``reason``.
+    """
+
+    def __init__(self, cause: str, key: str, reason: str) -> None:
+        super().__init__(f"[{cause}] {key}: {reason}")
+        self.cause = cause
+        self.key = key
+        self.reason = reason

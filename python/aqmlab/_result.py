@@ -6,12 +6,14 @@ import io
 import json
 import os
 import sys
+import warnings as _warnings
 from functools import cached_property
 from typing import Any
 
 import pandas as pd
 
 from . import _native
+from ._errors import ScenarioError, ScenarioWarning
 from ._scenario import PathLike, Scenario, as_scenario
 
 
@@ -20,6 +22,7 @@ def run(
     seed: int | None = None,
     out: PathLike | None = None,
     threads: int = 1,
+    strict: bool = False,
 ) -> Result:
     """Run a scenario (a :class:`Scenario` or a path to a TOML file).
 
@@ -32,20 +35,46 @@ def run(
     thread (``summary["parallel"]`` records the partition, or why the run
     stayed sequential). Raises :class:`aqmlab.ScenarioError` for a bad
     scenario.
+
+    A valid scenario that does not do what its names say (``cc = "prague"``
+    without AccECN, ...) issues one :class:`aqmlab.ScenarioWarning` per cause
+    and key, listed again in :attr:`Result.warnings`; with ``strict=True`` it
+    raises :class:`aqmlab.ScenarioError` before running, as ``aqmlab run
+    --strict`` exits 2.
     """
     sc = as_scenario(scenario)
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
         raise ValueError(f"threads must be an integer from 1 to 256, got {threads!r}")
+    if not isinstance(strict, bool):
+        raise ValueError(f"strict must be True or False, got {strict!r}")
+    if strict:
+        _refuse_warnings(sc)
     shown = seed if seed is not None else sc.seed
     argv = list(sys.orig_argv)
     extra = f", threads={threads}" if threads != 1 else ""
     if out is None:
         call = f"aqmlab.run({sc._call()}, seed={shown}{extra})"
-        return Result(sc._native.run(seed, argv, call, threads), sc)
-    call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r}{extra})"
-    return Result(sc._native.run_into(os.fspath(out), seed, argv, call, threads), sc)
+        res = Result(sc._native.run(seed, argv, call, threads), sc)
+    else:
+        call = f"aqmlab.run({sc._call()}, seed={shown}, out={os.fspath(out)!r}{extra})"
+        res = Result(sc._native.run_into(os.fspath(out), seed, argv, call, threads), sc)
+    for cause, key, reason in res._native.warnings():
+        _warnings.warn(ScenarioWarning(cause, key, reason), stacklevel=2)
+    return res
+
+
+def _refuse_warnings(sc: Scenario) -> None:
+    """``strict=True``: a scenario with warnings is a :class:`ScenarioError`
+    naming the first one's key and every one's cause and message."""
+    found = sc._native.warnings()
+    if not found:
+        return
+    lines = "; ".join(f"[{c}] {k}: {m}" for c, k, m in found)
+    n = len(found)
+    msg = f"{sc.file}: strict: {n} warning{'s' if n > 1 else ''}: {lines}"
+    raise ScenarioError(msg, found[0][1], sc.file, lines)
 
 
 _QUEUE_COLUMNS = (
@@ -174,6 +203,13 @@ class Result:
         # `output.format = "parquet"`: the same table as <name>.parquet.
         data = self.files.get(name.removesuffix(".csv") + ".parquet")
         return pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
+
+    @property
+    def warnings(self) -> list[ScenarioWarning]:
+        """What the scenario asks for that the run did not do as its names say
+        (``summary.json``'s ``warnings``), one :class:`aqmlab.ScenarioWarning`
+        per cause and key; empty when there is none."""
+        return [ScenarioWarning(c, k, m) for c, k, m in self._native.warnings()]
 
     @cached_property
     def summary(self) -> dict[str, Any]:

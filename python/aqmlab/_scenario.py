@@ -121,11 +121,18 @@ class Scenario:
         sets = "".join(f".set({o.split('=', 1)[0]!r}, {o.split('=', 1)[1]})" for o in n.overrides)
         return head + sets
 
-    def run(self, seed: int | None = None) -> Result:
+    def run(self, seed: int | None = None, strict: bool = False) -> Result:
         """Run the scenario; same as :func:`aqmlab.run`."""
         from ._result import run
 
-        return run(self, seed=seed)
+        return run(self, seed=seed, strict=strict)
+
+    def warnings(self) -> list[tuple[str, str, str]]:
+        """What a run of this scenario would not do as its names say, as
+        ``(cause, key, message)``; empty when nothing. :func:`aqmlab.run` issues
+        them as :class:`aqmlab.ScenarioWarning` (or refuses them with
+        ``strict=True``)."""
+        return self._native.warnings()
 
     # -- Python protocol ----------------------------------------------------
 

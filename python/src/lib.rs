@@ -493,6 +493,17 @@ impl NativeScenario {
         Ok(Some((sw.seeds, sw.link.clone(), axes)))
     }
 
+    /// The scenario's warnings (`aqmlab::scenario::warnings`) as (cause,
+    /// key, message): a valid configuration that does not do what its
+    /// names say.
+    fn warnings(&self, py: Python<'_>) -> Vec<(String, String, String)> {
+        let sc = &self.sc;
+        py.detach(|| sc.warnings())
+            .into_iter()
+            .map(|w| (w.cause, w.key, w.message))
+            .collect()
+    }
+
     /// Run with `seed` (default: the scenario's), releasing the GIL. The
     /// provenance its files get records `command_line` and `call`. With
     /// `threads` > 1 the run is a parallel simulation (byte-identical).
@@ -601,6 +612,14 @@ impl RunOutput {
     #[getter]
     fn events(&self) -> u64 {
         self.r.events
+    }
+
+    /// The run's warnings as (cause, key, message), as `summary.json`
+    /// lists them.
+    fn warnings(&self) -> Vec<(String, String, String)> {
+        (self.r.warnings.iter())
+            .map(|w| (w.cause.clone(), w.key.clone(), w.message.clone()))
+            .collect()
     }
 
     /// Links whose queue time series was recorded (`links.monitor`).

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sigint_raises() -> None:
+    """SIGINT raises KeyboardInterrupt, as at a terminal, even when the test
+    run inherited it ignored (``nohup python/test.sh &``: a background job's
+    SIGINT is ignored, and Python then installs no handler for it)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,22 @@ def test_reproduce_without_out_names_no_folder(capfd: pytest.CaptureFixture[str]
     printed = capfd.readouterr().out
     assert "temporary folder that is removed" in printed, printed[-400:]
     assert "/tmp" not in printed
+
+
+def test_ctrl_c_test_passes_with_sigint_ignored(repo: Path) -> None:
+    """``nohup python/test.sh &`` starts the tests with SIGINT ignored; the
+    Ctrl-C test above must still see its KeyboardInterrupt."""
+    name = "test_ctrl_c_cancels_pending_runs_and_keeps_completed_ones"
+    test = f"python/tests/test_interrupt.py::{name}"
+    # from the repository root, whose folder holds no `aqmlab` source tree to
+    # shadow the installed package
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+        cwd=repo,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout, done.stdout[-2000:]

@@ -65,6 +65,29 @@ pub struct RunArgs {
     /// back to one thread, with a note, when the network does not split.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
+    /// Refuse to run (exit 2, nothing written) a scenario that has
+    /// warnings: a valid configuration that does not do what its names say
+    /// (e.g. `cc = "prague"` without AccECN). Without it, each warning is
+    /// one line on stderr and a record in `summary.json`'s `warnings`.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Print each warning on stderr; under `--strict` they are an input error
+/// naming how many there are (the lines above it say which).
+pub fn report_warnings(w: &[aqmlab::scenario::warnings::Warning], strict: bool) -> CliResult {
+    for x in w {
+        eprintln!("{x}");
+    }
+    if strict && !w.is_empty() {
+        return Err(CliError::Input(format!(
+            "--strict: the scenario has {} warning{} (above); fix {} or run without --strict",
+            w.len(),
+            if w.len() == 1 { "" } else { "s" },
+            if w.len() == 1 { "it" } else { "them" },
+        )));
+    }
+    Ok(())
 }
 
 /// Check that `--out` can be an output folder: not an existing file, and
@@ -189,9 +212,10 @@ pub fn main(a: RunArgs) -> CliResult {
     check_out(&out)?;
     let doc = scenario_doc(&text, &file, &overrides)?;
     let (toml, prov) = provenance(&doc, seed, Some(&a.file), &overrides, &sc.inputs)?;
+    let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
+    report_warnings(sim.warnings(), a.strict)?;
     crate::interrupt::install(1, &out);
     let mut st = Staging::new(&out).map_err(out_err)?;
-    let mut sim = Simulation::with_threads(&sc, seed, a.threads as usize);
     sim.setup_since(setup);
     if let Some(note) = sim.parallel_note() {
         eprintln!("--threads {}: running sequentially: {note}", a.threads);

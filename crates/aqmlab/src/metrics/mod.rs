@@ -601,6 +601,9 @@ pub struct RunResult {
     /// The tables' file format (`[output] format`).
     #[serde(skip)]
     pub table_format: crate::net::event_log::FileFormat,
+    /// What the scenario asks for that the run did not do as its names say
+    /// (`scenario::warnings`).
+    pub warnings: Vec<crate::scenario::warnings::Warning>,
 }
 
 impl RunResult {

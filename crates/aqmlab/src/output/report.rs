@@ -508,6 +508,17 @@ fn records(caption: &str, recs: &[(String, String, &Map<String, Value>)], out: &
 /// `timings` and `parallel`) in tables.
 pub fn run_page(r: &RunResult) -> Page {
     let mut parts = Vec::new();
+    if !r.warnings.is_empty() {
+        // first: a configuration that did not do what it says changes how
+        // everything below reads
+        parts.push(Part::Heading("Warnings".into()));
+        for w in &r.warnings {
+            parts.push(Part::Text(format!(
+                "[{}] {}: {}",
+                w.cause, w.key, w.message
+            )));
+        }
+    }
     let mon = &r.series;
     let shown = |n: usize, what: &str| {
         if n > MAX_SERIES {
@@ -734,6 +745,8 @@ pub fn run_page(r: &RunResult) -> Page {
         o.remove("wall_seconds");
         o.remove("timings");
         o.remove("parallel");
+        // shown at the top of the page
+        o.remove("warnings");
     }
     let mut tables = Vec::new();
     json_tables("run", "", &v, &mut tables);

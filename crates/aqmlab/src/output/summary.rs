@@ -149,6 +149,10 @@ pub struct Summary<'a> {
     pub parallel: Option<&'a ParallelReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event_log: Option<LogSummary>,
+    /// What the scenario asks for that the run did not do as its names say,
+    /// one record (`cause`, `key`, `message`) per cause and key; empty
+    /// when there is none.
+    pub warnings: &'a [crate::scenario::warnings::Warning],
 }
 
 /// What the event log holds (`[output] log`).
@@ -266,6 +270,7 @@ impl<'a> Summary<'a> {
                 lost: l.lost,
                 max_events_per_port: l.cap,
             }),
+            warnings: &r.warnings,
         }
     }
 }

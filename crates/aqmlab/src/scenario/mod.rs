@@ -9,6 +9,7 @@ pub mod generate;
 pub mod import;
 pub mod limits;
 pub mod paths;
+pub mod warnings;
 pub use crate::units;
 
 use crate::aqm::QueueSpec;

@@ -257,6 +257,7 @@ impl Simulation {
     ) -> Simulation {
         let clock = crate::metrics::PhaseClock::start();
         let topo = Topology::build(sc, seed);
+        let warnings = crate::scenario::warnings::warnings(sc, &topo);
         let node_names: Vec<String> = topo.names.iter().map(|n| n.to_string()).collect();
         let (node_lp, n_lps) = choose(&topo);
         let id = |n: &str| *topo.ids.get(n).expect("validated node");
@@ -451,6 +452,7 @@ impl Simulation {
             next_action: 0,
             graph,
             setup: Default::default(),
+            warnings,
         };
         sim.attach_logs(sc);
         sim.setup = clock.stop();

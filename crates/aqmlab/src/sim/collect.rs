@@ -329,6 +329,7 @@ impl Simulation {
             warmup_s: None,
             event_log: self.collect_log(),
             table_format: self.table_format,
+            warnings: self.warnings.clone(),
         }
     }
 }

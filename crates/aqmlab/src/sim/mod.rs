@@ -94,9 +94,19 @@ pub struct Simulation {
     /// Wall and CPU time of building this simulation, or of the whole
     /// set-up ([`Simulation::setup_since`]).
     setup: crate::metrics::PhaseTime,
+    /// The scenario's warnings on the routes this run starts with
+    /// (`scenario::warnings`).
+    warnings: Vec<crate::scenario::warnings::Warning>,
 }
 
 impl Simulation {
+    /// What the scenario asks for that this run will not do as its names
+    /// say (`scenario::warnings`): printed by the CLI, listed in
+    /// `summary.json`; `--strict` refuses the run.
+    pub fn warnings(&self) -> &[crate::scenario::warnings::Warning] {
+        &self.warnings
+    }
+
     /// Call `tap` with every packet transmitted on link direction `link`
     /// (`"a->b"`) once its last bit is sent (the packets `tx_packets`
     /// counts), stamped with the time its transmission started, with its
