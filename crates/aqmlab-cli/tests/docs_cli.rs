@@ -8,8 +8,9 @@
 //!   and every `{{#include PATH}}` names a file that exists;
 //! - every `aqmlab` command in a shell block (`aqmlab ...`,
 //!   `./target/release/aqmlab ...`, `cargo run --release -- ...`) runs and
-//!   exits 0, shortened: `run` with `--duration 1s`, `sweep` with one seed
-//!   and `duration = "1s"`, `reproduce` with one seed (red-gateway's
+//!   exits 0, shortened: `run` with `--duration` 1 s (or 1 s past the
+//!   scenario's warm-up and last event), `sweep` with one seed and that
+//!   `duration`, `reproduce` with one seed (red-gateway's
 //!   run length is fixed),
 //!   output into a temporary folder. `bench` is only parsed (`--help`):
 //!   a benchmark takes minutes.
@@ -20,7 +21,7 @@
 //! and a small sweep; every file, CSV column and JSON key they write must
 //! have a row on the page, and every row must be written by one of them.
 //! A row's name may hold `<placeholders>` (`<link>.<from>-<to>.pcap`,
-//! `groups.<group>.flows`), which match any text without `.` or `/`.
+//! `groups.<group>.flows`), which match any text without `/`.
 
 mod common;
 #[path = "../../aqmlab/tests/docs_common/mod.rs"]
@@ -49,7 +50,7 @@ fn every_toml_block_is_a_valid_scenario_or_marked_a_fragment() {
                 problems.push(format!("{at}: not TOML: {e}"));
                 continue;
             }
-            let fragment = b.note.as_deref() == Some("fragment");
+            let fragment = b.note.as_deref().is_some_and(|n| n == "fragment" || n.starts_with("part of "));
             if fragment {
                 continue;
             }
@@ -82,7 +83,20 @@ fn every_copy_and_include_matches_its_file() {
     for page in all_pages() {
         let dir = repo().join(&page.path).parent().unwrap().to_path_buf();
         for b in page.blocks() {
-            let Some(path) = b.note.as_deref().and_then(|n| n.strip_prefix("copy of ")) else {
+            let note = b.note.as_deref().unwrap_or("");
+            if let Some(path) = note.strip_prefix("part of ") {
+                let path = path.trim();
+                match std::fs::read_to_string(repo().join(path)) {
+                    Ok(text) if text.contains(&b.body) => {}
+                    Ok(_) => problems.push(format!(
+                        "{}: the block is not a part of {path} as it stands; copy the lines again",
+                        page.at(b.line)
+                    )),
+                    Err(e) => problems.push(format!("{}: {path}: {e}", page.at(b.line))),
+                }
+                continue;
+            }
+            let Some(path) = note.strip_prefix("copy of ") else {
                 continue;
             };
             copies += 1;
@@ -193,9 +207,12 @@ fn commands(b: &Block) -> Vec<(usize, Vec<String>)> {
             let w = words(part);
             let args = match w.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
                 ["aqmlab" | "./target/release/aqmlab", ..] => w[1..].to_vec(),
+                // `cargo run` of the CLI (not `-p aqmlab-fuzz`)
                 ["cargo", "run", rest @ ..] => match rest.iter().position(|x| *x == "--") {
-                    Some(p) => w[3 + p..].to_vec(),
-                    None => continue,
+                    Some(p) if !rest[..p].iter().any(|x| *x == "-p" || *x == "--package") => {
+                        w[3 + p..].to_vec()
+                    }
+                    _ => continue,
                 },
                 _ => continue,
             };
@@ -217,20 +234,45 @@ fn set_opt(args: &mut Vec<String>, names: &[&str], value: &str) {
     args.push(value.to_string());
 }
 
-/// The command shortened for the test (see the file's comment); `None`
-/// for a subcommand that is only parsed.
-fn shortened(args: &[String], out: &str) -> Vec<String> {
+/// A short duration for scenario `file` (relative to `cwd`): 1 s, or 1 s
+/// past its warm-up and its last `[[events]]` time, at most its own.
+fn short_duration(cwd: &Path, file: &str) -> String {
+    let ns = |v: Option<&toml::Value>| {
+        v.and_then(|v| v.as_str())
+            .and_then(|s| aqmlab::units::parse_duration(s).ok())
+    };
+    let t: toml::Table = std::fs::read_to_string(cwd.join(file))
+        .ok()
+        .and_then(|s| toml::from_str(&s).ok())
+        .unwrap_or_default();
+    let mut need = ns(t.get("output").and_then(|o| o.get("warmup"))).unwrap_or(0);
+    if let Some(ev) = t.get("events").and_then(|e| e.as_array()) {
+        for e in ev {
+            need = need.max(ns(e.get("at")).unwrap_or(0));
+        }
+    }
+    let mut d = need + 1_000_000_000;
+    if let Some(full) = ns(t.get("duration")) {
+        d = d.min(full);
+    }
+    format!("{}ms", d / 1_000_000)
+}
+
+/// The command shortened for the test (see the file's comment), run in
+/// `cwd`.
+fn shortened(args: &[String], out: &str, cwd: &Path) -> Vec<String> {
     let mut a = args.to_vec();
+    let file = a.get(1).cloned().unwrap_or_default();
     match a.first().map(String::as_str) {
         Some("run") => {
-            set_opt(&mut a, &["--duration"], "1s");
+            set_opt(&mut a, &["--duration"], &short_duration(cwd, &file));
             set_opt(&mut a, &["--out", "-o"], out);
         }
         Some("sweep") => {
             set_opt(&mut a, &["--seeds"], "1");
             set_opt(&mut a, &["--out"], out);
             a.push("--set".into());
-            a.push("duration=\"1s\"".into());
+            a.push(format!("duration=\"{}\"", short_duration(cwd, &file)));
         }
         Some("reproduce") => {
             set_opt(&mut a, &["--seeds"], "1");
@@ -280,7 +322,7 @@ fn every_documented_aqmlab_command_runs() {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((at, args)) = cmds.get(i) else { break };
                 let out = tmp.path().join(format!("out-{i}"));
-                let a = shortened(args, &out.to_string_lossy());
+                let a = shortened(args, &out.to_string_lossy(), tmp.path());
                 let mut c = aqmlab();
                 c.current_dir(tmp.path())
                     .args(&a)
@@ -333,8 +375,8 @@ fn the_shell_words_and_commands_are_read_as_sh_would() {
     );
     assert_eq!(c[1], (14, vec!["list".into(), "red".into()]));
     assert_eq!(
-        shortened(&c[0].1, "T"),
-        ["run", "f.toml", "--out", "T", "--duration", "1s"]
+        shortened(&c[0].1, "T", Path::new("/nonexistent")),
+        ["run", "f.toml", "--out", "T", "--duration", "1000ms"]
     );
 }
 
@@ -345,7 +387,7 @@ const OUTPUTS: &str = "docs/src/reference/outputs.md";
 const RUNS: &[(&str, &[&str])] = &[
     (
         "scenarios/aqm-compare.toml",
-        &["--duration", "2s", "--plot", "--report", "--format", "csv"],
+        &["--duration", "2s", "--plot", "--report", "--format", "csv", "--threads", "2"],
     ),
     (
         "scenarios/l4s/ns3-fqcodel-l4s/scenario-5.toml",
@@ -353,6 +395,9 @@ const RUNS: &[(&str, &[&str])] = &[
             "--duration",
             "2s",
             "--flent",
+            "--plot",
+            "--threads",
+            "2",
             "--format",
             "csv",
             "--set",
@@ -362,8 +407,12 @@ const RUNS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "scenarios/l4s/ns3-fqcodel-l4s/scenario-2.toml",
+        &["--duration", "1s", "--format", "csv", "--set", "output.log_format=\"parquet\""],
+    ),
+    (
         "scenarios/l4s/dualpi2-classic.toml",
-        &["--duration", "1s", "--format", "parquet"],
+        &["--duration", "11s", "--format", "csv"],
     ),
     (
         "scenarios/papers/rio-ps/web.toml",
@@ -374,20 +423,10 @@ const RUNS: &[(&str, &[&str])] = &[
         &["--duration", "1s", "--plot", "--format", "csv"],
     ),
     (
-        "scenarios/l4s/prague-fq-codel-step.toml",
-        &[
-            "--duration",
-            "1s",
-            "--format",
-            "csv",
-            "--set",
-            "output.log_format=\"parquet\"",
-        ],
-    ),
-    (
         "scenarios/multi-site.toml",
-        &["--duration", "200ms", "--threads", "2", "--format", "csv"],
+        &["--duration", "200ms", "--threads", "2", "--format", "parquet"],
     ),
+    ("scenarios/import/ring.toml", &["--duration", "1s"]),
 ];
 
 /// Everything the runs wrote: file name → the run that wrote it; per file,
@@ -464,7 +503,7 @@ fn glob(pattern: &str, s: &str) -> bool {
             };
             (1..=tail.len()).any(|n| {
                 tail.is_char_boundary(n)
-                    && !tail[..n].contains(['.', '/'])
+                    && !tail[..n].contains('/')
                     && glob(rest, &tail[n..])
             })
         }
@@ -528,7 +567,7 @@ fn every_output_file_column_and_key_is_documented() {
             let out = tmp.path().join("sweep");
             let mut c = aqmlab();
             c.current_dir(&root)
-                .args(["sweep", "scenarios/aqm-compare.toml", "--seeds", "1", "--set"])
+                .args(["sweep", "scenarios/aqm-compare.toml", "--seeds", "1", "--format", "parquet", "--set"])
                 .arg("duration=\"1s\"")
                 .args(["--set", "sweep.vary=[{ key = \"links.bottleneck.queue_ab\", values = [{ kind = \"red\", limit = 100, max_th = 15 }, { kind = \"codel\" }] }]"])
                 .arg("--out")
