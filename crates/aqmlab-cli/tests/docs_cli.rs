@@ -50,7 +50,10 @@ fn every_toml_block_is_a_valid_scenario_or_marked_a_fragment() {
                 problems.push(format!("{at}: not TOML: {e}"));
                 continue;
             }
-            let fragment = b.note.as_deref().is_some_and(|n| n == "fragment" || n.starts_with("part of "));
+            let fragment = b
+                .note
+                .as_deref()
+                .is_some_and(|n| n == "fragment" || n.starts_with("part of "));
             if fragment {
                 continue;
             }
@@ -387,7 +390,16 @@ const OUTPUTS: &str = "docs/src/reference/outputs.md";
 const RUNS: &[(&str, &[&str])] = &[
     (
         "scenarios/aqm-compare.toml",
-        &["--duration", "2s", "--plot", "--report", "--format", "csv", "--threads", "2"],
+        &[
+            "--duration",
+            "2s",
+            "--plot",
+            "--report",
+            "--format",
+            "csv",
+            "--threads",
+            "2",
+        ],
     ),
     (
         "scenarios/l4s/ns3-fqcodel-l4s/scenario-5.toml",
@@ -408,7 +420,14 @@ const RUNS: &[(&str, &[&str])] = &[
     ),
     (
         "scenarios/l4s/ns3-fqcodel-l4s/scenario-2.toml",
-        &["--duration", "1s", "--format", "csv", "--set", "output.log_format=\"parquet\""],
+        &[
+            "--duration",
+            "1s",
+            "--format",
+            "csv",
+            "--set",
+            "output.log_format=\"parquet\"",
+        ],
     ),
     (
         "scenarios/l4s/dualpi2-classic.toml",
@@ -424,7 +443,14 @@ const RUNS: &[(&str, &[&str])] = &[
     ),
     (
         "scenarios/multi-site.toml",
-        &["--duration", "200ms", "--threads", "2", "--format", "parquet"],
+        &[
+            "--duration",
+            "200ms",
+            "--threads",
+            "2",
+            "--format",
+            "parquet",
+        ],
     ),
     ("scenarios/import/ring.toml", &["--duration", "1s"]),
 ];
@@ -502,9 +528,7 @@ fn glob(pattern: &str, s: &str) -> bool {
                 return false;
             };
             (1..=tail.len()).any(|n| {
-                tail.is_char_boundary(n)
-                    && !tail[..n].contains('/')
-                    && glob(rest, &tail[n..])
+                tail.is_char_boundary(n) && !tail[..n].contains('/') && glob(rest, &tail[n..])
             })
         }
     }
