@@ -67,6 +67,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "RTO before an RTT sample (RFC 6298 §2.1)"
     ),
     param!(
+        "syn_rto",
+        "time",
+        "> 0; absent = initial_rto",
+        "\"1\"",
+        "timeout of the handshake's SYN before backoff (ns-3 ConnTimeout)"
+    ),
+    param!(
         "granularity",
         "time",
         "≥ 0",
@@ -185,6 +192,20 @@ pub const TCP_PARAMS: &[Param] = &[
         "true/false",
         "",
         "Tail Loss Probe (RFC 8985 §7) after 2 x SRTT without an ACK; needs rack = true"
+    ),
+    param!(
+        "rto_restart",
+        "",
+        "every-ack | first-partial-ack",
+        "\"bogus\"",
+        "which new ACKs in fast recovery restart the RTO; absent = the recovery scheme's rule"
+    ),
+    param!(
+        "sack_variant",
+        "",
+        "rfc | ns3",
+        "\"bogus\"",
+        "SACK recovery as the RFCs write it, or as ns-3 3.44 codes it"
     ),
     param!(
         "fin",
