@@ -452,7 +452,11 @@ const RUNS: &[(&str, &[&str])] = &[
             "parquet",
         ],
     ),
-    ("scenarios/import/ring.toml", &["--duration", "1s"]),
+    // BBR without SACK: a run with a warning (`summary.json`'s `warnings`)
+    (
+        "scenarios/import/ring.toml",
+        &["--duration", "1s", "--set", "flows.bulk.cc=\"bbr\""],
+    ),
 ];
 
 /// Everything the runs wrote: file name → the run that wrote it; per file,
