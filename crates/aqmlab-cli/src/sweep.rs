@@ -9,8 +9,15 @@
 //! per axis, the seed, the reported queue's counters, per-group goodput),
 //! `DIR/summary.md` (mean, sd and 95 % interval over seeds, also printed)
 //! and plots: `queue_delay`, `queue_length` (mean over seeds with the band
-//! from the lowest to the highest seed, one panel per combination) and
-//! `metrics` (means with 95 % intervals).
+//! from the lowest to the highest seed, one panel per combination, the
+//! first [`MAX_BAND_PANELS`]) and `metrics` (means with 95 % intervals, the
+//! first [`MAX_METRIC_CATEGORIES`] combinations).
+//!
+//! Memory: linear in the runs, a few hundred bytes each. A combination's
+//! scenario is made when it is checked and again when it runs
+//! ([`aqmlab::scenario::SweepPlan`]), never held for all; the runs' rows
+//! go to a temporary file as they are read, and only each combination's
+//! statistics stay (`tables`).
 //!
 //! Resume: a run whose folder holds a `summary.json` and a `provenance.json`
 //! with the same scenario hash and seed is complete and is not run again;
@@ -52,10 +59,9 @@ pub struct SweepArgs {
     pub set: Vec<String>,
     /// Format of the sweep's dataset (sets `output.format`): `parquet`
     /// writes each result table of all runs as one Parquet dataset,
-    /// `<out>/parquet/<table>/`; `auto` (the default) does so for a table
-    /// above 1 MiB of CSV over all runs; `csv` never. The runs' own tables
-    /// are CSV.
-    #[arg(long, value_parser = ["auto", "csv", "parquet"])]
+    /// `<out>/parquet/<table>/`; `csv` (the scenario's default) none. The
+    /// runs' own tables are CSV.
+    #[arg(long, value_parser = ["csv", "parquet"])]
     pub format: Option<String>,
     /// Run only slice I of N (1 ≤ I ≤ N) of the runs, e.g. one Slurm array
     /// task; the same command without --shard assembles sweep.csv.

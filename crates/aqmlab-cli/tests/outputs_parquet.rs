@@ -179,9 +179,20 @@ fn a_sweep_over_every_queue_kind_writes_its_datasets() {
     let dir = tempfile::tempdir().unwrap();
     let kinds = aqmlab::aqm::QueueSpec::KINDS;
     assert!(kinds.len() >= 15, "{kinds:?}");
-    let values: Vec<String> = kinds.iter().map(|k| format!("\"{k}\"")).collect();
+    // with the parameters each requires
+    let required = |k: &str| match k {
+        "red" => ", limit = 100, min_th = 5, max_th = 15",
+        "ared" => ", limit = 100, auto = true",
+        "rio" => ", limit = 100",
+        "markmax" => ", theta = 0.5",
+        "step" => ", k = 20",
+        _ => "",
+    };
+    let values: Vec<String> = (kinds.iter())
+        .map(|k| format!("{{ kind = \"{k}\"{} }}", required(k)))
+        .collect();
     let text = format!(
-        "{}[sweep]\nlink = \"a->b\"\n[[sweep.vary]]\nkey = \"links.0.queue.kind\"\nvalues = [{}]\n",
+        "{}[sweep]\nlink = \"a->b\"\n[[sweep.vary]]\nkey = \"links.0.queue\"\nvalues = [{}]\n",
         S.replace("duration = \"2s\"", "duration = \"300ms\"")
             .replace("delay = \"5ms\"", "delay = \"5ms\"\nmonitor = true"),
         values.join(", ")
