@@ -201,8 +201,9 @@ def _execute(
                         results.append(fn(t))
                         bar.update()
                     except KeyboardInterrupt:
+                        done = len(results)
                         raise KeyboardInterrupt(
-                            f"aqmlab.sweep interrupted: {len(results)} of {len(tasks)} runs complete"
+                            f"aqmlab.sweep interrupted: {done} of {len(tasks)} runs complete"
                         ) from None
                 return results
             ex = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
@@ -299,7 +300,10 @@ def _bad_seeds(sc: Scenario, seeds: Any, why: str) -> ScenarioError:
         f"integers from 0 to 2**63 - 1"
     )
     return ScenarioError(
-        f"{sc.file}: `seeds`: {_shown(seeds)} {why}; {allowed}", "seeds", sc.file, f"{why}; {allowed}"
+        f"{sc.file}: `seeds`: {_shown(seeds)} {why}; {allowed}",
+        "seeds",
+        sc.file,
+        f"{why}; {allowed}",
     )
 
 
@@ -340,8 +344,15 @@ def _jobs(sc: Scenario, jobs: Any) -> int | None:
     """``jobs`` checked: None (all cores) or a whole number of processes from 1 to 1024."""
     if jobs is None:
         return None
-    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or not 1 <= jobs <= MAX_JOBS:
-        why = f"must be a whole number of worker processes from 1 to {MAX_JOBS}, or None for all cores"
+    if (
+        isinstance(jobs, bool)
+        or not isinstance(jobs, numbers.Integral)
+        or not 1 <= jobs <= MAX_JOBS
+    ):
+        why = (
+            f"must be a whole number of worker processes from 1 to {MAX_JOBS}, "
+            "or None for all cores"
+        )
         raise ScenarioError(f"{sc.file}: `jobs`: {_shown(jobs)} {why}", "jobs", sc.file, why)
     return int(jobs)
 
