@@ -136,7 +136,8 @@ class Result:
     ``delay_s``). With pyarrow installed (``pip install aqmlab[parquet]``)
     each is built from the run's typed columns, received as Arrow arrays
     (:meth:`arrow`; a column's dtype is that of its values in Rust, no text
-    is parsed); without, the CSV text is read with :func:`pandas.read_csv`:
+    is parsed); without, the table's CSV text is read with
+    :func:`pandas.read_csv`, whatever ``output.format`` the run's files have:
 
     - :attr:`flows` (``flows.csv``), :attr:`links` (``links.csv``),
       :attr:`queue_series` (``queues.csv``), :attr:`cwnd` (``cwnd.csv``),
@@ -191,18 +192,17 @@ class Result:
         return pa.RecordBatchReader.from_stream(_ArrowStream(capsule)).read_all()
 
     def _table(self, name: str) -> pd.DataFrame:
+        table = name.removesuffix(".csv")
         if _HAVE_PYARROW:
             # typed columns straight from the run, no text in between
-            capsule = self._native.table_arrow(name.removesuffix(".csv"))
+            capsule = self._native.table_arrow(table)
             if capsule is None:
                 return pd.DataFrame()
             return pa.RecordBatchReader.from_stream(_ArrowStream(capsule)).read_all().to_pandas()
-        data = self.files.get(name)
-        if data:
-            return _read_csv(data)
-        # `output.format = "parquet"`: the same table as <name>.parquet.
-        data = self.files.get(name.removesuffix(".csv") + ".parquet")
-        return pd.read_parquet(io.BytesIO(data)) if data else pd.DataFrame()
+        # without pyarrow: the table's CSV text, whatever `output.format` the
+        # run wrote its files in
+        data = self._native.table_csv(table)
+        return _read_csv(data) if data is not None else pd.DataFrame()
 
     @property
     def warnings(self) -> list[ScenarioWarning]:
@@ -250,15 +250,17 @@ class Result:
     @cached_property
     def event_log(self) -> pd.DataFrame:
         """The per-packet event log of ``output.log`` (``events.csv``, or
-        ``events.parquet`` with ``output.log_format = "parquet"``, which
-        needs pyarrow): one row per enqueue, dequeue, drop and mark.
+        ``events.parquet`` with ``output.log_format = "parquet"``): one row
+        per enqueue, dequeue, drop and mark. Read from Parquet with pyarrow,
+        else from the log's CSV text, whatever its format.
         """
-        data = self.files.get("events.parquet")
-        if data is not None:
-            return pd.read_parquet(io.BytesIO(data))
-        data = self.files.get("events.csv")
+        if _HAVE_PYARROW:
+            data = self.files.get("events.parquet")
+            if data is not None:
+                return pd.read_parquet(io.BytesIO(data))
+        csv = self._native.table_csv("events")
         # An empty `reason` (enqueue, dequeue) stays "" as in Parquet.
-        return pd.read_csv(io.BytesIO(data), keep_default_na=False) if data else pd.DataFrame()
+        return pd.read_csv(io.BytesIO(csv), keep_default_na=False) if csv else pd.DataFrame()
 
     @cached_property
     def queues(self) -> pd.DataFrame:

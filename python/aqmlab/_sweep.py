@@ -17,6 +17,7 @@ import io
 import itertools
 import json
 import math
+import numbers
 import os
 import signal
 import sys
@@ -195,14 +196,15 @@ def _execute(
             n = min(len(tasks), jobs or os.cpu_count() or 1)
             if n <= 1:
                 results = []
-                for k, t in enumerate(tasks):
+                for t in tasks:
                     try:
                         results.append(fn(t))
+                        bar.update()
                     except KeyboardInterrupt:
+                        done = len(results)
                         raise KeyboardInterrupt(
-                            f"aqmlab.sweep interrupted: {k} of {len(tasks)} runs complete"
+                            f"aqmlab.sweep interrupted: {done} of {len(tasks)} runs complete"
                         ) from None
-                    bar.update()
                 return results
             ex = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
             futures: list[Any] = []
@@ -278,18 +280,81 @@ def _axes(sc: Scenario, vary: Mapping[str, Any] | None) -> list[tuple[str, list[
     return axes
 
 
+MAX_SEEDS = 100_000
+"""Most seeds one sweep takes (a count, or a list's length): each is a run per
+combination, shipped as a task held in memory until it is done."""
+
+MAX_SEED = 2**63 - 1
+"""The largest seed: a TOML integer, as a run's `scenario.toml` records it."""
+
+
+def _shown(x: Any) -> str:
+    """``repr(x)``, cut to 60 characters (a seed list can be long)."""
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _bad_seeds(sc: Scenario, seeds: Any, why: str) -> ScenarioError:
+    allowed = (
+        f"give a count from 1 to {MAX_SEEDS} or a list of 1 to {MAX_SEEDS} "
+        f"integers from 0 to 2**63 - 1"
+    )
+    return ScenarioError(
+        f"{sc.file}: `seeds`: {_shown(seeds)} {why}; {allowed}",
+        "seeds",
+        sc.file,
+        f"{why}; {allowed}",
+    )
+
+
 def _seeds(sc: Scenario, seeds: int | Iterable[int] | None) -> list[int]:
     if seeds is None:
         spec = sc._native.sweep_spec()
         seeds = spec[0] if spec is not None else 1
-    if isinstance(seeds, int):
+    if isinstance(seeds, bool):
+        raise _bad_seeds(sc, seeds, "is not a number")
+    if isinstance(seeds, numbers.Integral):
+        seeds = int(seeds)
         if seeds < 1:
-            raise ValueError(f"seeds must be at least 1, got {seeds}")
+            raise _bad_seeds(sc, seeds, "is below 1")
+        if seeds > MAX_SEEDS:
+            raise _bad_seeds(sc, seeds, f"is above {MAX_SEEDS}")
         return list(range(1, seeds + 1))
-    out = [int(s) for s in seeds]
-    if not out or any(s < 0 for s in out):
-        raise ValueError(f"seeds must be a non-empty list of non-negative integers, got {out}")
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise _bad_seeds(sc, seeds, "is neither a count nor a list of seeds")
+    out: list[int] = []
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+            raise _bad_seeds(sc, s, "is not an integer seed")
+        if not 0 <= s <= MAX_SEED:
+            raise _bad_seeds(sc, s, "is out of range")
+        out.append(int(s))
+        if len(out) > MAX_SEEDS:
+            raise _bad_seeds(sc, seeds, f"holds more than {MAX_SEEDS} seeds")
+    if not out:
+        raise _bad_seeds(sc, seeds, "is empty")
     return out
+
+
+MAX_JOBS = 1024
+"""Most local worker processes (``aqmlab sweep --jobs``'s limit)."""
+
+
+def _jobs(sc: Scenario, jobs: Any) -> int | None:
+    """``jobs`` checked: None (all cores) or a whole number of processes from 1 to 1024."""
+    if jobs is None:
+        return None
+    if (
+        isinstance(jobs, bool)
+        or not isinstance(jobs, numbers.Integral)
+        or not 1 <= jobs <= MAX_JOBS
+    ):
+        why = (
+            f"must be a whole number of worker processes from 1 to {MAX_JOBS}, "
+            "or None for all cores"
+        )
+        raise ScenarioError(f"{sc.file}: `jobs`: {_shown(jobs)} {why}", "jobs", sc.file, why)
+    return int(jobs)
 
 
 def _check_stale(out: str, run_dirs: list[str], force: bool) -> None:
@@ -360,10 +425,12 @@ def sweep(
     With ``out``, the runs' tables are also gathered into one Parquet
     dataset per table, ``out/parquet/<table>/``, which
     ``pandas.read_parquet(out / "parquet" / "flows")`` (polars, DuckDB) reads
-    whole, as ``aqmlab sweep`` writes it: ``format`` (default: the
-    scenario's ``output.format``) ``"parquet"`` always, ``"auto"`` for a
-    table whose runs' CSVs hold more than 1 MiB together, ``"csv"`` never.
-    The runs' own tables stay CSV.
+    whole, as ``aqmlab sweep`` writes it, when ``format`` (default: the
+    scenario's ``output.format``, ``"csv"`` unless it says otherwise) is
+    ``"parquet"``; under ``"csv"`` there is none. The runs' own tables stay
+    CSV. The parts of a dataset may differ in their columns (a DualPI2
+    queue's ``queues`` has its L and C queues' columns): the dataset has
+    every column of every part, null where a part has none.
 
     ``progress`` shows a progress bar over the runs (tqdm: in a notebook or
     on the terminal's stderr). Ctrl-C (or interrupting the kernel) cancels
@@ -375,6 +442,8 @@ def sweep(
     :class:`aqmlab.ScenarioError` naming the key.
     """
     sc = as_scenario(scenario)
+    jobs = _jobs(sc, jobs)
+    seed_list = _seeds(sc, seeds)
     axes = _axes(sc, vary)
     if format is not None:
         # checked as the scenario's own `output.format` (ScenarioError naming
@@ -382,18 +451,17 @@ def sweep(
         sc = sc.copy().set("output.format", format)
     # The dataset's format, as `aqmlab sweep` chooses it over the points
     # (whose values the scenario has validated).
-    formats = {sc.get("output.format") or "auto"} | {
+    formats = {sc.get("output.format") or "csv"} | {
         v for key, _, values in axes if key == "output.format" for v in values
     }
     if format is not None:
         formats = {format}
-    dataset = next(f for f in ("parquet", "auto", "csv") if f in formats)
+    dataset = "parquet" if "parquet" in formats else "csv"
     if dataset == "parquet" and out is None:
         raise ValueError(
             'a Parquet dataset (format="parquet" or output.format = "parquet") '
             "is written into the sweep's folder: pass out=DIR"
         )
-    seed_list = _seeds(sc, seeds)
     if link is None:
         spec = sc._native.sweep_spec()
         link = spec[1] if spec is not None else None
@@ -439,7 +507,39 @@ def sweep(
                 tasks.append((text, name, s, folder, label, prov, files))
     if out is not None:
         _check_stale(os.fspath(out), run_dirs, force)
-    results = _execute(tasks, client, jobs, progress, out)
+    kept = (
+        f"completed runs are kept in {os.fspath(out)} and the same call resumes"
+        if out is not None
+        else "pass out=DIR to keep completed runs"
+    )
+    try:
+        results = _execute(tasks, client, jobs, progress, out)
+    except KeyboardInterrupt as e:
+        if str(e):
+            raise
+        # between the last run and the end of the work loop (the progress
+        # bar's closing, the pool's shutdown)
+        raise KeyboardInterrupt(f"aqmlab.sweep interrupted as its runs ended; {kept}") from None
+    try:
+        return _table(sc, results, points, seed_list, run_dirs, link, out, dataset)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(
+            f"aqmlab.sweep interrupted after all {len(tasks)} runs were complete, "
+            f"while gathering their table; {kept}"
+        ) from None
+
+
+def _table(
+    sc: Scenario,
+    results: list[dict[str, Any]],
+    points: list[tuple[dict[str, Any], Scenario, str, str, str]],
+    seed_list: list[int],
+    run_dirs: list[str],
+    link: str | None,
+    out: PathLike | None,
+    dataset: str,
+) -> pd.DataFrame:
+    """The sweep's table from its runs' results (and its dataset under ``out``)."""
     if out is not None:
         _native.write_dataset(os.fspath(out), run_dirs, dataset)
     first = results[0]

@@ -693,6 +693,23 @@ impl RunOutput {
         PyCapsule::new(py, stream, Some(c"arrow_array_stream".to_owned())).map(Some)
     }
 
+    /// Table `name` (`flows`, `queues`, ..., or `events`: the event log) as
+    /// the CSV text `output.format = "csv"` writes, whatever the run's
+    /// format, or None when the run has no such table: what the package
+    /// reads without pyarrow. GIL released while it is written.
+    fn table_csv<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let bytes = py
+            .detach(|| {
+                if name == "events" {
+                    output::event_log::csv_bytes(&self.r)
+                } else {
+                    output::table_csv(&self.r, name)
+                }
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("table {name}: {e}")))?;
+        Ok(bytes.map(|b| PyBytes::new(py, &b)))
+    }
+
     /// Write the run's files into `dir`, as `aqmlab run --out dir` does
     /// (with `scenario.toml` and `provenance.json`).
     fn write(&self, py: Python<'_>, dir: std::path::PathBuf) -> PyResult<()> {
@@ -792,9 +809,8 @@ fn remove_stale_runs(out: std::path::PathBuf, stale: Vec<String>) -> PyResult<()
 
 /// The sweep's result tables under `out` (its run folders `rels`) as one
 /// Parquet dataset per table (`aqmlab::output::columnar::write_dataset`),
-/// as `aqmlab sweep` writes them: `format` "parquet" always, "auto" for a
-/// table whose CSVs hold more than 1 MiB together, "csv" never. Returns
-/// the tables written. GIL released.
+/// as `aqmlab sweep` writes them: under `format` "parquet" (none under
+/// "csv"). Returns the tables written. GIL released.
 #[pyfunction]
 fn write_dataset(
     py: Python<'_>,

@@ -71,6 +71,6 @@ def test_a_python_sweep_writes_the_same_dataset(tmp_path: Path) -> None:
     table = aqmlab.sweep(sc, out=out, format="parquet", jobs=1, progress=False)
     assert len(table) == 4
     _check_dataset(out)
-    # `auto` (the default) keeps these small tables as the runs' CSVs only
+    # `csv` (the default): the runs' CSVs only, no dataset
     aqmlab.sweep(sc, out=out, jobs=1, progress=False)
     assert not (out / "parquet").exists()

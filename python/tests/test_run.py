@@ -16,8 +16,7 @@ import aqmlab
 
 MICE = "scenarios/papers/maxnet-mice/reno-red.toml"
 # Overrides that make the run short and switch on every optional table.
-# CSV tables: these tests compare them with the CLI's byte for byte (under
-# the default "auto", queues.csv of this run would be Parquet, > 1 MiB)
+# CSV tables (the default): these tests compare them with the CLI's byte for byte
 MICE_SET = {"duration": "25s", "flows.0.trace_cwnd": True, "output.format": "csv"}
 COMPARE = "scenarios/aqm-compare.toml"
 

@@ -51,10 +51,10 @@ pub struct RunArgs {
     /// delay CDFs, and every number of `summary.json` in tables.
     #[arg(long)]
     pub report: bool,
-    /// File format of the result tables and the event log: `auto` (the
-    /// default: CSV, Parquet for a table above 1 MiB of CSV), `csv` or
-    /// `parquet` (sets `output.format`).
-    #[arg(long, value_parser = ["auto", "csv", "parquet"])]
+    /// File format of the result tables and the event log: `csv` or
+    /// `parquet` (sets `output.format`; default: the scenario's, CSV unless
+    /// it says otherwise).
+    #[arg(long, value_parser = ["csv", "parquet"])]
     pub format: Option<String>,
     /// Run scenarios above the default resource limits (samples, bins,
     /// flows, nodes: see the README's "Errors and limits").
@@ -199,7 +199,10 @@ pub fn main(a: RunArgs) -> CliResult {
     if sc.sweep.is_some() {
         // Not run here, but a bad axis key or value is the same error as
         // under `aqmlab sweep`.
-        Scenario::sweep_from_toml(&text, &file, &a.set)?;
+        let plan = Scenario::sweep_plan(&text, &file, &a.set)?;
+        for k in 0..plan.len() {
+            plan.point(k)?;
+        }
     }
     let out = match &a.out {
         Some(o) => o.clone(),

@@ -9,8 +9,15 @@
 //! per axis, the seed, the reported queue's counters, per-group goodput),
 //! `DIR/summary.md` (mean, sd and 95 % interval over seeds, also printed)
 //! and plots: `queue_delay`, `queue_length` (mean over seeds with the band
-//! from the lowest to the highest seed, one panel per combination) and
-//! `metrics` (means with 95 % intervals).
+//! from the lowest to the highest seed, one panel per combination, the
+//! first [`MAX_BAND_PANELS`]) and `metrics` (means with 95 % intervals, the
+//! first [`MAX_METRIC_CATEGORIES`] combinations).
+//!
+//! Memory: linear in the runs, a few hundred bytes each. A combination's
+//! scenario is made when it is checked and again when it runs
+//! ([`aqmlab::scenario::SweepPlan`]), never held for all; the runs' rows
+//! go to a temporary file as they are read, and only each combination's
+//! statistics stay (`tables`).
 //!
 //! Resume: a run whose folder holds a `summary.json` and a `provenance.json`
 //! with the same scenario hash and seed is complete and is not run again;
@@ -22,7 +29,7 @@
 //! sweep are refused (exit 2) unless `--force` deletes them.
 
 use crate::progress::par_map;
-use crate::run::{check_out, out_err, provenance, scenario_doc};
+use crate::run::{check_out, out_err, provenance};
 use crate::{CliError, CliResult};
 use aqmlab::output::{self, Provenance, Staging};
 use aqmlab::scenario::limits::{check_runs, Limits};
@@ -52,10 +59,9 @@ pub struct SweepArgs {
     pub set: Vec<String>,
     /// Format of the sweep's dataset (sets `output.format`): `parquet`
     /// writes each result table of all runs as one Parquet dataset,
-    /// `<out>/parquet/<table>/`; `auto` (the default) does so for a table
-    /// above 1 MiB of CSV over all runs; `csv` never. The runs' own tables
-    /// are CSV.
-    #[arg(long, value_parser = ["auto", "csv", "parquet"])]
+    /// `<out>/parquet/<table>/`; `csv` (the scenario's default) none. The
+    /// runs' own tables are CSV.
+    #[arg(long, value_parser = ["csv", "parquet"])]
     pub format: Option<String>,
     /// Run only slice I of N (1 ≤ I ≤ N) of the runs, e.g. one Slurm array
     /// task; the same command without --shard assembles sweep.csv.
@@ -75,14 +81,13 @@ pub struct SweepArgs {
     pub report: bool,
 }
 
-/// One run of the sweep.
+/// One run of the sweep. Its scenario and provenance are made when needed
+/// ([`effective`]), so a sweep holds a few bytes per run, not a scenario.
 struct Job {
     point: usize,
     seed: u64,
     /// `<label>/seed-<n>`, relative to `--out`.
     rel: String,
-    toml: String,
-    prov: Provenance,
 }
 
 fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
@@ -100,11 +105,6 @@ fn parse_shard(s: &str) -> CliResult<(u64, u64)> {
     Ok((i, n))
 }
 
-/// Does `dir` hold a complete run of `job`?
-fn complete(dir: &Path, job: &Job) -> bool {
-    output::run_complete(dir, &job.prov.scenario_sha256, job.seed, &job.prov.files)
-}
-
 /// Files the sweep writes at the top of `--out`.
 const TABLES: &[&str] = &[
     "sweep.csv",
@@ -118,29 +118,37 @@ const TABLES: &[&str] = &[
     "report.html",
 ];
 
+/// Most combinations the queue delay and length plots show (a panel of
+/// 190 pixels each: 24 are a 16 MB bitmap; one per combination of 6 000
+/// was 4 GB). Beyond it they show the first ones and say how many there
+/// are.
+pub const MAX_BAND_PANELS: usize = 24;
+
+/// Most combinations the metrics plot shows (a labelled error bar each in
+/// at most 1600 pixels; the SVG of 10⁴ was tens of MB in memory). Beyond
+/// it, the first ones, saying how many there are.
+pub const MAX_METRIC_CATEGORIES: usize = 200;
+
 pub fn main(mut a: SweepArgs) -> CliResult {
     if let Some(f) = &a.format {
         a.set.push(format!("output.format=\"{f}\""));
     }
     let file = a.file.display().to_string();
     let text = aqmlab::scenario::read_file_limit(&a.file, crate::max_file_bytes(a.allow_large))?;
-    let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
-    let spec = points[0].scenario.sweep.clone().expect("sweep present");
-    let seeds = a.seeds.unwrap_or(spec.seeds);
+    let plan = Scenario::sweep_plan(&text, &file, &a.set)?;
+    let seeds = a.seeds.unwrap_or(plan.spec.seeds);
     if seeds == 0 {
         return Err(CliError::Input("--seeds must be at least 1".into()));
     }
-    check_sweep(&a, &points, &spec, seeds, &file)?;
+    // the sweep's size before any combination is made
+    check_size(&a, &plan, seeds, &file)?;
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
+    let jobs = make_jobs(&plan, seeds);
+    let checked = check_points(&a, &plan, &jobs, seeds, &file)?;
     check_out(&a.out)?;
-    // Axes: one column each; the value of every point on every axis (the
-    // points are the axes' cartesian product, first axis fastest).
-    let axes: Vec<String> = spec.vary.iter().map(|x| x.key.clone()).collect();
-    let base = scenario_doc(&text, &file, &a.set)?;
-    let (axis_values, docs) = axis_docs(&spec, points.len(), &base, &file)?;
-    let jobs = make_jobs(&a, &points, &docs, seeds)?;
     remove_stale(&a, &jobs)?;
-    let (todo, n_done) = pending(&a, &jobs, shard)?;
+    let (todo, n_done) = pending(&a, &jobs, &checked.done, shard)?;
+    drop(checked.done);
     crate::interrupt::install(jobs.len(), &a.out);
     for _ in 0..n_done {
         crate::interrupt::run_done();
@@ -152,8 +160,7 @@ pub fn main(mut a: SweepArgs) -> CliResult {
     let wall = std::time::Instant::now();
     let results: Vec<CliResult> = pool.install(|| {
         par_map(&format!("sweep {} runs", todo.len()), &todo, |&k| {
-            let j = &jobs[k];
-            run_one(&points[j.point], j, &a.out.join(&j.rel))
+            run_one(&a, &plan, &jobs[k])
         })
     });
     results.into_iter().collect::<CliResult<Vec<()>>>()?;
@@ -168,36 +175,16 @@ pub fn main(mut a: SweepArgs) -> CliResult {
         );
         return Ok(());
     }
-    tables(
-        &a,
-        &points,
-        &jobs,
-        &axes,
-        &axis_values,
-        seeds,
-        spec.link.clone(),
-        run_wall,
-        todo.len(),
-    )?;
-    write_dataset(&a.out, &points, &jobs)
+    tables(&a, &plan, &jobs, seeds, run_wall, todo.len())?;
+    write_dataset(&a.out, checked.format, &jobs)
 }
 
 /// The runs' result tables as one Parquet dataset per table
-/// ([`output::columnar::write_dataset`]), when the points' `output.format`
-/// asks for it: `parquet`, or `auto` when the runs' CSVs of the table hold
-/// more than `AUTO_PARQUET_BYTES` together.
-fn write_dataset(out: &Path, points: &[aqmlab::scenario::SweepPoint], jobs: &[Job]) -> CliResult {
-    use aqmlab::scenario::FileFormat;
-    let format = if points.iter().any(|p| p.format == FileFormat::Parquet) {
-        FileFormat::Parquet
-    } else if points.iter().any(|p| p.format == FileFormat::Auto) {
-        FileFormat::Auto
-    } else {
-        FileFormat::Csv
-    };
+/// ([`output::columnar::write_dataset`]) when a point's `output.format` is
+/// `parquet`.
+fn write_dataset(out: &Path, format: aqmlab::scenario::FileFormat, jobs: &[Job]) -> CliResult {
     let rels: Vec<&str> = jobs.iter().map(|j| j.rel.as_str()).collect();
-    let wrote = output::columnar::write_dataset(out, &rels, format)
-        .map_err(|e| CliError::Internal(e.to_string()))?;
+    let wrote = output::columnar::write_dataset(out, &rels, format).map_err(out_err)?;
     if !wrote.is_empty() {
         eprintln!(
             "sweep: Parquet datasets ({}) in {}",
@@ -208,12 +195,21 @@ fn write_dataset(out: &Path, points: &[aqmlab::scenario::SweepPoint], jobs: &[Jo
     Ok(())
 }
 
-/// The sweep's size against the resource limits (unless `--allow-large`),
-/// and `sweep.link` against the scenario's link directions.
-fn check_sweep(
+/// `s` cut to `n` characters, with `…` when cut.
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The sweep's runs (combinations × seeds) and `--jobs` against the
+/// resource limits (unless `--allow-large`), from the axes' lengths alone:
+/// a long axis is refused before any combination is made. The key named
+/// is the seeds' when they alone pass the limit, else the longest axis'.
+fn check_size(
     a: &SweepArgs,
-    points: &[aqmlab::scenario::SweepPoint],
-    spec: &aqmlab::scenario::SweepSpec,
+    plan: &aqmlab::scenario::SweepPlan,
     seeds: u64,
     file: &str,
 ) -> CliResult {
@@ -227,96 +223,140 @@ fn check_sweep(
     } else {
         "sweep.seeds"
     };
+    let (i, longest) = (plan.spec.vary.iter().enumerate())
+        .max_by_key(|(i, ax)| (ax.values.len(), std::cmp::Reverse(*i)))
+        .expect("a sweep has an axis");
+    let (key, axis) = if seeds > lim.sweep_runs || plan.len() == 1 {
+        (seeds_key.to_string(), String::new())
+    } else {
+        (
+            format!("sweep.vary[{i}].values"),
+            format!(
+                " (axis `{}`, {} values)",
+                cut(&longest.key, 60),
+                longest.values.len()
+            ),
+        )
+    };
     check_runs(
-        points.len() as u64,
+        plan.len() as u64,
         seeds,
-        seeds_key,
+        &key,
         a.jobs.map(|j| j as u64),
         &lim,
     )
-    .map_err(|(k, m)| CliError::Input(format!("{file}: `{k}`: {m}")))?;
-    for p in points {
+    .map_err(|(k, m)| {
+        let axis = if k == key { axis.as_str() } else { "" };
+        CliError::Input(format!("{file}: `{k}`{axis}: {m}"))
+    })
+}
+
+/// What checking every combination found.
+struct Checked {
+    /// Per job: whether `--out` holds it complete already.
+    done: Vec<bool>,
+    /// The format of the sweep's dataset: Parquet when any point asks.
+    format: aqmlab::scenario::FileFormat,
+}
+
+/// Make and check every combination, one at a time: its scenario against
+/// the resource limits (or, with `--allow-large`, the machine's memory),
+/// `sweep.link` against the first one's link directions, and whether each
+/// of its runs is complete in `--out` already.
+fn check_points(
+    a: &SweepArgs,
+    plan: &aqmlab::scenario::SweepPlan,
+    jobs: &[Job],
+    seeds: u64,
+    file: &str,
+) -> CliResult<Checked> {
+    use aqmlab::scenario::FileFormat;
+    let mut done = Vec::with_capacity(jobs.len());
+    let mut format = FileFormat::Csv;
+    let mut k_jobs = jobs.iter();
+    for k in 0..plan.len() {
+        let p = plan.point(k)?;
         let at = format!("{file} [sweep point {}]", p.label);
         if a.allow_large {
             crate::check_memory(&p.scenario, &at)?;
         } else {
             crate::check_limits(&p.scenario, &at)?;
         }
-    }
-    if let Some(l) = &spec.link {
-        let names: Vec<String> = points[0]
-            .scenario
-            .links
-            .iter()
-            .flat_map(|k| [format!("{}->{}", k.a, k.b), format!("{}->{}", k.b, k.a)])
-            .collect();
-        if !names.contains(l) {
-            return Err(CliError::Input(format!(
-                "{file}: `sweep.link`: no link direction `{l}`; allowed: {}",
-                names.join(", ")
-            )));
+        if p.format == FileFormat::Parquet {
+            format = FileFormat::Parquet;
+        }
+        if k == 0 {
+            check_link(plan, &p.scenario, file)?;
+        }
+        for j in k_jobs.by_ref().take(seeds as usize) {
+            debug_assert_eq!(j.point, k);
+            let dir = a.out.join(&j.rel);
+            // a folder without `summary.json` is not complete: no need to
+            // make its effective scenario to compare hashes
+            let complete = dir.join("summary.json").is_file() && {
+                let (_, prov) = effective(a, plan, k, &p, j.seed)?;
+                output::run_complete(&dir, &prov.scenario_sha256, j.seed, &prov.files)
+            };
+            done.push(complete);
         }
     }
-    Ok(())
+    Ok(Checked { done, format })
 }
 
-/// Per sweep point, its value on every axis.
-type AxisValues = Vec<Vec<String>>;
-
-/// Per sweep point: its value on every axis (a label where the axis gives
-/// them) and its scenario document (`base` with the axes' values set).
-fn axis_docs(
-    spec: &aqmlab::scenario::SweepSpec,
-    n_points: usize,
-    base: &toml::Value,
-    file: &str,
-) -> CliResult<(AxisValues, Vec<toml::Value>)> {
-    let mut axis_values: Vec<Vec<String>> = Vec::new();
-    let mut docs = Vec::new();
-    for k0 in 0..n_points {
-        let (mut k, mut vals, mut doc) = (k0, Vec::new(), base.clone());
-        for ax in &spec.vary {
-            let j = k % ax.values.len();
-            k /= ax.values.len();
-            aqmlab::scenario::set_path(&mut doc, &ax.key, ax.values[j].clone())
-                .map_err(|m| CliError::Input(format!("{file}: `{}`: {m}", ax.key)))?;
-            vals.push(match &ax.labels {
-                Some(l) => l[j].clone(),
-                None => aqmlab::scenario::axis_value(&ax.values[j]),
-            });
-        }
-        // a sweep's runs write CSV tables (`SweepPoint::scenario`)
-        aqmlab::scenario::set_path(&mut doc, "output.format", "csv".into())
-            .map_err(|m| CliError::Input(format!("{file}: `output.format`: {m}")))?;
-        axis_values.push(vals);
-        docs.push(doc);
+/// `sweep.link` against the scenario's link directions.
+fn check_link(plan: &aqmlab::scenario::SweepPlan, sc: &Scenario, file: &str) -> CliResult {
+    let Some(l) = &plan.spec.link else {
+        return Ok(());
+    };
+    let names: Vec<String> = (sc.links.iter())
+        .flat_map(|k| [format!("{}->{}", k.a, k.b), format!("{}->{}", k.b, k.a)])
+        .collect();
+    if names.contains(l) {
+        return Ok(());
     }
-    Ok((axis_values, docs))
+    let shown: Vec<&str> = names.iter().take(10).map(String::as_str).collect();
+    let more = match names.len().saturating_sub(10) {
+        0 => String::new(),
+        m => format!(" and {m} more"),
+    };
+    Err(CliError::Input(format!(
+        "{file}: `sweep.link`: no link direction `{}`; allowed: {}{more}",
+        cut(l, 60),
+        shown.join(", ")
+    )))
 }
 
-/// One job per sweep point and seed, with its effective scenario and
-/// provenance.
-fn make_jobs(
+/// The effective scenario of run `seed` of combination `k` (made: `p`):
+/// its `scenario.toml`, with `output.format = "csv"` (a sweep's runs write
+/// CSV tables), and its provenance.
+fn effective(
     a: &SweepArgs,
-    points: &[aqmlab::scenario::SweepPoint],
-    docs: &[toml::Value],
-    seeds: u64,
-) -> CliResult<Vec<Job>> {
-    let mut jobs = Vec::new();
-    for (i, p) in points.iter().enumerate() {
+    plan: &aqmlab::scenario::SweepPlan,
+    k: usize,
+    p: &aqmlab::scenario::SweepPoint,
+    seed: u64,
+) -> CliResult<(String, Provenance)> {
+    let mut doc = plan.doc(k)?;
+    aqmlab::scenario::set_path(&mut doc, "output.format", "csv".into())
+        .map_err(|m| CliError::Input(format!("{}: `output.format`: {m}", a.file.display())))?;
+    provenance(&doc, seed, Some(&a.file), &a.set, &p.scenario.inputs)
+}
+
+/// One job per combination and seed (the seeds of a combination together,
+/// in sweep order).
+fn make_jobs(plan: &aqmlab::scenario::SweepPlan, seeds: u64) -> Vec<Job> {
+    let mut jobs = Vec::with_capacity(plan.len().saturating_mul(seeds as usize));
+    for k in 0..plan.len() {
+        let label = plan.label(k);
         for seed in 1..=seeds {
-            let (toml, prov) =
-                provenance(&docs[i], seed, Some(&a.file), &a.set, &p.scenario.inputs)?;
             jobs.push(Job {
-                point: i,
+                point: k,
                 seed,
-                rel: format!("{}/seed-{seed}", p.label),
-                toml,
-                prov,
+                rel: format!("{label}/seed-{seed}"),
             });
         }
     }
-    Ok(jobs)
+    jobs
 }
 
 /// Run folders under `--out` that are not this sweep's: an error, or
@@ -325,6 +365,7 @@ fn remove_stale(a: &SweepArgs, jobs: &[Job]) -> CliResult {
     // Runs of another sweep are never mixed in.
     let keep: BTreeSet<String> = jobs.iter().map(|j| j.rel.clone()).collect();
     let stale = output::stale_runs(&a.out, &keep);
+    drop(keep);
     if !stale.is_empty() {
         let list = stale.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
         let more = if stale.len() > 5 { ", …" } else { "" };
@@ -351,12 +392,9 @@ fn remove_stale(a: &SweepArgs, jobs: &[Job]) -> CliResult {
 fn pending(
     a: &SweepArgs,
     jobs: &[Job],
+    done: &[bool],
     shard: Option<(u64, u64)>,
 ) -> CliResult<(Vec<usize>, usize)> {
-    let done: Vec<bool> = jobs
-        .iter()
-        .map(|j| complete(&a.out.join(&j.rel), j))
-        .collect();
     let todo: Vec<usize> = (0..jobs.len())
         .filter(|&k| !done[k])
         .filter(|&k| match shard {
@@ -386,10 +424,13 @@ fn pending(
     Ok((todo, n_done))
 }
 
-/// Run one job and rename its files into place (the CSVs' `label`
-/// column: the point's label).
-fn run_one(p: &aqmlab::scenario::SweepPoint, j: &Job, dir: &Path) -> CliResult {
-    output::run_into(&p.scenario, j.seed, dir, &p.label, &j.toml, &j.prov, 1).map_err(out_err)?;
+/// Make the job's combination, run it and rename its files into place
+/// (the CSVs' `label` column: the combination's label).
+fn run_one(a: &SweepArgs, plan: &aqmlab::scenario::SweepPlan, j: &Job) -> CliResult {
+    let p = plan.point(j.point)?;
+    let (toml, prov) = effective(a, plan, j.point, &p, j.seed)?;
+    let dir = a.out.join(&j.rel);
+    output::run_into(&p.scenario, j.seed, &dir, &p.label, &toml, &prov, 1).map_err(out_err)?;
     crate::interrupt::run_done();
     Ok(())
 }
@@ -405,7 +446,13 @@ struct RunData {
     series: Vec<(f64, f64, f64)>,
 }
 
-fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)> {
+/// Run `dir`'s data; `series`: the reported queue's time series of
+/// `link` (else left empty).
+fn read_run(
+    dir: &Path,
+    link: Option<&str>,
+    want_series: bool,
+) -> CliResult<(RunData, Vec<String>)> {
     let p = dir.join("summary.json");
     let text = std::fs::read_to_string(&p)
         .map_err(|e| CliError::Internal(format!("{}: {e}", p.display())))?;
@@ -435,7 +482,7 @@ fn read_run(dir: &Path, link: Option<&str>) -> CliResult<(RunData, Vec<String>)>
         if !monitored.iter().any(|m| m == l) {
             monitored.push(l.to_string());
         }
-        if Some(l) == link {
+        if want_series && Some(l) == link {
             let f = |i: usize| {
                 rec.get(i)
                     .and_then(|x| x.parse::<f64>().ok())
@@ -506,12 +553,40 @@ fn spread(xs: &[f64]) -> (f64, f64, f64) {
     (s.mean, s.sd, s.ci95())
 }
 
-/// One row of `sweep.csv`, before the per-group goodput columns.
+/// The metric columns of `sweep.csv`, after the axes, `seed`, `run_dir`,
+/// `link` and `kind`, before the per-group goodput columns.
+const VALUES: [&str; 15] = [
+    "arrivals",
+    "enqueued",
+    "dropped",
+    "marked",
+    "drop_rate",
+    "mark_rate",
+    "mean_len_pkts",
+    "mean_delay_s",
+    "p99_delay_s",
+    "max_delay_s",
+    "utilization",
+    "goodput_bps",
+    "jain_tcp",
+    "cbr_owd_s",
+    "events",
+];
+
+/// One row of `sweep.csv`: the metrics of [`VALUES`], the queue's kind and
+/// each group's goodput.
 struct Row {
-    values: Vec<(&'static str, Option<f64>)>,
-    link: String,
+    values: [Option<f64>; VALUES.len()],
     kind: String,
     goodput: BTreeMap<String, f64>,
+}
+
+impl Row {
+    fn get(&self, k: &str) -> f64 {
+        (VALUES.iter().position(|v| *v == k))
+            .and_then(|i| self.values[i])
+            .unwrap_or(f64::NAN)
+    }
 }
 
 fn row(d: &RunData, link: &str) -> CliResult<Row> {
@@ -548,29 +623,25 @@ fn row(d: &RunData, link: &str) -> CliResult<Row> {
     }
     let arrivals = q["arrivals"].as_u64().unwrap_or(0);
     let rate = |k: &str| output::per_arrival(q[k].as_u64().unwrap_or(0), arrivals);
-    let values = vec![
-        ("arrivals", Some(arrivals as f64)),
-        ("enqueued", Some(num(q, "enqueued"))),
-        ("dropped", Some(num(q, "dropped"))),
-        ("marked", Some(num(q, "marked"))),
-        ("drop_rate", rate("dropped")),
-        ("mark_rate", rate("marked")),
-        ("mean_len_pkts", Some(num(q, "mean_len_pkts"))),
-        ("mean_delay_s", Some(num(q, "mean_delay_s"))),
-        ("p99_delay_s", Some(num(q, "p99_delay_s"))),
-        ("max_delay_s", Some(num(q, "max_delay_s"))),
-        ("utilization", Some(num(q, "utilization"))),
-        ("goodput_bps", Some(goodput.values().sum())),
-        ("jain_tcp", Some(jain(&tcp))),
-        (
-            "cbr_owd_s",
-            (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
-        ),
-        ("events", Some(num(&d.summary, "events"))),
+    let values = [
+        Some(arrivals as f64),
+        Some(num(q, "enqueued")),
+        Some(num(q, "dropped")),
+        Some(num(q, "marked")),
+        rate("dropped"),
+        rate("marked"),
+        Some(num(q, "mean_len_pkts")),
+        Some(num(q, "mean_delay_s")),
+        Some(num(q, "p99_delay_s")),
+        Some(num(q, "max_delay_s")),
+        Some(num(q, "utilization")),
+        Some(goodput.values().sum()),
+        Some(jain(&tcp)),
+        (!cbr.is_empty()).then(|| cbr.iter().sum::<f64>() / cbr.len() as f64),
+        Some(num(&d.summary, "events")),
     ];
     Ok(Row {
         values,
-        link: link.to_string(),
         kind: q["kind"].as_str().unwrap_or_default().to_string(),
         goodput,
     })
@@ -606,92 +677,171 @@ const METRICS: [(&str, &str, f64); 8] = [
     ("jain_tcp", "Jain (TCP)", 1.0),
 ];
 
-/// A finished sweep's runs, read back from its folder.
-struct Finished<'a> {
-    points: &'a [aqmlab::scenario::SweepPoint],
-    jobs: &'a [Job],
-    rows: Vec<Row>,
-    data: Vec<RunData>,
-    seeds: u64,
-    /// The queue reported.
-    link: String,
-    /// The scenario's name.
-    name: &'a str,
+/// What the sweep keeps of one combination once its runs are read: a few
+/// hundred bytes, whatever its runs hold.
+struct PointSummary {
+    label: String,
+    /// Its value on every axis (kept for `report.html` only).
+    cells: Vec<String>,
+    /// Per metric of [`METRICS`]: mean, sd, half-width of the 95 % interval.
+    stats: Vec<(f64, f64, f64)>,
+    /// All its seeds gave the same results (and there are several).
+    identical: bool,
 }
 
-impl Finished<'_> {
-    /// The runs of combination `i`, with their rows.
-    fn runs_of(&self, i: usize) -> impl Iterator<Item = (&Row, &RunData)> {
-        self.jobs
-            .iter()
-            .zip(self.rows.iter().zip(&self.data))
-            .filter(move |(j, _)| j.point == i)
-            .map(|(_, rd)| rd)
+/// The queue series of one combination's runs, summed as they are read:
+/// per sample, (time of the first run, sum, lowest, highest) of delay (in
+/// ms) and length, over the samples every run has.
+#[derive(Default)]
+struct BandAcc {
+    runs: usize,
+    /// (time_s, [sum, low, high] of delay, [sum, low, high] of length)
+    at: Vec<(f64, [f64; 3], [f64; 3])>,
+}
+
+impl BandAcc {
+    fn add(&mut self, series: &[(f64, f64, f64)]) {
+        if self.runs == 0 {
+            self.at = (series.iter())
+                .map(|&(t, d, l)| (t, [d * 1e3; 3], [l; 3]))
+                .collect();
+        } else {
+            self.at.truncate(series.len());
+            for (a, &(_, d, l)) in self.at.iter_mut().zip(series) {
+                let d = d * 1e3;
+                for (acc, x) in [(&mut a.1, d), (&mut a.2, l)] {
+                    acc[0] += x;
+                    acc[1] = acc[1].min(x);
+                    acc[2] = acc[2].max(x);
+                }
+            }
+        }
+        self.runs += 1;
+    }
+
+    /// The band of delay (`len` false) or length: (x, mean, low, high).
+    fn band(&self, len: bool) -> Vec<(f64, f64, f64, f64)> {
+        let n = self.runs.max(1) as f64;
+        (self.at.iter())
+            .map(|(t, d, l)| {
+                let a = if len { l } else { d };
+                (*t, a[0] / n, a[1], a[2])
+            })
+            .collect()
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn tables(
     a: &SweepArgs,
-    points: &[aqmlab::scenario::SweepPoint],
+    plan: &aqmlab::scenario::SweepPlan,
     jobs: &[Job],
-    axes: &[String],
-    axis_values: &[Vec<String>],
     seeds: u64,
-    link: Option<String>,
     run_wall: f64,
     ran: usize,
 ) -> CliResult {
-    let missing: Vec<&str> = jobs
-        .iter()
-        .filter(|j| !complete(&a.out.join(&j.rel), j))
-        .map(|j| j.rel.as_str())
-        .collect();
-    if !missing.is_empty() {
-        return Err(CliError::Internal(format!(
-            "{} runs are not complete after the sweep (e.g. {})",
-            missing.len(),
-            missing[0]
-        )));
-    }
-    let link = match link {
-        Some(l) => l,
+    let link = match &plan.spec.link {
+        Some(l) => l.clone(),
         None => busiest_monitored(&a.out.join(&jobs[0].rel))?,
     };
-    let mut data = Vec::new();
-    let mut rows = Vec::new();
-    for j in jobs {
-        let (d, _) = read_run(&a.out.join(&j.rel), Some(&link))?;
-        rows.push(row(&d, &link)?);
-        data.push(d);
-    }
-    let fin = Finished {
-        points,
-        jobs,
-        rows,
-        data,
-        seeds,
-        link,
-        name: &points[0].scenario.name,
-    };
+    let axes: Vec<String> = plan.spec.vary.iter().map(|x| x.key.clone()).collect();
+    let name = plan.point(0)?.scenario.name;
     let mut st = Staging::new(&a.out).map_err(out_err)?;
-    write_sweep_csv(&st.path("sweep.csv"), &a.out, &fin, axes, axis_values)?;
+    // The runs' rows go to disk as they are read (the goodput columns, one
+    // per flow group, are known at the end): memory stays per combination.
+    let rows_tmp = output::TempFile::beside(&a.out.join("sweep.rows.csv")).map_err(out_err)?;
+    let e_rows = |e: csv::Error| out_err(output::path_err(rows_tmp.path(), e));
+    let mut rows_w = csv::WriterBuilder::new()
+        .flexible(true)
+        .has_headers(false)
+        .from_path(rows_tmp.path())
+        .map_err(e_rows)?;
+    let mut groups: BTreeSet<String> = BTreeSet::new();
+    let mut points: Vec<PointSummary> = Vec::with_capacity(plan.len());
+    let mut bands: Vec<(String, BandAcc)> = Vec::new();
+    let per_point = seeds as usize;
+    for (k, runs) in jobs.chunks(per_point).enumerate() {
+        let label = plan.label(k);
+        let cells = plan.axis_cells(k);
+        let mut metric: Vec<Vec<f64>> = vec![Vec::with_capacity(per_point); METRICS.len()];
+        let mut first: Option<Value> = None;
+        let mut identical = per_point > 1;
+        let mut band = (k < MAX_BAND_PANELS).then(BandAcc::default);
+        for j in runs {
+            let (d, _) = read_run(&a.out.join(&j.rel), Some(&link), band.is_some())?;
+            let r = row(&d, &link)?;
+            let mut rec = cells.clone();
+            rec.extend([
+                j.seed.to_string(),
+                j.rel.clone(),
+                link.clone(),
+                r.kind.clone(),
+            ]);
+            rec.extend(r.values.iter().map(|v| fmt_opt(*v)));
+            for (g, v) in &r.goodput {
+                if !groups.contains(g) {
+                    groups.insert(g.clone());
+                }
+                rec.push(g.clone());
+                rec.push(fmt_opt(Some(*v)));
+            }
+            rows_w.write_record(&rec).map_err(e_rows)?;
+            for (m, (key, _, scale)) in metric.iter_mut().zip(&METRICS) {
+                m.push(r.get(key) * scale);
+            }
+            let fp = fingerprint(&d.summary);
+            match &first {
+                None => first = Some(fp),
+                Some(f) => identical &= *f == fp,
+            }
+            if let Some(b) = &mut band {
+                b.add(&d.series);
+            }
+        }
+        if let Some(b) = band {
+            bands.push((label.clone(), b));
+        }
+        points.push(PointSummary {
+            label,
+            cells: if a.report { cells } else { Vec::new() },
+            stats: metric.iter().map(|xs| spread(xs)).collect(),
+            identical,
+        });
+    }
+    rows_w
+        .flush()
+        .map_err(|e| out_err(output::path_err(rows_tmp.path(), e)))?;
+    drop(rows_w);
+    write_sweep_csv(&mut st, &a.out, rows_tmp.path(), &axes, &groups)?;
+    drop(rows_tmp);
     eprintln!("sweep: {ran} runs computed now in {run_wall:.1} s wall");
-    let stats = metric_stats(&fin);
-    let md = summary_md(&fin, &stats);
-    print!("{md}");
-    std::io::Write::flush(&mut std::io::stdout())?;
-    st.write("summary.md", md.as_bytes()).map_err(out_err)?;
-    sweep_plots(&mut st, &fin, &stats)?;
+    let fin = Finished {
+        name: &name,
+        link: &link,
+        seeds,
+        runs: jobs.len(),
+        points: &points,
+    };
+    {
+        let mut f = st.create("summary.md").map_err(out_err)?;
+        let stdout = std::io::stdout();
+        let mut both = Tee(&mut f, stdout.lock());
+        summary_md(&mut both, &fin)
+            .and_then(|_| std::io::Write::flush(&mut both))
+            .map_err(|e| out_err(output::path_err(&a.out.join("summary.md"), e)))?;
+    }
+    sweep_plots(&mut st, &fin, &bands, plan.len())?;
+    drop(bands);
     if a.report {
         let labels: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
+        let axis_values: Vec<Vec<String>> = points.iter().map(|p| p.cells.clone()).collect();
+        let stats: Vec<Vec<(f64, f64, f64)>> = points.iter().map(|p| p.stats.clone()).collect();
         let page = crate::report::sweep_page(&crate::report::SweepInput {
-            name: fin.name,
-            link: &fin.link,
+            name: &name,
+            link: &link,
             seeds,
             runs: jobs.len(),
-            axes,
-            axis_values,
+            axes: &axes,
+            axis_values: &axis_values,
             labels: &labels,
             metrics: &METRICS,
             stats: &stats,
@@ -707,10 +857,38 @@ fn tables(
     Ok(())
 }
 
+/// Writes to a file and to standard output at once.
+struct Tee<'a, W: std::io::Write, O: std::io::Write>(&'a mut W, O);
+
+impl<W: std::io::Write, O: std::io::Write> std::io::Write for Tee<'_, W, O> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write_all(buf)?;
+        // a closed standard output (`| head`) does not lose the file
+        let _ = self.1.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.1.flush();
+        self.0.flush()
+    }
+}
+
+/// A finished sweep, as its tables and plots describe it.
+struct Finished<'a> {
+    /// The scenario's name.
+    name: &'a str,
+    /// The queue reported.
+    link: &'a str,
+    seeds: u64,
+    runs: usize,
+    points: &'a [PointSummary],
+}
+
 /// The reported queue when `sweep.link` is not set: the busiest monitored
 /// queue of the run in `dir` (the first run).
 fn busiest_monitored(dir: &Path) -> CliResult<String> {
-    let (d, monitored) = read_run(dir, None)?;
+    let (d, monitored) = read_run(dir, None, false)?;
     d.links
         .iter()
         .filter(|q| monitored.iter().any(|m| q["link"] == m.as_str()))
@@ -721,88 +899,71 @@ fn busiest_monitored(dir: &Path) -> CliResult<String> {
         })
 }
 
-/// `sweep.csv` (at `path`, staged for `out`): one line per run, the axes'
-/// values, the run's metrics and its groups' goodput.
+/// `sweep.csv` (staged in `st`) from the rows written to `rows` as the runs
+/// were read: one line per run, the axes' values, the run's metrics and
+/// its groups' goodput (a column per group of any run; empty where a run
+/// has no such group).
 fn write_sweep_csv(
-    path: &Path,
+    st: &mut Staging,
     out: &Path,
-    fin: &Finished,
+    rows: &Path,
     axes: &[String],
-    axis_values: &[Vec<String>],
+    groups: &BTreeSet<String>,
 ) -> CliResult {
-    let groups: BTreeSet<String> = fin
-        .rows
-        .iter()
-        .flat_map(|r| r.goodput.keys().cloned())
-        .collect();
     let e = |e: csv::Error| out_err(output::path_err(&out.join("sweep.csv"), e));
-    let mut w = csv::Writer::from_path(path).map_err(e)?;
+    let mut w = csv::Writer::from_writer(st.create("sweep.csv").map_err(out_err)?);
     let mut head: Vec<String> = axes.to_vec();
     head.extend(["seed", "run_dir", "link", "kind"].map(String::from));
-    head.extend(fin.rows[0].values.iter().map(|(k, _)| k.to_string()));
+    head.extend(VALUES.iter().map(|k| k.to_string()));
     head.extend(groups.iter().map(|g| format!("goodput_bps_{g}")));
     w.write_record(&head).map_err(e)?;
-    for (j, r) in fin.jobs.iter().zip(&fin.rows) {
-        let mut rec = axis_values[j.point].clone();
-        rec.extend([
-            j.seed.to_string(),
-            j.rel.clone(),
-            r.link.clone(),
-            r.kind.clone(),
-        ]);
-        rec.extend(r.values.iter().map(|(_, v)| fmt_opt(*v)));
-        rec.extend(groups.iter().map(|g| fmt_opt(r.goodput.get(g).copied())));
-        w.write_record(&rec).map_err(e)?;
+    let fixed = axes.len() + 4 + VALUES.len();
+    let mut rd = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(false)
+        .from_path(rows)
+        .map_err(e)?;
+    let mut rec = csv::StringRecord::new();
+    while rd.read_record(&mut rec).map_err(e)? {
+        let mut cells: Vec<&str> = Vec::with_capacity(head.len());
+        cells.extend(rec.iter().take(fixed));
+        let extra: Vec<&str> = rec.iter().skip(fixed).collect();
+        for g in groups {
+            let v = extra
+                .chunks(2)
+                .find(|p| p[0] == g.as_str())
+                .and_then(|p| p.get(1).copied());
+            cells.push(v.unwrap_or(""));
+        }
+        w.write_record(&cells).map_err(e)?;
     }
     w.flush()
         .map_err(|x| out_err(output::path_err(&out.join("sweep.csv"), x)))
 }
 
-/// Per combination and metric of [`METRICS`]: (mean, sd, half-width of the
-/// 95 % interval) over seeds.
-fn metric_stats(fin: &Finished) -> Vec<Vec<(f64, f64, f64)>> {
-    let val = |r: &Row, k: &str| {
-        r.values
-            .iter()
-            .find(|(n, _)| *n == k)
-            .and_then(|(_, v)| *v)
-            .unwrap_or(f64::NAN)
-    };
-    (0..fin.points.len())
-        .map(|i| {
-            let rs: Vec<&Row> = fin.runs_of(i).map(|(r, _)| r).collect();
-            METRICS
-                .iter()
-                .map(|(k, _, scale)| {
-                    let xs: Vec<f64> = rs.iter().map(|r| val(r, k) * scale).collect();
-                    spread(&xs)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// `summary.md`: the metrics' means with intervals, their standard
-/// deviations, and a warning for combinations whose seeds change nothing.
-fn summary_md(fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> String {
-    let (points, seeds, link) = (fin.points, fin.seeds, &fin.link);
-    let mut md = format!(
+/// `summary.md` into `w`: the metrics' means with intervals, their
+/// standard deviations, and a warning for combinations whose seeds change
+/// nothing (also on stderr).
+fn summary_md(w: &mut dyn std::io::Write, fin: &Finished) -> std::io::Result<()> {
+    let (seeds, link) = (fin.seeds, fin.link);
+    write!(
+        w,
         "# Sweep: {}\n\n{} combinations × {seeds} seeds = {} runs. \
          Queue reported: `{link}`. Drop and mark rates are per packet arrival at that queue.\n\n",
         fin.name,
-        points.len(),
-        fin.jobs.len(),
-    );
+        fin.points.len(),
+        fin.runs,
+    )?;
     let mut head = String::from("| combination |");
     let mut rule = String::from("|---|");
     for (_, title, _) in &METRICS {
         let _ = write!(head, " {title} |");
         rule.push_str("---:|");
     }
-    let _ = writeln!(
-        md,
+    writeln!(
+        w,
         "Mean over seeds ± half-width of the 95 % interval (Student's t, n − 1 degrees of freedom):\n\n{head}\n{rule}"
-    );
+    )?;
     let f = |x: f64| {
         if !x.is_finite() {
             "—".to_string()
@@ -814,9 +975,8 @@ fn summary_md(fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> String {
             format!("{x:.4}")
         }
     };
-    for (p, s) in points.iter().zip(stats) {
-        let cells: Vec<String> = s
-            .iter()
+    for p in fin.points {
+        let cells: Vec<String> = (p.stats.iter())
             .map(|(m, _, h)| {
                 if h.is_finite() {
                     format!("{} ± {}", f(*m), f(*h))
@@ -825,77 +985,56 @@ fn summary_md(fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> String {
                 }
             })
             .collect();
-        let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
+        writeln!(w, "| {} | {} |", p.label, cells.join(" | "))?;
     }
-    let _ = writeln!(md, "\nStandard deviation over seeds:\n\n{head}\n{rule}");
-    for (p, s) in points.iter().zip(stats) {
-        let cells: Vec<String> = s.iter().map(|(_, sd, _)| f(*sd)).collect();
-        let _ = writeln!(md, "| {} | {} |", p.label, cells.join(" | "));
+    writeln!(w, "\nStandard deviation over seeds:\n\n{head}\n{rule}")?;
+    for p in fin.points {
+        let cells: Vec<String> = p.stats.iter().map(|(_, sd, _)| f(*sd)).collect();
+        writeln!(w, "| {} | {} |", p.label, cells.join(" | "))?;
     }
-    let warnings = identical_seeds(fin);
-    if !warnings.is_empty() {
-        md.push('\n');
-        for w in &warnings {
-            let _ = writeln!(md, "**{w}**\n");
-            eprintln!("{w}");
+    // Seeds that change nothing are not replication.
+    let mut first = true;
+    for p in fin.points.iter().filter(|p| p.identical) {
+        if first {
+            writeln!(w)?;
+            first = false;
         }
+        let warn = format!(
+            "warning: `{}`: the {seeds} seeds gave identical results (nothing in the scenario is random); \
+             its spread is zero and its seeds are not replications",
+            p.label
+        );
+        writeln!(w, "**{warn}**\n")?;
+        eprintln!("{warn}");
     }
-    md
+    Ok(())
 }
 
-/// Seeds that change nothing are not replication: a warning per
-/// combination whose seeds all gave the same results.
-fn identical_seeds(fin: &Finished) -> Vec<String> {
-    let seeds = fin.seeds;
-    if seeds < 2 {
-        return Vec::new();
-    }
-    let mut warnings = Vec::new();
-    for (i, p) in fin.points.iter().enumerate() {
-        let fps: Vec<Value> = fin
-            .runs_of(i)
-            .map(|(_, d)| fingerprint(&d.summary))
-            .collect();
-        if fps.windows(2).all(|w| w[0] == w[1]) {
-            warnings.push(format!(
-                "warning: `{}`: the {seeds} seeds gave identical results (nothing in the scenario is random); \
-                 its spread is zero and its seeds are not replications",
-                p.label
-            ));
-        }
-    }
-    warnings
-}
-
-/// Plots: queue delay and length over time (every seed: mean and band), and
-/// the metrics with their intervals.
-fn sweep_plots(st: &mut Staging, fin: &Finished, stats: &[Vec<(f64, f64, f64)>]) -> CliResult {
-    let (seeds, link, name) = (fin.seeds, &fin.link, fin.name);
-    let band = |f: &dyn Fn(&(f64, f64, f64)) -> f64| -> Vec<crate::plot::Band> {
-        fin.points
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let runs: Vec<&RunData> = fin.runs_of(i).map(|(_, d)| d).collect();
-                let n = runs.iter().map(|d| d.series.len()).min().unwrap_or(0);
-                let pts = (0..n)
-                    .map(|k| {
-                        let ys: Vec<f64> = runs.iter().map(|d| f(&d.series[k])).collect();
-                        let m = ys.iter().sum::<f64>() / ys.len() as f64;
-                        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
-                        let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        (runs[0].series[k].0, m, lo, hi)
-                    })
-                    .collect();
-                crate::plot::Band {
-                    name: p.label.clone(),
-                    points: pts,
-                }
+/// Plots: queue delay and length over time (every seed: mean and band) of
+/// the first [`MAX_BAND_PANELS`] combinations, and the metrics with their
+/// intervals.
+fn sweep_plots(
+    st: &mut Staging,
+    fin: &Finished,
+    bands: &[(String, BandAcc)],
+    n_points: usize,
+) -> CliResult {
+    let (seeds, link, name) = (fin.seeds, fin.link, fin.name);
+    let band = |len: bool| -> Vec<crate::plot::Band> {
+        (bands.iter())
+            .map(|(label, b)| crate::plot::Band {
+                name: label.clone(),
+                points: b.band(len),
             })
             .collect()
     };
+    let shown = if n_points > bands.len() {
+        format!("the first {} of {n_points} combinations; ", bands.len())
+    } else {
+        String::new()
+    };
     let sub = format!(
-        "line: mean over {seeds} seed(s); band: lowest to highest seed; y scale per panel, to \
+        "{shown}line: mean over {seeds} seed(s); band: lowest to highest seed; y scale per panel, to \
          its 99th percentile"
     );
     crate::plot::band_lines(
@@ -904,7 +1043,7 @@ fn sweep_plots(st: &mut Staging, fin: &Finished, stats: &[Vec<(f64, f64, f64)>])
             subtitle: format!("sojourn of the last packet dequeued (0 when empty); {sub}"),
             x_desc: "time (s)".into(),
             y_desc: "queueing delay (ms)".into(),
-            series: band(&|x| x.1 * 1e3),
+            series: band(false),
         },
         &st.plot_stem("queue_delay"),
     )
@@ -915,26 +1054,36 @@ fn sweep_plots(st: &mut Staging, fin: &Finished, stats: &[Vec<(f64, f64, f64)>])
             subtitle: format!("instantaneous queue length at each sample; {sub}"),
             x_desc: "time (s)".into(),
             y_desc: "queue length (packets)".into(),
-            series: band(&|x| x.2),
+            series: band(true),
         },
         &st.plot_stem("queue_length"),
     )
     .map_err(out_err)?;
+    let shown = &fin.points[..fin.points.len().min(MAX_METRIC_CATEGORIES)];
+    let first = if shown.len() < n_points {
+        format!("the first {} of {n_points} combinations; ", shown.len())
+    } else {
+        String::new()
+    };
     let panels = [0usize, 3, 5, 6, 7]
         .iter()
         .map(|&m| crate::plot::ErrorPanel {
             title: METRICS[m].1.to_string(),
-            values: stats
-                .iter()
-                .map(|s| (s[m].0, if s[m].2.is_finite() { s[m].2 } else { 0.0 }))
+            values: (shown.iter())
+                .map(|p| {
+                    let s = p.stats[m];
+                    (s.0, if s.2.is_finite() { s.2 } else { 0.0 })
+                })
                 .collect(),
         })
         .collect();
     crate::plot::error_bars(
         &crate::plot::ErrorBars {
             title: format!("Sweep metrics at {link} — {name}"),
-            subtitle: format!("mean over {seeds} seed(s), bars: 95 % interval (Student's t)"),
-            categories: fin.points.iter().map(|p| p.label.clone()).collect(),
+            subtitle: format!(
+                "{first}mean over {seeds} seed(s), bars: 95 % interval (Student's t)"
+            ),
+            categories: shown.iter().map(|p| p.label.clone()).collect(),
             panels,
         },
         &st.plot_stem("metrics"),

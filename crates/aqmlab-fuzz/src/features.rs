@@ -839,7 +839,7 @@ pub fn output(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
                 t.insert("log_max_events".into(), Value::Integer(n));
                 format!("output.log_max_events = {n}")
             } else {
-                // the event log's or the tables' format (`auto`: by size)
+                // the event log's or the tables' format (`auto`: refused)
                 let f = *["csv", "parquet", "auto", "CSV", "arrow", ""]
                     .choose(rng)
                     .expect("nonempty");

@@ -26,7 +26,7 @@ pub mod report;
 pub mod summary;
 
 use crate::metrics::RunResult;
-use crate::net::event_log::{FileFormat, AUTO_PARQUET_BYTES};
+use crate::net::event_log::FileFormat;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fs;
@@ -628,23 +628,6 @@ impl Sink for columnar::RowColumns {
     }
 }
 
-/// A CSV in memory outgrew `AUTO_PARQUET_BYTES` under `auto` (the table
-/// is written as Parquet instead).
-#[derive(Debug)]
-struct TooLarge;
-
-impl std::fmt::Display for TooLarge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the table outgrew the CSV threshold")
-    }
-}
-
-impl std::error::Error for TooLarge {}
-
-fn too_large(e: &std::io::Error) -> bool {
-    e.get_ref().is_some_and(|x| x.is::<TooLarge>())
-}
-
 /// How the rows of a table are produced: from a slice of `Serialize`
 /// structs (the `csv` crate's columns for them), or cell by cell through a
 /// [`Sink`].
@@ -659,8 +642,7 @@ enum Rows<'a> {
 type CellRows = fn(&RunResult, &mut dyn Sink) -> std::io::Result<()>;
 
 impl Rows<'_> {
-    /// The table's rows as CSV into `w` (fails with [`TooLarge`] past
-    /// `w.limit`).
+    /// The table's rows as CSV into `w`.
     fn csv<W: Write>(&self, w: &mut IdWriter<'_, W>) -> std::io::Result<()> {
         match self {
             Rows::Flows(x) => w.serialize_all(x, &["id"]),
@@ -752,9 +734,25 @@ pub fn table_columns(
     rows.columns(&id).map(Some)
 }
 
+/// Table `table` of run `r` (labelled with the scenario's name) as the CSV
+/// text `format = "csv"` writes, whatever the run's format; `None` when the
+/// run has no such table. The Python package reads it without pyarrow.
+pub fn table_csv(r: &RunResult, table: &str) -> std::io::Result<Option<Vec<u8>>> {
+    let id = RunId {
+        label: r.scenario.clone(),
+        seed: r.seed,
+    };
+    let Some((_, rows)) = tables(r).into_iter().find(|(n, _)| *n == table) else {
+        return Ok(None);
+    };
+    let mut w = IdWriter::new(Vec::new(), &id);
+    rows.csv(&mut w)?;
+    w.flush()?;
+    w.into_inner().map(Some)
+}
+
 /// Stage table `table`: `<table>.csv`, or `<table>.parquet` under `format
-/// = "parquet"` and, under `auto`, when its CSV would exceed
-/// [`AUTO_PARQUET_BYTES`] (formatted in memory only until it outgrows it).
+/// = "parquet"`.
 fn stage_table(
     st: &mut Staging,
     table: &str,
@@ -762,33 +760,20 @@ fn stage_table(
     id: &RunId,
     format: FileFormat,
 ) -> std::io::Result<()> {
-    let csv_name = format!("{table}.csv");
     let dir = st.dir().to_path_buf();
     let err = |name: &str, e: std::io::Error| path_err(&dir.join(name), e);
     match format {
         FileFormat::Csv => {
-            let mut w = IdWriter::new(st.create(&csv_name)?, id);
-            return (rows.csv(&mut w).and_then(|_| w.flush())).map_err(|e| err(&csv_name, e));
+            let name = format!("{table}.csv");
+            let mut w = IdWriter::new(st.create(&name)?, id);
+            (rows.csv(&mut w).and_then(|_| w.flush())).map_err(|e| err(&name, e))
         }
-        FileFormat::Auto => {
-            let mut w = IdWriter::new(Vec::new(), id);
-            w.limit = Some(AUTO_PARQUET_BYTES);
-            match rows.csv(&mut w).and_then(|_| w.flush()) {
-                Ok(()) => {
-                    let bytes = w.into_inner().map_err(|e| err(&csv_name, e))?;
-                    if format.resolve(bytes.len() as u64) == FileFormat::Csv {
-                        return st.write(&csv_name, &bytes);
-                    }
-                }
-                Err(e) if too_large(&e) => {}
-                Err(e) => return Err(err(&csv_name, e)),
-            }
+        FileFormat::Parquet => {
+            let name = format!("{table}.parquet");
+            let f = st.create(&name)?;
+            (rows.parquet(id, f)).map_err(|e| err(&name, e))
         }
-        FileFormat::Parquet => {}
     }
-    let pq_name = format!("{table}.parquet");
-    let f = st.create(&pq_name)?;
-    (rows.parquet(id, f)).map_err(|e| err(&pq_name, e))
 }
 
 /// The run a CSV row belongs to: its first two columns, `label` and `seed`.
@@ -800,26 +785,20 @@ pub struct RunId {
 
 /// A CSV writer that starts every record with the run's `label` and `seed`.
 struct IdWriter<'a, W: Write> {
-    w: csv::Writer<Counting<W>>,
+    w: csv::Writer<W>,
     id: &'a RunId,
     seed: String,
     /// A row written cell by cell ([`Sink`]) is open.
     in_row: bool,
-    /// [`Sink::end_row`] fails with [`TooLarge`] once more bytes than this
-    /// have passed to the inner writer.
-    limit: Option<u64>,
 }
 
 impl<'a, W: Write> IdWriter<'a, W> {
     fn new(w: W, id: &'a RunId) -> Self {
         IdWriter {
-            w: csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(Counting { inner: w, bytes: 0 }),
+            w: csv::WriterBuilder::new().has_headers(false).from_writer(w),
             id,
             seed: id.seed.to_string(),
             in_row: false,
-            limit: None,
         }
     }
 
@@ -841,9 +820,7 @@ impl<'a, W: Write> IdWriter<'a, W> {
     }
 
     /// One record per row, the header from the rows' field names
-    /// (`empty_head` when there is no row). Fails with [`TooLarge`] once
-    /// more than `self.limit` bytes have passed to the inner writer (the
-    /// `csv` writer buffers the rest).
+    /// (`empty_head` when there is no row).
     fn serialize_all<T: Serialize>(
         &mut self,
         rows: &[T],
@@ -862,14 +839,6 @@ impl<'a, W: Write> IdWriter<'a, W> {
             self.w.write_field(&self.seed).map_err(csv_err)?;
             // The struct's fields continue the record the id fields opened.
             self.w.serialize(x).map_err(csv_err)?;
-            self.check_limit()?;
-        }
-        Ok(())
-    }
-
-    fn check_limit(&self) -> std::io::Result<()> {
-        if self.limit.is_some_and(|l| self.w.get_ref().bytes > l) {
-            return Err(std::io::Error::other(TooLarge));
         }
         Ok(())
     }
@@ -881,7 +850,6 @@ impl<'a, W: Write> IdWriter<'a, W> {
     fn into_inner(self) -> std::io::Result<W> {
         self.w
             .into_inner()
-            .map(|c| c.inner)
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
 }
@@ -907,26 +875,7 @@ impl<W: Write> Sink for IdWriter<'_, W> {
     }
     fn end_row(&mut self) -> std::io::Result<()> {
         self.in_row = false;
-        self.w.write_record(None::<&[u8]>).map_err(csv_err)?;
-        self.check_limit()
-    }
-}
-
-/// A writer that counts the bytes it passes on.
-struct Counting<W> {
-    inner: W,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Counting<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
+        self.w.write_record(None::<&[u8]>).map_err(csv_err)
     }
 }
 

@@ -32,36 +32,29 @@ use crate::engine::Time;
 use crate::net::packet::{Ecn, Packet};
 
 /// File format of the result tables and the event log (`[output] format`,
-/// `log_format`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+/// `log_format`): chosen by the scenario or the command, never by a
+/// table's size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileFormat {
-    /// Each table as CSV up to [`AUTO_PARQUET_BYTES`] of CSV, as Parquet
-    /// above ([`FileFormat::resolve`]).
     #[default]
-    Auto,
     Csv,
     Parquet,
 }
 
-/// Under `format = "auto"`, a table whose CSV form has more bytes than this
-/// is written as Parquet (docs/src/reference/outputs-columnar.md: from
-/// about this size on, pandas reads the Parquet form faster than the CSV,
-/// and the file is several times smaller).
-pub const AUTO_PARQUET_BYTES: u64 = 1 << 20;
+/// What `format = "auto"` is told: the form is never chosen by size.
+pub const AUTO_REFUSED: &str = "`auto` is not a format: every table is CSV unless the \
+     scenario or the command asks for \"parquet\"; allowed: \"csv\" (the default), \"parquet\"";
 
-/// Bytes of `events.csv` per event, to size a log before it is written
-/// (measured: 92.6 on the 10⁵-host star's 2.71 M events).
-pub const LOG_CSV_BYTES_PER_EVENT: u64 = 92;
-
-impl FileFormat {
-    /// The format a table whose CSV form has `csv_bytes` bytes is written
-    /// in: `Auto` becomes CSV or Parquet, the others stay.
-    pub fn resolve(self, csv_bytes: u64) -> FileFormat {
-        match self {
-            FileFormat::Auto if csv_bytes > AUTO_PARQUET_BYTES => FileFormat::Parquet,
-            FileFormat::Auto => FileFormat::Csv,
-            f => f,
+impl<'de> serde::Deserialize<'de> for FileFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "csv" => Ok(FileFormat::Csv),
+            "parquet" => Ok(FileFormat::Parquet),
+            "auto" => Err(D::Error::custom(AUTO_REFUSED)),
+            other => Err(D::Error::unknown_variant(other, &["csv", "parquet"])),
         }
     }
 }
@@ -259,8 +252,6 @@ impl EventLog {
             .collect();
         // Stable: records of one port at one instant keep their order.
         records.sort_by_key(|r| (r.t, r.link));
-        // `auto`: by the CSV size the log would have
-        let format = format.resolve((records.len() as u64).saturating_mul(LOG_CSV_BYTES_PER_EVENT));
         EventLog {
             records,
             lost: logs.iter().map(|l| l.lost).sum(),

@@ -124,58 +124,111 @@ fn read_csv(csv: &Path) -> std::io::Result<(Vec<String>, Vec<csv::StringRecord>)
     Ok((names, rows))
 }
 
-fn columns(n: usize, rows: &[csv::StringRecord], cols: &mut Vec<Column>) {
-    cols.resize(n, Column::default());
-    for r in rows {
-        for (j, c) in cols.iter_mut().enumerate() {
-            c.see(r.get(j).unwrap_or(""));
-        }
-    }
-}
-
 /// Convert the CSV file `csv` (with a header) into the Parquet file `pq`:
 /// a dataset of one part, the tests' reference for the typed writer.
 #[cfg(test)]
 fn csv_to_parquet(csv: &Path, pq: &Path) -> std::io::Result<()> {
     let (names, rows) = read_csv(csv)?;
-    let mut cols = Vec::new();
-    columns(names.len(), &rows, &mut cols);
+    let mut cols = vec![Column::default(); names.len()];
+    for r in &rows {
+        for (j, c) in cols.iter_mut().enumerate() {
+            c.see(r.get(j).unwrap_or(""));
+        }
+    }
     let kinds: Vec<(Kind, bool)> = cols.iter().map(Column::kind).collect();
     write(&names, &kinds, &rows, pq)
 }
 
-/// Convert the CSV files `parts` (`(csv, parquet)` pairs, every CSV with the
-/// same header) into Parquet files that share one schema, the column types
-/// chosen over all of them: one dataset that `pandas.read_parquet` (pyarrow),
-/// polars and DuckDB read whole from the parquet files' folder. Reads each
-/// CSV twice (types, then values), holding one at a time.
+/// Convert the CSV files `parts` (`(csv, parquet)` pairs) into Parquet
+/// files that share one schema: one dataset that `pandas.read_parquet`
+/// (pyarrow), polars and DuckDB read whole from the parquet files' folder.
+///
+/// The parts may differ in their columns (a DualPI2 queue's `queues.csv`
+/// has its L and C queues' columns, a CoDel queue's has not): the schema
+/// holds every column of every part, in the order of first appearance
+/// (the first part's columns, then each new one where it first appears),
+/// and a part without a column has nulls there. Each column's type is
+/// chosen over the cells of all parts as for one table ([`Column`]): a
+/// column of integers in one part and of decimals in another is DOUBLE, one
+/// of numbers in one part and of other text in another is a string column
+/// in every part (the cells as the CSVs hold them). Reads each CSV twice
+/// (types, then values), holding one at a time.
 pub fn csvs_to_dataset(parts: &[(std::path::PathBuf, std::path::PathBuf)]) -> std::io::Result<()> {
-    let mut head: Option<(Vec<String>, &Path)> = None;
-    let mut cols = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut cols: Vec<Column> = Vec::new();
+    // rows that have the column, against all rows: fewer means nulls
+    let mut with = Vec::new();
+    let mut total = 0usize;
     for (csv, _) in parts {
-        let (names, rows) = read_csv(csv)?;
-        match &head {
-            Some((h, first)) if *h != names => {
-                return Err(std::io::Error::other(format!(
-                "{}: its columns differ from those of {}; a dataset's parts share their columns",
-                csv.display(),
-                first.display()
-            )))
+        let (head, rows) = read_csv(csv)?;
+        let at = union_columns(&mut names, &head, csv)?;
+        cols.resize(names.len(), Column::default());
+        with.resize(names.len(), 0usize);
+        for r in &rows {
+            for (j, &c) in at.iter().enumerate() {
+                cols[c].see(r.get(j).unwrap_or(""));
             }
-            Some(_) => {}
-            None => head = Some((names.clone(), csv)),
         }
-        columns(names.len(), &rows, &mut cols);
+        at.iter().for_each(|&c| with[c] += rows.len());
+        total += rows.len();
     }
-    let Some((names, _)) = head else {
+    if parts.is_empty() {
         return Ok(());
-    };
-    let kinds: Vec<(Kind, bool)> = cols.iter().map(Column::kind).collect();
+    }
+    let kinds: Vec<(Kind, bool)> = (cols.iter().zip(&with))
+        .map(|(c, &n)| {
+            let (k, nullable) = c.kind();
+            (k, nullable || n < total)
+        })
+        .collect();
     for (csv, pq) in parts {
-        let (_, rows) = read_csv(csv)?;
+        let (head, rows) = read_csv(csv)?;
+        let at = union_columns(&mut names.clone(), &head, csv)?;
+        let rows: Vec<csv::StringRecord> = if at.iter().copied().eq(0..names.len()) {
+            rows
+        } else {
+            // the part's cells moved to the dataset's columns, "" (null)
+            // where the part has no such column
+            let mut to = vec![None; names.len()];
+            at.iter().enumerate().for_each(|(j, &c)| to[c] = Some(j));
+            (rows.iter())
+                .map(|r| {
+                    (to.iter())
+                        .map(|j| j.and_then(|j| r.get(j)).unwrap_or(""))
+                        .collect()
+                })
+                .collect()
+        };
         write(&names, &kinds, &rows, pq)?;
     }
     Ok(())
+}
+
+/// Add the columns of `head` (a part's header, from file `csv`) that
+/// `names` lacks to its end; returns, per column of `head`, its index in
+/// `names`. A header that names a column twice is an error.
+fn union_columns(
+    names: &mut Vec<String>,
+    head: &[String],
+    csv: &Path,
+) -> std::io::Result<Vec<usize>> {
+    let mut at = Vec::with_capacity(head.len());
+    for (j, h) in head.iter().enumerate() {
+        if head[..j].contains(h) {
+            return Err(std::io::Error::other(format!(
+                "{}: column `{h}` appears twice in the header",
+                csv.display()
+            )));
+        }
+        at.push(match names.iter().position(|n| n == h) {
+            Some(c) => c,
+            None => {
+                names.push(h.clone());
+                names.len() - 1
+            }
+        });
+    }
+    Ok(at)
 }
 
 /// One column's values, typed. Nulls have no value here: they are the
@@ -226,11 +279,11 @@ pub struct TypedColumn {
 /// The result tables of a sweep's runs (the folders `rels` under `out`,
 /// each holding CSV tables) as one Parquet dataset per table:
 /// `<out>/parquet/<table>/<rel with / as _>.parquet`, every part with the
-/// same columns and types (`label` and `seed` among them), which
-/// `pandas.read_parquet`, polars and DuckDB read whole from the folder.
-/// Written for a table under `format = "parquet"`, and under `auto` when
-/// the runs' CSVs of it hold more than `AUTO_PARQUET_BYTES` together; each
-/// dataset is built in a temporary folder and renamed into place. A
+/// same columns and types (`label` and `seed` among them; the union of the
+/// parts' columns, [`csvs_to_dataset`]), which `pandas.read_parquet`,
+/// polars and DuckDB read whole from the folder. Written under `format =
+/// "parquet"`; each dataset is built in a temporary folder and renamed into
+/// place, and the temporary folder is removed when building fails. A
 /// dataset of an earlier sweep that this one does not write is removed.
 /// Returns the tables written.
 pub fn write_dataset(
@@ -250,6 +303,9 @@ pub fn write_dataset(
                 std::fs::remove_dir_all(d).map_err(|e| io(d, e))?;
             }
         }
+        if format != FileFormat::Parquet {
+            continue;
+        }
         let parts: Vec<(std::path::PathBuf, std::path::PathBuf)> = rels
             .iter()
             .map(|rel| {
@@ -260,15 +316,20 @@ pub fn write_dataset(
             })
             .filter(|(c, _)| c.is_file())
             .collect();
-        let bytes: u64 = (parts.iter())
-            .map(|(c, _)| std::fs::metadata(c).map_or(0, |m| m.len()))
-            .sum();
-        if parts.is_empty() || format.resolve(bytes) != FileFormat::Parquet {
+        if parts.is_empty() {
             continue;
         }
-        std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
-        csvs_to_dataset(&parts).map_err(|e| io(&tmp, e))?;
-        std::fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
+        let built = std::fs::create_dir_all(&tmp)
+            .and_then(|_| csvs_to_dataset(&parts))
+            .and_then(|_| std::fs::rename(&tmp, &dir));
+        if let Err(e) = built {
+            // no half-written dataset is left behind
+            let _ = std::fs::remove_dir_all(&tmp);
+            if wrote.is_empty() {
+                let _ = std::fs::remove_dir(&root);
+            }
+            return Err(io(&dir, e));
+        }
         wrote.push(*table);
     }
     if wrote.is_empty() {

@@ -39,10 +39,7 @@ pub const COLUMNS: [&str; 14] = [
 /// The file name of a log in `format`.
 pub fn file_name(log: &EventLog) -> &'static str {
     match log.format {
-        // (`EventLog::merge` resolves `auto`)
-        crate::net::event_log::FileFormat::Csv | crate::net::event_log::FileFormat::Auto => {
-            "events.csv"
-        }
+        crate::net::event_log::FileFormat::Csv => "events.csv",
         crate::net::event_log::FileFormat::Parquet => "events.parquet",
     }
 }
@@ -93,8 +90,33 @@ fn secs(ns: u64) -> f64 {
 /// Write `log` as CSV.
 pub fn write_csv(r: &RunResult, log: &EventLog, id: &RunId, path: &Path) -> std::io::Result<()> {
     let f = std::fs::File::create(path)?;
-    let mut w =
-        (csv::WriterBuilder::new().has_headers(false)).from_writer(std::io::BufWriter::new(f));
+    write_csv_to(r, log, id, std::io::BufWriter::new(f))
+}
+
+/// The run's event log as the CSV text `events.csv` holds, whatever its
+/// format (the Python package reads it without pyarrow); `None` without a
+/// log.
+pub fn csv_bytes(r: &RunResult) -> std::io::Result<Option<Vec<u8>>> {
+    let Some(log) = &r.event_log else {
+        return Ok(None);
+    };
+    let id = RunId {
+        label: r.scenario.clone(),
+        seed: r.seed,
+    };
+    let mut buf = Vec::new();
+    write_csv_to(r, log, &id, &mut buf)?;
+    Ok(Some(buf))
+}
+
+/// Write `log` as CSV into `sink`.
+fn write_csv_to<W: Write>(
+    r: &RunResult,
+    log: &EventLog,
+    id: &RunId,
+    sink: W,
+) -> std::io::Result<()> {
+    let mut w = (csv::WriterBuilder::new().has_headers(false)).from_writer(sink);
     w.write_record(COLUMNS).map_err(std::io::Error::other)?;
     // The rows serialise as tuples (shortest round-trip floats).
     let names = Names { r };
@@ -257,9 +279,7 @@ pub fn write_parquet(
 /// Write the log in its scenario's format.
 pub fn write(r: &RunResult, log: &EventLog, id: &RunId, path: &Path) -> std::io::Result<()> {
     match log.format {
-        crate::net::event_log::FileFormat::Csv | crate::net::event_log::FileFormat::Auto => {
-            write_csv(r, log, id, path)
-        }
+        crate::net::event_log::FileFormat::Csv => write_csv(r, log, id, path),
         crate::net::event_log::FileFormat::Parquet => write_parquet(r, log, id, path),
     }
 }

@@ -170,16 +170,109 @@ fn value_label(v: &toml::Value) -> String {
         .collect()
 }
 
+/// A sweep before its combinations are made: the scenario document and the
+/// axes. Combination `k` is made on demand ([`SweepPlan::point`]), so a
+/// sweep holds one scenario per worker, never one per combination.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    /// The `[sweep]` table.
+    pub spec: SweepSpec,
+    /// The scenario document (overrides applied, file paths absolute)
+    /// without its `[sweep]` table: a run's scenario does not carry the
+    /// sweep's values (held once per combination, that was quadratic).
+    doc: toml::Value,
+    /// Per axis, its values' labels, safe as directory names.
+    labels: Vec<Vec<String>>,
+    file: String,
+    n: usize,
+}
+
+impl SweepPlan {
+    /// The number of combinations (the axes' cartesian product).
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Combination `k`'s index on every axis (the first axis fastest).
+    fn indices(&self, mut k: usize) -> Vec<usize> {
+        (self.spec.vary.iter())
+            .map(|ax| {
+                let j = k % ax.values.len();
+                k /= ax.values.len();
+                j
+            })
+            .collect()
+    }
+
+    /// Combination `k`'s label: `label1_label2…`, one label per axis.
+    pub fn label(&self, k: usize) -> String {
+        let ix = self.indices(k);
+        (ix.iter().enumerate())
+            .map(|(i, &j)| self.labels[i][j].as_str())
+            .collect::<Vec<_>>()
+            .join("_")
+    }
+
+    /// Combination `k`'s value on every axis as its column shows it: the
+    /// axis' label where it gives them, else [`axis_value`].
+    pub fn axis_cells(&self, k: usize) -> Vec<String> {
+        let ix = self.indices(k);
+        (self.spec.vary.iter().zip(ix))
+            .map(|(ax, j)| match &ax.labels {
+                Some(l) => l[j].clone(),
+                None => axis_value(&ax.values[j]),
+            })
+            .collect()
+    }
+
+    /// Combination `k`'s scenario document: the sweep's with the axes'
+    /// values set (and no `[sweep]` table).
+    pub fn doc(&self, k: usize) -> Result<toml::Value, ScenarioError> {
+        let mut d = self.doc.clone();
+        for (i, (ax, j)) in self.spec.vary.iter().zip(self.indices(k)).enumerate() {
+            set_path(&mut d, &ax.key, ax.values[j].clone()).map_err(|m| {
+                ScenarioError::invalid(&self.file, format!("sweep.vary[{i}].key"), m)
+            })?;
+        }
+        if let Some(t) = d.as_table_mut() {
+            // an axis into `sweep.*` changes nothing a run reads
+            t.remove("sweep");
+        }
+        Ok(d)
+    }
+
+    /// Combination `k`, validated, with `output.format = "csv"` (a sweep's
+    /// runs write CSV tables; the format asked for is its dataset's).
+    pub fn point(&self, k: usize) -> Result<SweepPoint, ScenarioError> {
+        let label = self.label(k);
+        let d = self.doc(k)?;
+        let text = toml::to_string(&d)
+            .map_err(|e| ScenarioError::invalid(&self.file, "sweep", e.to_string()))?;
+        let mut sc = Scenario::from_toml(&text, &format!("{} [sweep point {label}]", self.file))?;
+        let format = std::mem::replace(&mut sc.output.format, FileFormat::Csv);
+        Ok(SweepPoint {
+            label,
+            scenario: sc,
+            format,
+        })
+    }
+}
+
 impl Scenario {
-    /// Expand the `[sweep]` of a scenario text into its combinations, each
-    /// validated. `overrides` (`--set`) apply to every combination first.
-    pub fn sweep_from_toml(
+    /// Read the `[sweep]` of a scenario text and check its axes, without
+    /// making any combination: `overrides` (`--set`) apply to every
+    /// combination first. At most [`MAX_SWEEP_POINTS`] combinations.
+    pub fn sweep_plan(
         text: &str,
         file: &str,
         overrides: &[String],
-    ) -> Result<Vec<SweepPoint>, ScenarioError> {
+    ) -> Result<SweepPlan, ScenarioError> {
         let base = Scenario::from_toml_with(text, file, overrides)?;
-        let Some(sw) = base.sweep.clone() else {
+        let Some(sw) = base.sweep else {
             return Err(ScenarioError::invalid(
                 file,
                 "sweep",
@@ -200,6 +293,26 @@ impl Scenario {
                 "must be at least 1",
             ));
         }
+        // bound the combinations before anything is made per value
+        let n: usize = sw
+            .vary
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len().max(1)))
+            .filter(|&n| n <= MAX_SWEEP_POINTS)
+            .ok_or_else(|| {
+                ScenarioError::invalid(
+                    file,
+                    "sweep.vary",
+                    format!(
+                        "the axes have more than {MAX_SWEEP_POINTS} combinations ({}); use fewer values",
+                        sw.vary
+                            .iter()
+                            .map(|a| a.values.len().to_string())
+                            .collect::<Vec<_>>()
+                            .join(" × ")
+                    ),
+                )
+            })?;
         let mut labels: Vec<Vec<String>> = Vec::new();
         for (i, ax) in sw.vary.iter().enumerate() {
             if ax.values.is_empty() {
@@ -233,47 +346,38 @@ impl Scenario {
             }
             labels.push(l);
         }
-        let doc = document(text, file, overrides)?;
+        let mut doc = document(text, file, overrides)?;
+        if let Some(t) = doc.as_table_mut() {
+            t.remove("sweep");
+        }
+        Ok(SweepPlan {
+            spec: sw,
+            doc,
+            labels,
+            file: file.to_string(),
+            n,
+        })
+    }
+
+    /// Expand the `[sweep]` of a scenario text into all its combinations,
+    /// each validated and held at once ([`Scenario::sweep_plan`] makes them
+    /// one at a time). `overrides` (`--set`) apply to every combination
+    /// first.
+    pub fn sweep_from_toml(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+    ) -> Result<Vec<SweepPoint>, ScenarioError> {
+        let plan = Scenario::sweep_plan(text, file, overrides)?;
+        let n = plan.len();
         let mut points: Vec<SweepPoint> = Vec::new();
-        // each combination is a whole scenario in memory: bound them before
-        // expanding (a hard limit; sweep runs are bounded again with seeds)
-        let n: usize = sw
-            .vary
-            .iter()
-            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
-            .filter(|&n| n <= MAX_SWEEP_POINTS)
-            .ok_or_else(|| {
-                ScenarioError::invalid(
-                    file,
-                    "sweep.vary",
-                    format!(
-                        "the axes have more than {MAX_SWEEP_POINTS} combinations ({}); use fewer values",
-                        sw.vary
-                            .iter()
-                            .map(|a| a.values.len().to_string())
-                            .collect::<Vec<_>>()
-                            .join(" × ")
-                    ),
-                )
-            })?;
-        for mut k in 0..n {
-            let mut d = doc.clone();
-            let mut label = Vec::new();
-            for (i, ax) in sw.vary.iter().enumerate() {
-                let j = k % ax.values.len();
-                k /= ax.values.len();
-                set_path(&mut d, &ax.key, ax.values[j].clone())
-                    .map_err(|m| ScenarioError::invalid(file, format!("sweep.vary[{i}].key"), m))?;
-                label.push(labels[i][j].clone());
-            }
-            let label = label.join("_");
-            let text = toml::to_string(&d)
-                .map_err(|e| ScenarioError::invalid(file, "sweep", e.to_string()))?;
-            let sc = Scenario::from_toml(&text, &format!("{file} [sweep point {label}]"))?;
+        for k in 0..n {
+            let p = plan.point(k)?;
             // every point is held at once: bound the nodes and links of all
             // of them from the first (a generated topology at its bound
             // times many values was tens of GB before any limit was read)
             if points.is_empty() && n > 1 {
+                let sc = &p.scenario;
                 let each = sc.nodes.hosts.len() + sc.nodes.routers.len() + sc.links.len();
                 let all = each.saturating_mul(n);
                 if all > MAX_SWEEP_ELEMENTS {
@@ -286,15 +390,7 @@ impl Scenario {
                     ));
                 }
             }
-            // the runs write CSV tables (the sweep's tables are read from
-            // them); the format asked for is the sweep's dataset's
-            let mut sc = sc;
-            let format = std::mem::replace(&mut sc.output.format, FileFormat::Csv);
-            points.push(SweepPoint {
-                label,
-                scenario: sc,
-                format,
-            });
+            points.push(p);
         }
         Ok(points)
     }
@@ -1844,7 +1940,12 @@ dst = "h2"
             pts[3].scenario.links[1].queue_ab.as_ref().unwrap().kind(),
             "codel"
         );
-        assert_eq!(pts[0].scenario.sweep.as_ref().unwrap().seeds, 2);
+        // a combination's scenario does not carry the sweep's values
+        assert!(pts.iter().all(|p| p.scenario.sweep.is_none()));
+        let plan = Scenario::sweep_plan(&text, "s.toml", &[]).unwrap();
+        assert_eq!((plan.len(), plan.spec.seeds), (4, 2));
+        assert_eq!(plan.label(2), "droptail_4");
+        assert_eq!(plan.axis_cells(1), ["codel", "1"]);
         // a bad value names the sweep point
         let bad = text.replace(
             "{kind = \"codel\"}",
