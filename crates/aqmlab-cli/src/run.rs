@@ -79,6 +79,14 @@ pub fn report_warnings(w: &[aqmlab::scenario::warnings::Warning], strict: bool) 
     for x in w {
         eprintln!("{x}");
     }
+    report_warnings_strict(w, strict)
+}
+
+/// Under `--strict`, warnings (printed already) are an input error.
+pub fn report_warnings_strict(
+    w: &[aqmlab::scenario::warnings::Warning],
+    strict: bool,
+) -> CliResult {
     if strict && !w.is_empty() {
         return Err(CliError::Input(format!(
             "--strict: the scenario has {} warning{} (above); fix {} or run without --strict",

@@ -79,6 +79,12 @@ pub struct SweepArgs {
     /// against the sweep's first axis (means with 95 % intervals).
     #[arg(long)]
     pub report: bool,
+    /// Refuse (exit 2, before any run) a sweep with a combination that has
+    /// warnings (see `aqmlab run --strict`). Without it each distinct
+    /// warning is printed once, with the combinations it concerns, and
+    /// listed in each run's `summary.json`.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// One run of the sweep. Its scenario and provenance are made when needed
@@ -145,6 +151,7 @@ pub fn main(mut a: SweepArgs) -> CliResult {
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     let jobs = make_jobs(&plan, seeds);
     let checked = check_points(&a, &plan, &jobs, seeds, &file)?;
+    report_warnings(&checked.warnings, plan.len(), a.strict)?;
     check_out(&a.out)?;
     remove_stale(&a, &jobs)?;
     let (todo, n_done) = pending(&a, &jobs, &checked.done, shard)?;
@@ -177,6 +184,28 @@ pub fn main(mut a: SweepArgs) -> CliResult {
     }
     tables(&a, &plan, &jobs, seeds, run_wall, todo.len())?;
     write_dataset(&a.out, checked.format, &jobs)
+}
+
+/// Print each distinct warning of the combinations once, saying how many
+/// of the `n` combinations have it; under `--strict` they are an input
+/// error (nothing has run).
+fn report_warnings(
+    w: &[(aqmlab::scenario::warnings::Warning, usize, String)],
+    n: usize,
+    strict: bool,
+) -> CliResult {
+    for (x, k, label) in w {
+        if n == 1 {
+            eprintln!("{x}");
+        } else {
+            eprintln!(
+                "{x} (in {k} of {n} combinations, the first `{}`)",
+                cut(label, 60)
+            );
+        }
+    }
+    let distinct: Vec<_> = w.iter().map(|(x, _, _)| x.clone()).collect();
+    crate::run::report_warnings_strict(&distinct, strict)
 }
 
 /// The runs' result tables as one Parquet dataset per table
@@ -257,6 +286,9 @@ struct Checked {
     done: Vec<bool>,
     /// The format of the sweep's dataset: Parquet when any point asks.
     format: aqmlab::scenario::FileFormat,
+    /// Each distinct warning of the combinations, with how many have it and
+    /// the label of the first.
+    warnings: Vec<(aqmlab::scenario::warnings::Warning, usize, String)>,
 }
 
 /// Make and check every combination, one at a time: its scenario against
@@ -273,9 +305,16 @@ fn check_points(
     use aqmlab::scenario::FileFormat;
     let mut done = Vec::with_capacity(jobs.len());
     let mut format = FileFormat::Csv;
+    let mut warnings: Vec<(aqmlab::scenario::warnings::Warning, usize, String)> = Vec::new();
     let mut k_jobs = jobs.iter();
     for k in 0..plan.len() {
         let p = plan.point(k)?;
+        for w in p.scenario.warnings() {
+            match warnings.iter_mut().find(|(x, _, _)| *x == w) {
+                Some((_, n, _)) => *n += 1,
+                None => warnings.push((w, 1, p.label.clone())),
+            }
+        }
         let at = format!("{file} [sweep point {}]", p.label);
         if a.allow_large {
             crate::check_memory(&p.scenario, &at)?;
@@ -300,7 +339,11 @@ fn check_points(
             done.push(complete);
         }
     }
-    Ok(Checked { done, format })
+    Ok(Checked {
+        done,
+        format,
+        warnings,
+    })
 }
 
 /// `sweep.link` against the scenario's link directions.

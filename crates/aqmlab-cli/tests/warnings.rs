@@ -109,3 +109,29 @@ fn shipped_scenarios_have_no_warnings() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+#[test]
+fn a_sweep_prints_each_warning_once_and_strict_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{PRAGUE_WITHOUT_ACCECN}\n[sweep]\nseeds = 1\n[[sweep.vary]]\nkey = \"flows.l4s.count\"\nvalues = [1, 2]\n"
+    );
+    let f = write(dir.path(), "s.toml", &text);
+    let out = dir.path().join("out");
+    let (code, _, err) = output(
+        aqmlab()
+            .arg("sweep")
+            .arg(&f)
+            .arg("--out")
+            .arg(&out)
+            .arg("--strict"),
+    );
+    assert_eq!(code, 2, "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("warning [")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].ends_with("(in 2 of 2 combinations, the first `1`)"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written under --strict");
+}
