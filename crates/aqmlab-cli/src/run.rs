@@ -176,7 +176,7 @@ pub fn main(a: RunArgs) -> CliResult {
     if sc.sweep.is_some() {
         // Not run here, but a bad axis key or value is the same error as
         // under `aqmlab sweep`.
-        Scenario::sweep_from_toml(&text, &file, &a.set)?;
+        Scenario::sweep_from_toml_limit(&text, &file, &a.set, max_file)?;
     }
     let out = match &a.out {
         Some(o) => o.clone(),

@@ -123,8 +123,9 @@ pub fn main(mut a: SweepArgs) -> CliResult {
         a.set.push(format!("output.format=\"{f}\""));
     }
     let file = a.file.display().to_string();
-    let text = aqmlab::scenario::read_file_limit(&a.file, crate::max_file_bytes(a.allow_large))?;
-    let points = Scenario::sweep_from_toml(&text, &file, &a.set)?;
+    let max_file = crate::max_file_bytes(a.allow_large);
+    let text = aqmlab::scenario::read_file_limit(&a.file, max_file)?;
+    let points = Scenario::sweep_from_toml_limit(&text, &file, &a.set, max_file)?;
     let spec = points[0].scenario.sweep.clone().expect("sweep present");
     let seeds = a.seeds.unwrap_or(spec.seeds);
     if seeds == 0 {

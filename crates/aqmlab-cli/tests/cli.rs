@@ -673,7 +673,7 @@ fn parse_errors_name_the_innermost_key() {
     let cases: &[(&str, &[&str])] = &[
         (
             "links.bottleneck.queue_ab.max_p=\"abc\"",
-            &["`links[1].queue_ab.max_p`: invalid type: string \"abc\", expected a number"],
+            &["`links[1].queue_ab.max_p`: expected a number, got string \"abc\""],
         ),
         (
             "links.bottleneck.queue_ab={ kind = \"red\" }",
@@ -690,7 +690,7 @@ fn parse_errors_name_the_innermost_key() {
         ),
         (
             "links.0=3",
-            &["`links[0]`: invalid type: integer `3`, expected a table"],
+            &["`links[0]`: expected a table, got integer `3`"],
         ),
     ];
     for (set, needles) in cases {
