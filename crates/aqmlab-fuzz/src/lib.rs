@@ -306,8 +306,8 @@ pub fn unclear(msg: &str, mutations: &[String]) -> Option<&'static str> {
     None
 }
 
-/// The longest quoted span (`` ` `` or `"`) or run without spaces of
-/// `msg`, characters, once every cut echo's `… (N more characters)` is
+/// The longest quoted span (`` ` `` or `"`) or run without spaces (its
+/// quotes and punctuation not counted) of `msg`, characters, once every cut echo's `… (N more characters)` is
 /// taken out.
 pub fn longest_echo(msg: &str) -> usize {
     let mut m = msg.to_string();
@@ -323,7 +323,12 @@ pub fn longest_echo(msg: &str) -> usize {
         let mut quote: Option<char> = None;
         let mut span = 0usize;
         for c in line.chars() {
-            run = if c == ' ' { 0 } else { run + 1 };
+            // quotes and the punctuation around an echo are not part of it
+            run = match c {
+                ' ' => 0,
+                '`' | '"' | ':' | ';' | ',' | '(' | ')' => run,
+                _ => run + 1,
+            };
             match quote {
                 Some(q) if c == q => quote = None,
                 Some(_) => span += 1,

@@ -629,9 +629,14 @@ mod tests {
             "links[0]",
             "invalid type: integer `3`, expected struct LinkSpec",
         );
-        assert_eq!(m, "invalid type: integer `3`, expected a table");
+        assert_eq!(m, "expected a table, got integer `3`");
         let (_, m) = tidy("x", "invalid type: string \"abc\", expected f64\nin `x`\n");
-        assert_eq!(m, "invalid type: string \"abc\", expected a number");
+        assert_eq!(m, "expected a number, got string \"abc\"");
+        let (_, m) = tidy("x", "unknown variant `ns2`, expected one of `linux`, `ns3`");
+        assert_eq!(
+            m,
+            "unknown value `ns2`; did you mean `ns3`? allowed: `linux`, `ns3`"
+        );
         let long = format!("invalid value: string \"{}\"", "a".repeat(5000));
         let (_, m) = tidy("x", &long);
         assert!(m.len() < 140 && m.contains('…'), "{m}");

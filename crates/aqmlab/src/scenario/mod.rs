@@ -439,12 +439,12 @@ pub const MAX_SWEEP_POINTS: usize = 100_000;
 /// (about 0.7 KB each: under 1 GiB).
 pub const MAX_SWEEP_ELEMENTS: usize = 1_000_000;
 
-/// The key path an error about the `--set` override `o` names: the path
-/// before `=`, or `--set` itself when that is empty.
+/// The key path an error about the `--set` override `o` names: the
+/// override, or `--set` and the text when it has no `=` or nothing before it.
 fn set_key(o: &str) -> String {
     match o.split_once('=') {
         Some((p, _)) if !p.trim().is_empty() => o.to_string(),
-        None if !o.trim().is_empty() => o.to_string(),
+        // no `=`: the option as written (the text is no key path)
         _ => format!("--set {o}"),
     }
 }
@@ -2039,7 +2039,7 @@ dst = "h2"
         assert_eq!(sc.flows[0].count, 3);
         let e =
             Scenario::from_toml_with(MINI, "t.toml", &["links.nope.rate=1".into()]).unwrap_err();
-        assert!(e.to_string().contains("no element named `nope`"), "{e}");
+        assert!(e.to_string().contains("unknown element `nope`"), "{e}");
     }
 
     #[test]
