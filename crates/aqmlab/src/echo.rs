@@ -97,7 +97,17 @@ fn bound_line(line: &str) -> String {
                 .unwrap_or(chars.len() - i)
         };
         let span = &chars[i..end];
-        if span.len() > MAX_ECHO {
+        // an echo already cut ([`echo`]) counts up to its `…`
+        let shown_len = span
+            .iter()
+            .position(|&x| x == '…')
+            .filter(|_| {
+                span.iter()
+                    .collect::<String>()
+                    .contains(" more characters)")
+            })
+            .unwrap_or(span.len());
+        if shown_len > MAX_ECHO {
             out.extend(&span[..MAX_ECHO]);
             out.push_str(&format!("… ({} more characters)", span.len() - MAX_ECHO));
             // keep a closing quote so the message still reads as quoted
@@ -164,6 +174,9 @@ mod tests {
         let m = "word ".repeat(10_000);
         let b = bound(&m);
         assert!(b.chars().count() < MAX_LINE + 40, "{}", b.len());
+        // an echo cut by `echo` is kept with its count
+        let m = format!("f: `k`: got `{}` here", echo(&"x".repeat(5000)));
+        assert_eq!(bound(&m), m);
         // multi-line messages keep their lines
         let m = format!("a\n{}\nc", "y".repeat(300));
         assert_eq!(bound(&m).lines().count(), 3);
