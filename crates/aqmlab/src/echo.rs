@@ -107,7 +107,8 @@ fn bound_line(line: &str) -> String {
                     .contains(" more characters)")
             })
             .unwrap_or(span.len());
-        if shown_len > MAX_ECHO {
+        // (a quoted span counts its opening quote)
+        if shown_len > MAX_ECHO + usize::from(c == '`' || c == '"') {
             out.extend(&span[..MAX_ECHO]);
             out.push_str(&format!("… ({} more characters)", span.len() - MAX_ECHO));
             // keep a closing quote so the message still reads as quoted
