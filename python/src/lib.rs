@@ -63,14 +63,7 @@ fn raise_scenario_error(
 
 /// `aqmlab.ScenarioError` for a Python value that has no TOML form.
 fn conversion_error(py: Python<'_>, file: &str, (path, msg): (String, String)) -> PyErr {
-    scenario_error(
-        py,
-        &ScenarioError::Invalid {
-            file: file.to_string(),
-            path,
-            msg,
-        },
-    )
+    scenario_error(py, &ScenarioError::invalid(file, path, msg))
 }
 
 /// Deepest nesting of dicts and lists converted (a scenario needs about 6;
@@ -260,11 +253,7 @@ impl NativeScenario {
         for (path, value) in pairs {
             overrides.push(format!("{path}={value}"));
             set_path(&mut doc, &path, value).map_err(|m| {
-                let e = ScenarioError::Invalid {
-                    file: self.file.clone(),
-                    path: path.clone(),
-                    msg: m,
-                };
+                let e = ScenarioError::invalid(&self.file, path.clone(), m);
                 scenario_error(py, &e)
             })?;
         }
@@ -391,6 +380,8 @@ impl NativeScenario {
 
     /// The value at a dotted path of the document (`None` when absent).
     fn get<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        aqmlab::scenario::key_path_bound(path.trim())
+            .map_err(|m| scenario_error(py, &ScenarioError::invalid(&self.file, path, m)))?;
         let mut cur = &self.doc;
         for seg in path.split('.') {
             let next = match cur {

@@ -140,3 +140,50 @@ def test_sweep_validates_before_running(repo):
     with pytest.raises(aqmlab.ScenarioError) as e:
         aqmlab.sweep(repo / COMPARE, vary={"duration": ["1s"]}, link="r9->r1", client=NoRuns())
     assert e.value.path == "sweep.link" and "r1->r2" in str(e.value)
+
+
+MINI = """
+name = "mini"
+duration = "1s"
+[nodes]
+hosts = ["h1", "h2"]
+routers = ["r"]
+[[links]]
+a = "h1"
+b = "r"
+rate = "10Mbps"
+delay = "1ms"
+[[links]]
+a = "r"
+b = "h2"
+rate = "1Mbps"
+delay = "5ms"
+[[flows]]
+group = "bulk"
+src = "h1"
+dst = "h2"
+"""
+
+
+@pytest.mark.parametrize("parts", [33, 5_000, 7_000, 100_000])
+def test_a_deep_key_path_is_refused_with_the_limit(parts: int) -> None:
+    # 7 000 parts crashed the interpreter; 5 000 echoed 10 kB of TOML
+    sc = aqmlab.Scenario.from_toml(MINI, "inline")
+    path = ".".join(["a"] * parts)
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        sc.set(path, 1)
+    msg = str(e.value)
+    assert f"{parts} parts" in msg and "at most 32 parts and 500 characters" in msg, msg
+    assert len(msg) < 600 and "\n" not in msg
+    assert e.value.path is not None and len(e.value.path) <= 250
+    with pytest.raises(aqmlab.ScenarioError):
+        sc.set_many({path: 1})
+    with pytest.raises(aqmlab.ScenarioError):
+        sc.get(path)
+
+
+def test_a_long_key_path_is_refused_with_the_limit() -> None:
+    sc = aqmlab.Scenario.from_toml(MINI, "inline")
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        sc.set("tcp." + "x" * 10_000, 1)
+    assert "10004 characters" in str(e.value) and len(str(e.value)) < 600

@@ -288,6 +288,41 @@ def test_set_and_get_with_hostile_paths_and_values(path: str, v: Any) -> None:
         assert str(e).strip()
 
 
+# key paths past the bound (32 parts, 500 characters): deep, long, or both
+deep_paths = st.one_of(
+    st.builds(
+        lambda part, n: ".".join([part] * n),
+        st.sampled_from(["a", "links", "0", "tcp", "x" * 40]),
+        st.integers(min_value=1, max_value=20_000),
+    ),
+    st.builds(
+        lambda head, n: head + "." + "y" * n,
+        st.sampled_from(["tcp", "links.bottleneck", "output", "flows.bulk"]),
+        st.integers(min_value=1, max_value=100_000),
+    ),
+)
+
+
+@FUZZ
+@given(deep_paths, values)
+def test_long_and_deep_key_paths_are_refused_or_set(path: str, v: Any) -> None:
+    sc = aqmlab.Scenario.from_dict(BASE)
+    try:
+        sc.set(path, v)
+    except aqmlab.ScenarioError as e:
+        msg = str(e)
+        assert msg.strip() and "\n" not in msg
+        # no echo of the path or of the document past 200 characters
+        assert len(msg) < 1000, len(msg)
+        parts = path.count(".") + 1
+        if parts > 32 or len(path) > 500:
+            assert "at most 32 parts and 500 characters" in msg, msg
+    try:
+        sc.get(path)
+    except aqmlab.ScenarioError as e:
+        assert "at most 32 parts" in str(e)
+
+
 @FUZZ
 @given(values, values)
 def test_run_arguments_are_checked(seed: Any, threads: Any) -> None:

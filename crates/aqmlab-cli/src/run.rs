@@ -207,7 +207,7 @@ pub fn main(a: RunArgs) -> CliResult {
     if sc.sweep.is_some() {
         // Not run here, but a bad axis key or value is the same error as
         // under `aqmlab sweep`.
-        let plan = Scenario::sweep_plan(&text, &file, &a.set)?;
+        let plan = Scenario::sweep_plan_limit(&text, &file, &a.set, max_file)?;
         for k in 0..plan.len() {
             plan.point(k)?;
         }

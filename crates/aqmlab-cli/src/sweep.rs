@@ -140,8 +140,9 @@ pub fn main(mut a: SweepArgs) -> CliResult {
         a.set.push(format!("output.format=\"{f}\""));
     }
     let file = a.file.display().to_string();
-    let text = aqmlab::scenario::read_file_limit(&a.file, crate::max_file_bytes(a.allow_large))?;
-    let plan = Scenario::sweep_plan(&text, &file, &a.set)?;
+    let max_file = crate::max_file_bytes(a.allow_large);
+    let text = aqmlab::scenario::read_file_limit(&a.file, max_file)?;
+    let plan = Scenario::sweep_plan_limit(&text, &file, &a.set, max_file)?;
     let seeds = a.seeds.unwrap_or(plan.spec.seeds);
     if seeds == 0 {
         return Err(CliError::Input("--seeds must be at least 1".into()));

@@ -1106,7 +1106,52 @@ pub fn sweep(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
     let Some(t) = sw.as_table_mut() else {
         return "sweep is not a table".into();
     };
-    match rng.gen_range(0..6) {
+    match rng.gen_range(0..8) {
+        // an axis whose key is past (or at) the key path bound
+        6 => {
+            let (key, d) = long_key_path(rng);
+            let mut ax = Table::new();
+            ax.insert("key".into(), Value::String(key));
+            ax.insert(
+                "values".into(),
+                Value::Array(vec![Value::Integer(1), Value::Integer(2)]),
+            );
+            let vary = t.entry("vary").or_insert_with(|| Value::Array(vec![]));
+            let Some(vary) = vary.as_array_mut() else {
+                return "sweep.vary is not an array".into();
+            };
+            let i = vary.len();
+            vary.push(Value::Table(ax));
+            format!("sweep.vary[{i}].key = {d}")
+        }
+        // long axes: more combinations than a sweep may have, refused
+        // before any point is made
+        7 => {
+            let axes = rng.gen_range(1..=3);
+            let per = match axes {
+                1 => aqmlab::scenario::MAX_SWEEP_POINTS + rng.gen_range(1..1000),
+                2 => rng.gen_range(317..2000),
+                _ => rng.gen_range(47..200),
+            };
+            let vary = t.entry("vary").or_insert_with(|| Value::Array(vec![]));
+            let Some(vary) = vary.as_array_mut() else {
+                return "sweep.vary is not an array".into();
+            };
+            let first = vary.len();
+            for _ in 0..axes {
+                let mut ax = Table::new();
+                ax.insert("key".into(), Value::String(key.clone()));
+                ax.insert(
+                    "values".into(),
+                    Value::Array((0..per as i64).map(Value::Integer).collect()),
+                );
+                vary.push(Value::Table(ax));
+            }
+            format!(
+                "sweep.vary[{first}..{}] = {axes} axes of {per} values on {key}",
+                first + axes
+            )
+        }
         0 => {
             let n = *[0i64, 1, 2, 3, 100, 100_000, -1]
                 .choose(rng)
@@ -1153,6 +1198,60 @@ pub fn sweep(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
             d
         }
     }
+}
+
+/// A key path at or past the bound (`MAX_KEY_PATH_PARTS` parts,
+/// `MAX_KEY_PATH_CHARS` characters): deep (up to 20 000 parts), long (up
+/// to 10⁵ characters) or both. Returns (path, description), the
+/// description short (`<key path of N parts, M characters>`).
+pub fn long_key_path(rng: &mut Pcg64Mcg) -> (String, String) {
+    use aqmlab::scenario::{MAX_KEY_PATH_CHARS, MAX_KEY_PATH_PARTS};
+    let head = *["tcp", "links.0", "output", "flows.0", "a"]
+        .choose(rng)
+        .expect("nonempty");
+    let path = match rng.gen_range(0..3) {
+        0 => {
+            let n = *[
+                MAX_KEY_PATH_PARTS - 1,
+                MAX_KEY_PATH_PARTS,
+                33,
+                5_000,
+                7_000,
+                20_000,
+            ]
+            .choose(rng)
+            .expect("nonempty");
+            std::iter::once(head)
+                .chain(std::iter::repeat("a").take(n - 1))
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+        1 => {
+            let n = *[MAX_KEY_PATH_CHARS, MAX_KEY_PATH_CHARS + 1, 10_000, 100_000]
+                .choose(rng)
+                .expect("nonempty");
+            let c = *['x', 'é', '日'].choose(rng).expect("nonempty");
+            format!(
+                "{head}.{}",
+                std::iter::repeat(c)
+                    .take(n.saturating_sub(head.chars().count() + 1))
+                    .collect::<String>()
+            )
+        }
+        _ => {
+            let n = rng.gen_range(40..3000);
+            std::iter::once(head.to_string())
+                .chain((0..n).map(|i| format!("k{i}")))
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+    };
+    let d = format!(
+        "<key path of {} parts, {} characters>",
+        path.split('.').count(),
+        path.chars().count()
+    );
+    (path, d)
 }
 
 /// A name (scenario, node, link, group, workload) at, or just past, the

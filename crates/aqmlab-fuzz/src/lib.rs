@@ -221,6 +221,129 @@ pub fn pointer(msg: &str, mutations: &[String]) -> Pointer {
     }
 }
 
+/// The features the mutations aim at, each with the text its mutations'
+/// descriptions contain (a case counts towards every feature it touches;
+/// one that touches none is `other`).
+pub const FEATURES: &[(&str, &str)] = &[
+    ("topology", "topology"),
+    ("workloads", "workloads["),
+    ("warm-up", "output.warmup"),
+    ("pcap", "output.pcap"),
+    ("event log", "output.log"),
+    ("lp", "lp."),
+    ("sweep", "sweep."),
+    ("cc key", ".cc."),
+    ("tcp key", "tcp."),
+    ("long name", " × "),
+    ("events", "events["),
+    ("trace", ".trace"),
+    ("import", "topology.file"),
+    ("--set", "--set "),
+    ("key path", "<key path of "),
+];
+
+/// The features of a case with these mutations ([`FEATURES`]), or
+/// `["other"]`.
+pub fn features_of(mutations: &[String]) -> Vec<&'static str> {
+    let f: Vec<&'static str> = FEATURES
+        .iter()
+        .filter(|(_, needle)| mutations.iter().any(|m| m.contains(needle)))
+        .map(|(f, _)| *f)
+        .collect();
+    if f.is_empty() {
+        vec!["other"]
+    } else {
+        f
+    }
+}
+
+/// Words of a deserializer, not of a person: a message holding one has
+/// not been put in the scenario's terms.
+pub const RAW_PHRASES: &[&str] = &[
+    "invalid type",
+    "invalid value:",
+    "invalid length",
+    "unit variant",
+    "unknown variant",
+    "expected string only",
+    "CSV error",
+    "expected struct",
+    "expected enum",
+    "expected f64",
+    "expected u64",
+    "expected u32",
+    "expected i64",
+    "expected usize",
+];
+
+/// Longest message line that is still read as one message, characters.
+pub const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// Why a refusal's message does not help a person act on it, or None.
+/// Mechanical: it names no key ([`pointer`]); it holds a deserializer's
+/// words ([`RAW_PHRASES`]); it is more than one line (a TOML syntax error
+/// may be: it draws the line and a caret) or longer than
+/// [`MAX_MESSAGE_CHARS`]; it echoes more than 200 characters of one value
+/// (a quoted span or a run without spaces, after the `… (N more
+/// characters)` of a cut echo is taken out).
+pub fn unclear(msg: &str, mutations: &[String]) -> Option<&'static str> {
+    let p = pointer(msg, mutations);
+    if p == Pointer::None {
+        return Some("names no key");
+    }
+    if RAW_PHRASES.iter().any(|w| msg.contains(w)) {
+        return Some("a deserializer's words");
+    }
+    if p != Pointer::Line && msg.trim_end().lines().count() > 1 {
+        return Some("more than one line");
+    }
+    if msg.lines().any(|l| l.chars().count() > MAX_MESSAGE_CHARS) {
+        return Some("longer than 1000 characters");
+    }
+    if longest_echo(msg) > aqmlab::echo::MAX_ECHO + 1 {
+        return Some("an echo over 200 characters");
+    }
+    None
+}
+
+/// The longest quoted span (`` ` `` or `"`) or run without spaces (its
+/// quotes and punctuation not counted) of `msg`, characters, once every cut echo's `… (N more characters)` is
+/// taken out.
+pub fn longest_echo(msg: &str) -> usize {
+    let mut m = msg.to_string();
+    while let Some(i) = m.find("… (") {
+        match m[i..].find(" more characters)") {
+            Some(j) => m.replace_range(i + '…'.len_utf8()..i + j + " more characters)".len(), ""),
+            None => break,
+        }
+    }
+    let mut most = 0;
+    for line in m.lines() {
+        let mut run = 0usize;
+        let mut quote: Option<char> = None;
+        let mut span = 0usize;
+        for c in line.chars() {
+            // quotes and the punctuation around an echo are not part of it
+            run = match c {
+                ' ' => 0,
+                '`' | '"' | ':' | ';' | ',' | '(' | ')' => run,
+                _ => run + 1,
+            };
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => span += 1,
+                None if c == '`' || c == '"' => {
+                    quote = Some(c);
+                    span = 0;
+                }
+                None => {}
+            }
+            most = most.max(run).max(span);
+        }
+    }
+    most
+}
+
 /// Generate case `index` of the run with `seed`.
 pub fn make_case(corpus: &[Seed], seed: u64, index: u64) -> Case {
     let mut rng = Pcg64Mcg::seed_from_u64(
@@ -242,6 +365,11 @@ pub fn make_case(corpus: &[Seed], seed: u64, index: u64) -> Case {
         let o = random_override(&doc, &mut rng);
         muts.push(format!("--set {o}"));
         overrides.push(o);
+    } else if rng.gen_bool(0.01) {
+        // a key path past (or at) the bound: deep, long or both
+        let (o, d) = features::long_key_path(&mut rng);
+        muts.push(format!("--set {d}=1"));
+        overrides.push(format!("{o}=1"));
     }
     let sweep = doc.get("sweep").is_some()
         && (rng.gen_bool(0.3) || muts.iter().any(|m| m.starts_with("sweep")));
@@ -1169,26 +1297,11 @@ mod tests {
     fn a_batch_covers_every_feature() {
         let c = corpus_here();
         let mut hits = std::collections::BTreeMap::<&str, (u32, u32)>::new();
-        let features = [
-            ("topology", "topology"),
-            ("workloads", "workloads["),
-            ("warm-up", "output.warmup"),
-            ("pcap", "output.pcap"),
-            ("event log", "output.log"),
-            ("lp", "lp."),
-            ("sweep", "sweep."),
-            ("cc key", ".cc."),
-            ("tcp key", "tcp."),
-            ("long name", " × "),
-            ("events", "events["),
-            ("trace", ".trace"),
-            ("import", "topology.file"),
-            ("--set", "--set "),
-        ];
+        let features = FEATURES;
         for i in 0..3000 {
             let case = make_case(&c, 11, i);
             let ran = !case.sweep && case.threads == 1 && run_case(&case) == Outcome::Ran;
-            for (f, needle) in features {
+            for &(f, needle) in features {
                 if case.mutations.iter().any(|m| m.contains(needle)) {
                     let e = hits.entry(f).or_default();
                     e.0 += 1;
@@ -1196,12 +1309,12 @@ mod tests {
                 }
             }
         }
-        for (f, _) in features {
+        for &(f, _) in features {
             let (n, ran) = hits.get(f).copied().unwrap_or_default();
             assert!(n >= 20, "{f}: {n} cases of 3000");
             // each feature's mutations leave some scenarios valid (not
-            // only rejections), except names past the limit and lp names
-            assert!(ran >= 1, "{f}: none of {n} cases ran");
+            // only rejections), except key paths past the bound
+            assert!(ran >= 1 || f == "key path", "{f}: none of {n} cases ran");
         }
         let threads = (0..3000)
             .filter(|&i| make_case(&c, 11, i).threads > 1)
@@ -1210,6 +1323,61 @@ mod tests {
             (150..=450).contains(&threads),
             "{threads} thread-count cases"
         );
+    }
+
+    /// The unclear-message rule on the messages of the cases it exists for.
+    #[test]
+    fn unclear_messages_are_told_apart() {
+        let m = |s: &str| unclear(s, &["links[1].rate = 3".to_string()]);
+        assert_eq!(
+            m("f: `links[1].rate`: invalid rate `3x`: missing unit"),
+            None
+        );
+        assert_eq!(
+            m("f: `tcp.ecn_feedback`: invalid type: unit variant, expected string only"),
+            Some("a deserializer's words")
+        );
+        assert_eq!(m("f: bad"), Some("names no key"));
+        let long = format!(
+            "f: `links[1].trace`: line 1: `{}` is not a number",
+            "9".repeat(1000)
+        );
+        assert_eq!(m(&long), Some("longer than 1000 characters"));
+        let echo = format!(
+            "f: `links[1].trace`: line 1: `{}` is no number",
+            "9".repeat(300)
+        );
+        assert_eq!(m(&echo), Some("an echo over 200 characters"));
+        let cut = format!(
+            "f: `links[1].trace`: line 1: `{}` is no number",
+            aqmlab::echo::echo(&"9".repeat(300))
+        );
+        assert_eq!(m(&cut), None, "{cut}");
+        assert_eq!(m("f: `links[1].rate`: a\nb"), Some("more than one line"));
+        // a TOML syntax error draws its line: several lines are fine
+        assert_eq!(
+            m("f: invalid TOML: TOML parse error at line 1, column 2\n  |\n1 | x\n"),
+            None
+        );
+    }
+
+    /// Long key paths reach `--set` and sweep axes in a batch, and are all
+    /// refused naming the bound.
+    #[test]
+    fn long_key_paths_are_fuzzed_and_refused() {
+        let c = corpus_here();
+        let mut n = 0;
+        for i in 0..3000 {
+            let case = make_case(&c, 11, i);
+            if !case.mutations.iter().any(|m| m.contains("<key path of ")) {
+                continue;
+            }
+            n += 1;
+            if let Outcome::Rejected(msg) = run_case(&case) {
+                assert_eq!(unclear(&msg, &case.mutations), None, "case {i}: {msg}");
+            }
+        }
+        assert!(n >= 20, "{n} cases with long key paths");
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //! Exit status: 0 when no case failed (no panic, no broken invariant), 1 otherwise (and the process aborts on
 //! a blown budget).
 
-use aqmlab_fuzz::{corpus, make_case, pointer, run_case, Outcome, Pointer};
+use aqmlab_fuzz::{corpus, features_of, make_case, pointer, run_case, unclear, Outcome, Pointer};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -290,6 +290,9 @@ fn main() -> std::process::ExitCode {
     let mut failures: BTreeMap<String, Failure> = BTreeMap::new();
     let mut pointers: BTreeMap<Pointer, u64> = BTreeMap::new();
     let mut unnamed_first: Vec<(u64, String)> = Vec::new();
+    // per feature: (cases, rejected, unclear); per reason: count, first cases
+    let mut by_feature: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    let mut reasons: BTreeMap<&str, (u64, Vec<(u64, String)>)> = BTreeMap::new();
     let (mut peak_max, mut peak_case) = (0usize, 0u64);
     let (mut slow_ms, mut slow_case) = (0u128, 0u64);
     for i in a.start..a.start.saturating_add(a.cases) {
@@ -305,6 +308,9 @@ fn main() -> std::process::ExitCode {
         LIMIT.store(usize::MAX, Relaxed);
         CASE_START_MS.store(0, Relaxed);
         let ms = started.elapsed().as_millis();
+        for f in features_of(&c.mutations) {
+            by_feature.entry(f).or_default().0 += 1;
+        }
         if ms > slow_ms {
             (slow_ms, slow_case) = (ms, i);
         }
@@ -316,6 +322,22 @@ fn main() -> std::process::ExitCode {
         let failed = match r {
             Ok(Outcome::Rejected(m)) => {
                 *outcomes.entry("rejected").or_default() += 1;
+                let why = unclear(&m, &c.mutations);
+                for f in features_of(&c.mutations) {
+                    let e = by_feature.entry(f).or_default();
+                    e.1 += 1;
+                    e.2 += u64::from(why.is_some());
+                }
+                if let Some(w) = why {
+                    let r = reasons.entry(w).or_default();
+                    r.0 += 1;
+                    if r.1.len() < 5 {
+                        r.1.push((
+                            i,
+                            m.lines().next().unwrap_or("").chars().take(200).collect(),
+                        ));
+                    }
+                }
                 let p = pointer(&m, &c.mutations);
                 *pointers.entry(p).or_default() += 1;
                 if p == Pointer::None && unnamed_first.len() < 20 {
@@ -413,6 +435,26 @@ fn main() -> std::process::ExitCode {
     );
     for (i, m) in &unnamed_first {
         println!("  no key, case {i}: {m}");
+    }
+    // unclear messages (aqmlab_fuzz::unclear) by feature: a case counts
+    // towards every feature its mutations touch
+    let unclear_all: u64 = reasons.values().map(|r| r.0).sum();
+    println!(
+        "  unclear exit-2 messages: {unclear_all} of {} ({:.2} %); by feature (cases, refused, unclear, % of refused):",
+        n("rejected"),
+        100.0 * unclear_all as f64 / rejected
+    );
+    for (f, (cases, rej, unc)) in &by_feature {
+        println!(
+            "    {f:<10} {cases:>7} {rej:>7} {unc:>6} {:>6.2} %",
+            100.0 * *unc as f64 / (*rej).max(1) as f64
+        );
+    }
+    for (w, (count, first)) in &reasons {
+        println!("  unclear ({w}): {count}");
+        for (i, m) in first {
+            println!("    case {i}: {m}");
+        }
     }
     for (at, f) in &failures {
         println!(

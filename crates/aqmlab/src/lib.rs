@@ -10,6 +10,7 @@
 
 pub mod aqm;
 pub mod catalogue;
+pub mod echo;
 pub mod engine;
 pub mod fluid;
 pub mod metrics;

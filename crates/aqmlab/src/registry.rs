@@ -316,10 +316,52 @@ pub fn tidy(path: &str, msg: &str) -> (String, String) {
             let hint = suggest(key, &names)
                 .map(|k| format!(" did you mean `{k}`?"))
                 .unwrap_or_default();
+            let allowed = if names.is_empty() {
+                allowed
+            } else {
+                format!("allowed keys: {}", crate::echo::list(&names))
+            };
             return (path, cut(&format!("unknown key;{hint} {allowed}")));
         }
     }
-    (path.to_string(), cut(&plain_types(&msg)))
+    (path.to_string(), cut(&plain_types(&reword(&msg))))
+}
+
+/// What [`reword`] says for a string-only enum given another type (the
+/// scenario loader then lists the names: it can see the whole document).
+pub const ENUM_NOT_STRING: &str = "expected one of the allowed names (a string)";
+
+/// serde's phrasing in words: "invalid type: X, expected Y" → "expected
+/// Y, got X"; "unknown variant `x`, expected one of …" → [`unknown`] (the
+/// name, the closest allowed one, the allowed ones); a string-only enum
+/// given another type (toml's "invalid type: unit variant, expected string
+/// only") → "expected a name (a string)". A message in other words comes
+/// back as it is.
+pub fn reword(msg: &str) -> String {
+    if msg.contains("unit variant, expected string only") {
+        return ENUM_NOT_STRING.into();
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        if let Some((name, allowed)) = rest.split_once('`') {
+            let names: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+            return unknown("value", name, &names, "allowed");
+        }
+    }
+    for (head, got_word) in [("invalid type: ", "got"), ("invalid value: ", "got")] {
+        if let Some(rest) = msg.strip_prefix(head) {
+            // the last ", expected " splits what came from what was wanted
+            // (an echoed string may hold the phrase itself)
+            if let Some((got, want)) = rest.rsplit_once(", expected ") {
+                return format!("expected {want}, {got_word} {got}");
+            }
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("invalid length ") {
+        if let Some((n, want)) = rest.split_once(", expected ") {
+            return format!("expected {want}, got {n} elements");
+        }
+    }
+    msg.to_string()
 }
 
 /// The name among `names` closest to a mistyped `key`, when it is close:
@@ -456,13 +498,30 @@ pub fn cut(msg: &str) -> String {
     out
 }
 
-/// `a`, `b`, `c` for an error message.
+/// `a`, `b`, `c` for an error message (at most 200 characters, then how
+/// many more: [`crate::echo::list`]).
 pub fn one_of(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::echo::list(names)
+}
+
+/// The message for `name` that names none of `names` (`what` in the
+/// singular, `plural` for the list): the name (cut), the closest name when
+/// one is close ([`suggest`]), and the names (cut: [`crate::echo::list`]).
+/// Every "unknown queue kind / cc / link / node / group" message is this.
+pub fn unknown<S: AsRef<str>>(what: &str, name: &str, names: &[S], plural: &str) -> String {
+    let refs: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
+    let hint = suggest(name, &refs)
+        .map(|k| format!(" did you mean `{}`?", crate::echo::echo(k)))
+        .unwrap_or_default();
+    let listed = if refs.is_empty() {
+        "(none)".to_string()
+    } else {
+        crate::echo::list(&refs)
+    };
+    format!(
+        "unknown {what} `{}`;{hint} {plural}: {listed}",
+        crate::echo::echo(name)
+    )
 }
 
 /// Stage one of parsing a `kind`-tagged value: check the value is a table
@@ -479,10 +538,7 @@ pub fn split_kind(
         if kinds.contains(&name) {
             Ok(())
         } else {
-            Err((
-                path.to_string(),
-                cut(&format!("unknown {family} `{name}`; {}", allowed())),
-            ))
+            Err((path.to_string(), unknown(family, name, kinds, "allowed")))
         }
     };
     let mut table = match value {
@@ -573,9 +629,14 @@ mod tests {
             "links[0]",
             "invalid type: integer `3`, expected struct LinkSpec",
         );
-        assert_eq!(m, "invalid type: integer `3`, expected a table");
+        assert_eq!(m, "expected a table, got integer `3`");
         let (_, m) = tidy("x", "invalid type: string \"abc\", expected f64\nin `x`\n");
-        assert_eq!(m, "invalid type: string \"abc\", expected a number");
+        assert_eq!(m, "expected a number, got string \"abc\"");
+        let (_, m) = tidy("x", "unknown variant `ns2`, expected one of `linux`, `ns3`");
+        assert_eq!(
+            m,
+            "unknown value `ns2`; did you mean `ns3`? allowed: `linux`, `ns3`"
+        );
         let long = format!("invalid value: string \"{}\"", "a".repeat(5000));
         let (_, m) = tidy("x", &long);
         assert!(m.len() < 140 && m.contains('…'), "{m}");

@@ -94,6 +94,21 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     }
 }
 
+/// [`parse_rate`], reading a zero (or below 1 bit/s) non-negative rate
+/// as 0: for a key whose own check names its minimum (CAKE's
+/// `bandwidth`, at least 512 bit/s), so the message says that minimum.
+pub fn parse_rate_or_zero(s: &str) -> Result<u64, String> {
+    match parse_rate(s) {
+        Err(m)
+            if m.contains("at least 1bps")
+                && split_number_raw(s).is_ok_and(|(v, _, _)| v >= 0.0) =>
+        {
+            Ok(0)
+        }
+        r => r,
+    }
+}
+
 /// Parse a duration: `ns`, `us`, `ms`, `s`, `min`.
 pub fn parse_duration(s: &str) -> Result<Time, String> {
     const ALLOWED: &str = "ns, us, ms, s, min";

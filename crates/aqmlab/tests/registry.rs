@@ -250,7 +250,7 @@ fn errors_name_the_innermost_key() {
     Scenario::from_toml(MINI, "t.toml").unwrap();
     let e = err(MINI, &["links.r-h2.queue.max_p=\"abc\""]);
     assert!(
-        e.starts_with("t.toml: `links[1].queue.max_p`: invalid type: string \"abc\""),
+        e.starts_with("t.toml: `links[1].queue.max_p`: expected a number, got string \"abc\""),
         "{e}"
     );
     assert!(e.contains("expected a number"), "{e}");

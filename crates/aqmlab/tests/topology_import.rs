@@ -243,7 +243,7 @@ fn bad_edge_lists_are_refused_with_the_line_and_column() {
         (
             "a,b,rate,delay,speed\n",
             "topology.file",
-            &["unknown column `speed`", "allowed: a, b"],
+            &["unknown column `speed`", "allowed: `a`, `b`"],
         ),
         (
             "a,b,rate,delay\nh1,r,1Mbps,1ms\nr,h2,1Mbps,-1ms\n",

@@ -241,8 +241,27 @@ pub struct CakeConfig {
     #[serde(default)]
     pub ack_filter: AckFilter,
     /// The shaper's rate (tc-cake `bandwidth`); none: unlimited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "shaper_rate",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bandwidth: Option<Rate>,
+}
+
+/// `bandwidth` as a rate, a zero rate read as 0 so that
+/// [`CakeConfig::validate`] names CAKE's minimum (512 bit/s) rather than
+/// a rate's (1 bit/s).
+fn shaper_rate<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Rate>, D::Error> {
+    use serde::de::Error;
+    match toml::Value::deserialize(d)? {
+        toml::Value::String(s) => crate::units::parse_rate_or_zero(&s)
+            .map(|r| Some(Rate(r)))
+            .map_err(|m| D::Error::custom(format!("invalid rate `{s}`: {m}"))),
+        v => Rate::deserialize(v)
+            .map(Some)
+            .map_err(|e| D::Error::custom(e.message())),
+    }
 }
 
 fn d_limit() -> u32 {

@@ -57,8 +57,9 @@ impl Trace {
             }
             let v: u64 = s.parse().map_err(|_| {
                 format!(
-                    "line {}: `{s}` is not a whole number of milliseconds",
-                    i + 1
+                    "line {}: `{}` is not a whole number of milliseconds",
+                    i + 1,
+                    crate::echo::echo(s)
                 )
             })?;
             // 10¹² ms (31 years) keeps every time below 10¹⁸ ns

@@ -148,6 +148,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub(crate) struct Reader<'a> {
     pub supplied: Option<&'a Supplied>,
     pub read: BTreeMap<String, Arc<InputFile>>,
+    /// Largest file read, bytes ([`super::MAX_FILE_BYTES`], or
+    /// [`super::MAX_LARGE_FILE_BYTES`] under `--allow-large`).
+    pub max_bytes: u64,
 }
 
 impl Reader<'_> {
@@ -168,7 +171,7 @@ impl Reader<'_> {
                 }
                 text.clone()
             }
-            None => super::read_text(Path::new(path), what)
+            None => super::read_text_limit(Path::new(path), what, self.max_bytes)
                 .map_err(|e| format!("cannot read `{path}` ({e})"))?,
         };
         let f = Arc::new(InputFile {
@@ -248,6 +251,7 @@ file = "t.csv"
         let mut r = Reader {
             supplied: Some(&sup),
             read: BTreeMap::new(),
+            max_bytes: super::super::MAX_FILE_BYTES,
         };
         let f = r.get("k", "/x", "a file").unwrap();
         assert_eq!(

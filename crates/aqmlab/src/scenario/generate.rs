@@ -495,6 +495,7 @@ impl FatTreeSpec {
 pub fn expand(
     sc: &mut Scenario,
     supplied: Option<&super::files::Supplied>,
+    max_file_bytes: u64,
 ) -> Result<(), (String, String)> {
     if let Some(t) = sc.topology.take() {
         sc.generated_by = Some(match t {
@@ -508,6 +509,7 @@ pub fn expand(
         let mut rd = super::files::Reader {
             supplied,
             read: Default::default(),
+            max_bytes: max_file_bytes,
         };
         let (hosts, routers, links, ecmp) = t
             .expand(&mut rd)

@@ -272,9 +272,8 @@ impl EdgesSpec {
         for (i, h) in header.iter().enumerate() {
             let Some(&known) = EDGE_COLUMNS.iter().find(|c| **c == h) else {
                 return Err(file_err(format!(
-                    "`{f}`, header: unknown column `{}`; allowed: {}",
-                    cut(h),
-                    EDGE_COLUMNS.join(", ")
+                    "`{f}`, header: {}",
+                    crate::registry::unknown("column", h, EDGE_COLUMNS, "allowed")
                 )));
             };
             if col.insert(known, i).is_some() {
@@ -296,7 +295,18 @@ impl EdgesSpec {
         let mut links = Vec::new();
         let mut names: HashMap<String, u64> = HashMap::new();
         for rec in rdr.records() {
-            let rec = rec.map_err(|e| file_err(format!("`{f}`: {e}")))?;
+            let rec = rec.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                file_err(match e.kind() {
+                    csv::ErrorKind::UnequalLengths { len, .. } => format!(
+                        "`{f}` line {line}: {len} column{} where the header has {} ({}); every row needs a value in each column",
+                        if *len == 1 { "" } else { "s" },
+                        header.len(),
+                        header.join(",")
+                    ),
+                    _ => format!("`{f}` line {line}: {e}"),
+                })
+            })?;
             let line = rec.position().map_or(0, |p| p.line());
             let at = |c: &str| format!("`{f}` line {line}, column `{c}`");
             let cell = |c: &str| -> Option<&str> {
@@ -504,8 +514,16 @@ impl GraphmlSpec {
             allow_dtd: false,
             ..Default::default()
         };
-        let doc = roxmltree::Document::parse_with_options(&text, opts)
-            .map_err(|e| file_err(format!("`{f}`: not well-formed XML: {e}")))?;
+        let doc = roxmltree::Document::parse_with_options(&text, opts).map_err(|e| {
+            file_err(match e {
+                // refused on purpose: a DTD can define entities that
+                // expand without bound
+                roxmltree::Error::DtdDetected => format!(
+                    "`{f}` has a DTD (`<!DOCTYPE …>`); GraphML files with a DTD are not accepted: remove the `<!DOCTYPE …>` declaration"
+                ),
+                e => format!("`{f}`: not well-formed XML: {e}"),
+            })
+        })?;
         let pos = |n: roxmltree::Node| {
             let p = doc.text_pos_at(n.range().start);
             format!("`{f}` line {}, column {}", p.row, p.col)

@@ -36,13 +36,114 @@ pub enum ScenarioError {
 }
 
 impl ScenarioError {
-    fn invalid(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Self {
+    /// A bad value at `path`; the path and the message are bounded
+    /// ([`crate::echo::bound`]): no echo of input past 200 characters.
+    pub fn invalid(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Self {
         ScenarioError::Invalid {
-            file: file.to_string(),
-            path: path.into(),
-            msg: msg.into(),
+            file: crate::echo::echo(file),
+            path: crate::echo::echo(&path.into()),
+            msg: crate::echo::bound(&msg.into()),
         }
     }
+
+    /// A file that cannot be read (bounded as [`ScenarioError::invalid`]).
+    pub fn io(file: &str, msg: impl Into<String>) -> Self {
+        ScenarioError::Io {
+            file: crate::echo::echo(file),
+            msg: crate::echo::bound(&msg.into()),
+        }
+    }
+
+    /// Text that is not TOML: the parser's message, whose excerpt of the
+    /// offending line is replaced by one of at most 200 characters around
+    /// the error when the line is longer.
+    pub fn syntax(file: &str, text: &str, e: &toml::de::Error) -> Self {
+        let full = e.to_string().trim_end().to_string();
+        let msg = match e.span() {
+            Some(sp)
+                if full
+                    .lines()
+                    .any(|l| l.chars().count() > crate::echo::MAX_ECHO) =>
+            {
+                let start = sp.start.min(text.len());
+                let before = &text[..floor_char(text, start)];
+                let line = before.matches('\n').count() + 1;
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = text[line_start..floor_char(text, start)].chars().count() + 1;
+                let line_end = text[line_start..]
+                    .find('\n')
+                    .map_or(text.len(), |i| line_start + i);
+                let src = &text[line_start..line_end];
+                // up to 95 characters either side of the error (the
+                // quoted excerpt stays within 200)
+                let skip = (column - 1).saturating_sub(95);
+                let near: String = src.chars().skip(skip).take(190).collect();
+                let more = src.chars().count().saturating_sub(skip + 190);
+                format!(
+                    "line {line}, column {column}: {}; the line there: `{}{}`{}",
+                    e.message().trim_end(),
+                    if skip > 0 { "…" } else { "" },
+                    crate::echo::echo(&near),
+                    if more > 0 {
+                        format!(" ({skip} characters before, {more} after)")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            _ => full,
+        };
+        ScenarioError::Syntax {
+            file: crate::echo::echo(file),
+            msg: crate::echo::bound(&msg),
+        }
+    }
+}
+
+/// toml's message for a string-only enum key given another type.
+const UNIT_VARIANT: &str = "unit variant, expected string only";
+
+/// The message for the string-only enum key at `path` (`links[1].queue.variant`)
+/// of the scenario `text` given a value of another type: the allowed
+/// names, read by deserializing the document again with a string no name
+/// equals at that key (serde then lists the enum's names), and the value
+/// given. None when the path cannot be followed.
+fn enum_names(text: &str, file: &str, overrides: &[String], path: &str) -> Option<String> {
+    let mut doc = document(text, file, overrides).ok()?;
+    let mut cur = &mut doc;
+    // `a[0].b` → a, 0, b
+    for part in path.replace('[', ".").replace(']', "").split('.') {
+        cur = match cur {
+            toml::Value::Table(t) => t.get_mut(part)?,
+            toml::Value::Array(a) => a.get_mut(part.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    let given = format!("{} {}", cur.type_str(), crate::echo::echo(&cur.to_string()));
+    *cur = toml::Value::String("\u{1}".into());
+    let e = serde_path_to_error::deserialize::<_, Scenario>(doc).err()?;
+    let (_, msg) = crate::registry::split_nested(&e.into_inner().to_string());
+    // toml appends "\nin `key`": the names are on the first line
+    let msg = msg.lines().next().unwrap_or_default();
+    // serde's "unknown variant `\u{1}`, expected one of `a`, `b`", or a
+    // registry's reworded "unknown value `\\u{1}`; allowed: `a`, `b`"
+    let at = msg.find("`\u{1}`").or_else(|| msg.find("`\\u{1}`"))?;
+    let names: Vec<&str> = msg[at..].split('`').skip(3).step_by(2).collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "expected one of {} (a string), got {given}",
+            crate::echo::list(&names)
+        )
+    })
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// A whole scenario file.
@@ -185,6 +286,8 @@ pub struct SweepPlan {
     labels: Vec<Vec<String>>,
     file: String,
     n: usize,
+    /// The largest file a combination's scenario reads (`--allow-large`).
+    max_file_bytes: u64,
 }
 
 impl SweepPlan {
@@ -252,7 +355,13 @@ impl SweepPlan {
         let d = self.doc(k)?;
         let text = toml::to_string(&d)
             .map_err(|e| ScenarioError::invalid(&self.file, "sweep", e.to_string()))?;
-        let mut sc = Scenario::from_toml(&text, &format!("{} [sweep point {label}]", self.file))?;
+        let mut sc = Scenario::from_toml_limit(
+            &text,
+            &format!("{} [sweep point {label}]", self.file),
+            &[],
+            None,
+            self.max_file_bytes,
+        )?;
         let format = std::mem::replace(&mut sc.output.format, FileFormat::Csv);
         Ok(SweepPoint {
             label,
@@ -271,7 +380,19 @@ impl Scenario {
         file: &str,
         overrides: &[String],
     ) -> Result<SweepPlan, ScenarioError> {
-        let base = Scenario::from_toml_with(text, file, overrides)?;
+        Self::sweep_plan_limit(text, file, overrides, MAX_FILE_BYTES)
+    }
+
+    /// [`Scenario::sweep_plan`] reading the files the scenario names up to
+    /// `max_file_bytes` each (see [`Scenario::from_toml_limit`]), for the
+    /// combinations too.
+    pub fn sweep_plan_limit(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+        max_file_bytes: u64,
+    ) -> Result<SweepPlan, ScenarioError> {
+        let base = Scenario::from_toml_limit(text, file, overrides, None, max_file_bytes)?;
         let Some(sw) = base.sweep else {
             return Err(ScenarioError::invalid(
                 file,
@@ -315,6 +436,9 @@ impl Scenario {
             })?;
         let mut labels: Vec<Vec<String>> = Vec::new();
         for (i, ax) in sw.vary.iter().enumerate() {
+            // every axis's key is checked before any point is made
+            key_path_parts(&ax.key)
+                .map_err(|m| ScenarioError::invalid(file, format!("sweep.vary[{i}].key"), m))?;
             if ax.values.is_empty() {
                 return Err(ScenarioError::invalid(
                     file,
@@ -356,6 +480,7 @@ impl Scenario {
             labels,
             file: file.to_string(),
             n,
+            max_file_bytes,
         })
     }
 
@@ -415,12 +540,12 @@ pub const MAX_SWEEP_POINTS: usize = 100_000;
 /// (about 0.7 KB each: under 1 GiB).
 pub const MAX_SWEEP_ELEMENTS: usize = 1_000_000;
 
-/// The key path an error about the `--set` override `o` names: the path
-/// before `=`, or `--set` itself when that is empty.
+/// The key path an error about the `--set` override `o` names: the
+/// override, or `--set` and the text when it has no `=` or nothing before it.
 fn set_key(o: &str) -> String {
     match o.split_once('=') {
         Some((p, _)) if !p.trim().is_empty() => o.to_string(),
-        None if !o.trim().is_empty() => o.to_string(),
+        // no `=`: the option as written (the text is no key path)
         _ => format!("--set {o}"),
     }
 }
@@ -752,10 +877,8 @@ pub fn read_file(path: &Path) -> Result<String, ScenarioError> {
 
 /// [`read_file`] with a size bound of `max_bytes`.
 pub fn read_file_limit(path: &Path, max_bytes: u64) -> Result<String, ScenarioError> {
-    read_text_limit(path, "a scenario file (TOML)", max_bytes).map_err(|msg| ScenarioError::Io {
-        file: path.display().to_string(),
-        msg,
-    })
+    read_text_limit(path, "a scenario file (TOML)", max_bytes)
+        .map_err(|msg| ScenarioError::io(&path.display().to_string(), msg))
 }
 
 /// Read any file a scenario names (a scenario, a CDF of sizes) as a
@@ -832,7 +955,7 @@ impl Scenario {
     ) -> Result<Scenario, ScenarioError> {
         let file = path.as_ref().display().to_string();
         let text = read_file_limit(path.as_ref(), max_bytes)?;
-        Self::from_toml_with(&text, &file, overrides)
+        Self::from_toml_limit(&text, &file, overrides, None, max_bytes)
     }
 
     /// Parse and validate scenario text; `file` names it in errors.
@@ -857,6 +980,19 @@ impl Scenario {
         overrides: &[String],
         supplied: Option<&files::Supplied>,
     ) -> Result<Scenario, ScenarioError> {
+        Self::from_toml_limit(text, file, overrides, supplied, MAX_FILE_BYTES)
+    }
+
+    /// [`Scenario::from_toml_supplied`] reading the files the scenario
+    /// names (traces, CDFs, an imported topology) up to `max_file_bytes`
+    /// each ([`MAX_LARGE_FILE_BYTES`] under `--allow-large`).
+    pub fn from_toml_limit(
+        text: &str,
+        file: &str,
+        overrides: &[String],
+        supplied: Option<&files::Supplied>,
+        max_file_bytes: u64,
+    ) -> Result<Scenario, ScenarioError> {
         let value = document(text, file, overrides)?;
         let mut sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
             // A registry (queue, cc, workload) reports the key inside its
@@ -864,7 +1000,14 @@ impl Scenario {
             let outer = e.path().to_string();
             let (inner, msg) = crate::registry::split_nested(&e.into_inner().to_string());
             let path = crate::registry::join(&outer, inner.as_deref().unwrap_or(""));
+            let names =
+                if msg.contains(UNIT_VARIANT) || msg.contains(crate::registry::ENUM_NOT_STRING) {
+                    enum_names(text, file, overrides, &path)
+                } else {
+                    None
+                };
             let (path, msg) = crate::registry::tidy(&path, &msg);
+            let msg = names.unwrap_or(msg);
             ScenarioError::invalid(
                 file,
                 if path.is_empty() || path == "." {
@@ -877,8 +1020,9 @@ impl Scenario {
         })?;
         sc.check_unique_groups()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
-        generate::expand(&mut sc, supplied).map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
-        sc.load_files(supplied)
+        generate::expand(&mut sc, supplied, max_file_bytes)
+            .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
+        sc.load_files(supplied, max_file_bytes)
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
         sc.validate()
             .map_err(|(p, m)| ScenarioError::invalid(file, p, m))?;
@@ -949,14 +1093,18 @@ impl Scenario {
     /// into the link's trace or the workload's distribution and records it
     /// in [`Scenario::inputs`]. The error names the key. Relative paths are
     /// taken from the working directory ([`document`] pins a file's).
+    /// A file read may have at most `max_bytes` ([`MAX_FILE_BYTES`], or
+    /// [`MAX_LARGE_FILE_BYTES`] under `--allow-large`).
     pub fn load_files(
         &mut self,
         supplied: Option<&files::Supplied>,
+        max_bytes: u64,
     ) -> Result<(), (String, String)> {
         use crate::net::link_model::Trace;
         let mut rd = files::Reader {
             supplied,
             read: Default::default(),
+            max_bytes,
         };
         let mut order: Vec<String> = Vec::new();
         let mut traces: HashMap<String, std::sync::Arc<Trace>> = HashMap::new();
@@ -1161,10 +1309,9 @@ impl Scenario {
             let Some(&li) = names.get(link) else {
                 let mut known: Vec<&str> = names.keys().map(|s| s.as_str()).collect();
                 known.sort_unstable();
-                known.truncate(8);
                 return Err((
                     format!("{p}.link"),
-                    format!("no link is named `{link}` (links: {})", known.join(", ")),
+                    crate::registry::unknown("link", link, &known, "links"),
                 ));
             };
             let switch = e.down.is_some() || e.up.is_some();
@@ -1260,13 +1407,9 @@ impl Scenario {
             let mut known: Vec<&str> = self.flows.iter().map(|f| f.group.as_str()).collect();
             known.sort_unstable();
             known.dedup();
-            known.truncate(8);
             return Err((
                 format!("{p}.flow"),
-                format!(
-                    "no [[flows]] group is named `{g}` (groups: {})",
-                    known.join(", ")
-                ),
+                crate::registry::unknown("[[flows]] group", g, &known, "groups"),
             ));
         }
         let link_keys = [
@@ -1321,9 +1464,8 @@ impl Scenario {
                 return Err((
                     format!("output.{key}[{i}]"),
                     format!(
-                        "no link `{}`; give a link name ({}) or one direction `a->b`",
-                        cut(name),
-                        names.join(", ")
+                        "{}; or one direction `a->b`",
+                        crate::registry::unknown("link", name, &names, "links")
                     ),
                 ));
             }
@@ -1343,15 +1485,7 @@ impl Scenario {
                 groups.dedup();
                 return Err((
                     format!("output.log_flows[{i}]"),
-                    format!(
-                        "no flow group `{}` in [[flows]]; the groups are: {}",
-                        cut(g),
-                        if groups.is_empty() {
-                            "(none)".to_string()
-                        } else {
-                            groups.join(", ")
-                        }
-                    ),
+                    crate::registry::unknown("[[flows]] group", g, &groups, "groups"),
                 ));
             }
         }
@@ -1657,7 +1791,7 @@ type Nodes<'a> = rustc_hash::FxHashMap<&'a str, bool>;
 fn unknown_node(names: &Nodes, n: &str) -> String {
     let mut v: Vec<&str> = names.keys().copied().collect();
     v.sort();
-    format!("unknown node `{n}`; declared nodes: {}", v.join(", "))
+    crate::registry::unknown("node", n, &v, "declared nodes")
 }
 
 /// `n` (at `key`) must be a declared host: `what` runs between hosts.
@@ -1758,10 +1892,8 @@ pub fn document(
     file: &str,
     overrides: &[String],
 ) -> Result<toml::Value, ScenarioError> {
-    let mut doc: toml::Value = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-        file: file.to_string(),
-        msg: e.to_string().trim_end().to_string(),
-    })?;
+    let mut doc: toml::Value =
+        toml::from_str(text).map_err(|e| ScenarioError::syntax(file, text, &e))?;
     // `file` names the scenario's file (a sweep point appends its label to
     // the name, which leaves the folder as it is)
     let folder = Path::new(file).parent().filter(|d| d.is_dir());
@@ -1780,15 +1912,72 @@ pub fn document(
     Ok(doc)
 }
 
-/// Set the value at `path` (the path syntax of [`apply_override`]).
-pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
-    let segs: Vec<&str> = path.trim().split('.').collect();
+/// Most parts of a key path (`--set`, `Scenario.set`, a sweep axis): the
+/// deepest key of a scenario has 6 (`workloads.web.cc.params.x`).
+pub const MAX_KEY_PATH_PARTS: usize = 32;
+/// Most characters of a key path: two names at their limit and the keys
+/// around them.
+pub const MAX_KEY_PATH_CHARS: usize = 2 * MAX_NAME_CHARS + 100;
+
+/// A key path within [`MAX_KEY_PATH_PARTS`] and [`MAX_KEY_PATH_CHARS`]
+/// (the message says both limits).
+pub fn key_path_bound(path: &str) -> Result<(), String> {
+    let chars = path.chars().count();
+    let parts = path.split('.').count();
+    if parts > MAX_KEY_PATH_PARTS || chars > MAX_KEY_PATH_CHARS {
+        return Err(format!(
+            "the key path `{}` has {parts} parts and {chars} characters; a key path may have at most {MAX_KEY_PATH_PARTS} parts and {MAX_KEY_PATH_CHARS} characters",
+            crate::echo::echo(path)
+        ));
+    }
+    Ok(())
+}
+
+/// The parts of a key path (`links.bottleneck.rate`), checked: none empty,
+/// at most [`MAX_KEY_PATH_PARTS`] of them and [`MAX_KEY_PATH_CHARS`]
+/// characters in all. Every path a user gives goes through here before
+/// anything is built from it (a path of 7 000 parts built 7 000 nested
+/// tables, whose recursive drop overflowed a Python thread's stack).
+pub fn key_path_parts(path: &str) -> Result<Vec<&str>, String> {
+    let path = path.trim();
+    key_path_bound(path)?;
+    let segs: Vec<&str> = path.split('.').collect();
     if segs.iter().any(|s| s.is_empty()) {
         // `.99`, `a..b` or `` would set a key named "" (found by aqmlab-fuzz)
         return Err(format!(
-            "the key path `{path}` has an empty part; write key.path, e.g. links.bottleneck.rate"
+            "the key path `{}` has an empty part; write key.path, e.g. links.bottleneck.rate",
+            crate::echo::echo(path)
         ));
     }
+    Ok(segs)
+}
+
+/// The arrays of tables a scenario has at its top level (`[[links]]`, …)
+/// or in `[sweep]` (`[[sweep.vary]]`).
+const TABLE_ARRAYS: &[&str] = &["links", "flows", "workloads", "events", "sweep.vary"];
+
+/// The message for a key path whose prefix `at` names an array of tables
+/// the document does not have (None: `at` is no such array). A generated
+/// topology's links are made when the scenario loads, so no path reaches
+/// them; an absent `[[events]]` has no entry to set.
+fn absent_array(at: &[&str], generated: bool) -> Option<String> {
+    let name = at.join(".");
+    if !TABLE_ARRAYS.contains(&name.as_str()) {
+        return None;
+    }
+    Some(if name == "links" && generated {
+        "the links of a `[topology]` are generated when the scenario loads, so a key path cannot name one; set the generator's keys instead (`topology.bottleneck_rate`, `topology.rate`, `topology.queue`, …; see the topology reference)".into()
+    } else {
+        format!(
+            "the scenario has no `[[{name}]]` entries, so a key path cannot name one; add a `[[{name}]]` entry to the file first"
+        )
+    })
+}
+
+/// Set the value at `path` (the path syntax of [`apply_override`]).
+pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result<(), String> {
+    let segs = key_path_parts(path)?;
+    let generated = doc.get("topology").is_some();
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
@@ -1797,6 +1986,13 @@ pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result
                 if last {
                     t.insert(seg.to_string(), value);
                     return Ok(());
+                }
+                if !t.contains_key(*seg) {
+                    // a path into an array of tables the file does not have
+                    // would make a table where an array belongs
+                    if let Some(m) = absent_array(&segs[..=i], generated) {
+                        return Err(m);
+                    }
                 }
                 t.entry(seg.to_string())
                     .or_insert_with(|| toml::Value::Table(Default::default()))
@@ -1823,7 +2019,27 @@ pub fn set_path(doc: &mut toml::Value, path: &str, value: toml::Value) -> Result
                                         .as_deref()
                                         == Some(seg))
                         })
-                        .ok_or_else(|| format!("no element named `{seg}`"))?,
+                        .ok_or_else(|| {
+                            let names: Vec<String> = a
+                                .iter()
+                                .filter_map(|e| {
+                                    let field = |k: &str| e.get(k).and_then(|v| v.as_str());
+                                    field("name")
+                                        .or(field("group"))
+                                        .map(str::to_string)
+                                        .or_else(|| {
+                                            field("a")
+                                                .zip(field("b"))
+                                                .map(|(a, b)| format!("{a}-{b}"))
+                                        })
+                                })
+                                .collect();
+                            format!(
+                                "{}; or an index from 0 to {}",
+                                crate::registry::unknown("element", seg, &names, "names"),
+                                a.len().saturating_sub(1)
+                            )
+                        })?,
                 };
                 if last {
                     a[idx] = value;
@@ -1924,7 +2140,7 @@ dst = "h2"
         assert_eq!(sc.flows[0].count, 3);
         let e =
             Scenario::from_toml_with(MINI, "t.toml", &["links.nope.rate=1".into()]).unwrap_err();
-        assert!(e.to_string().contains("no element named `nope`"), "{e}");
+        assert!(e.to_string().contains("unknown element `nope`"), "{e}");
     }
 
     #[test]
@@ -2119,5 +2335,143 @@ dst = "h2"
         assert!(e.contains("min_thresh"), "{e}");
         let e = err("name = [");
         assert!(e.contains("invalid TOML"), "{e}");
+    }
+
+    /// A key path (`--set`, `Scenario.set`, a sweep axis) is bounded in
+    /// parts and characters before anything is built from it, the limit in
+    /// a short message; 7 000 parts built 7 000 nested tables before.
+    #[test]
+    fn key_paths_are_bounded_with_the_limit_in_the_message() {
+        let mut doc: toml::Value = toml::from_str(MINI).unwrap();
+        for n in [MAX_KEY_PATH_PARTS + 1, 5_000, 7_000, 100_000] {
+            let path = vec!["a"; n].join(".");
+            let e = set_path(&mut doc, &path, toml::Value::Integer(1)).unwrap_err();
+            assert!(
+                e.contains(&format!("{n} parts"))
+                    && e.contains("at most 32 parts and 500 characters")
+                    && e.chars().count() < 400,
+                "{e}"
+            );
+        }
+        let long = format!("output.{}", "x".repeat(MAX_KEY_PATH_CHARS));
+        let e = set_path(&mut doc, &long, toml::Value::Integer(1)).unwrap_err();
+        assert!(
+            e.contains("507 characters") && e.chars().count() < 400,
+            "{e}"
+        );
+        // the document is unchanged by a refused path
+        assert_eq!(doc, toml::from_str::<toml::Value>(MINI).unwrap());
+        // at the bound the path itself is accepted (the key is then unknown)
+        let at = format!("output.{}", vec!["a"; MAX_KEY_PATH_PARTS - 1].join("."));
+        set_path(&mut doc, &at, toml::Value::Integer(1)).unwrap();
+        // through --set and a sweep axis, with the key that carried it
+        let deep = vec!["a"; 7_000].join(".");
+        let e = Scenario::from_toml_with(MINI, "t.toml", &[format!("{deep}=1")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 32 parts") && e.len() < 800, "{e}");
+        let sweep = format!("{MINI}[sweep]\n[[sweep.vary]]\nkey = \"{deep}\"\nvalues = [1, 2]\n");
+        let e = Scenario::sweep_from_toml(&sweep, "t.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`sweep.vary[0].key`") && e.contains("at most 32 parts") && e.len() < 800,
+            "{e}"
+        );
+    }
+
+    /// A path into an array of tables the file does not have is refused
+    /// naming it: a generated topology's links, absent `[[events]]`.
+    #[test]
+    fn paths_into_absent_arrays_say_why() {
+        let gen = r#"
+name = "g"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+hosts = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+[[flows]]
+group = "f"
+src = "src0"
+dst = "dst0"
+"#;
+        let e =
+            Scenario::from_toml_with(gen, "t.toml", &["links.bottleneck.rate=\"5Mbps\"".into()])
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("`links.bottleneck.rate=")
+                && e.contains("generated")
+                && e.contains("topology.bottleneck_rate")
+                && !e.contains("invalid type"),
+            "{e}"
+        );
+        let e = Scenario::from_toml_with(MINI, "t.toml", &["events.0.rate=\"5Mbps\"".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no `[[events]]` entries") && !e.contains("map"),
+            "{e}"
+        );
+        // an element named by a name none has: the names and the closest
+        let e =
+            Scenario::from_toml_with(MINI, "t.toml", &["links.botleneck.rate=\"5Mbps\"".into()])
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("did you mean `bottleneck`?") && e.contains("h1-r"),
+            "{e}"
+        );
+    }
+
+    /// A string-only enum key given a number names the allowed names and
+    /// the value, in words (toml's "unit variant, expected string only").
+    #[test]
+    fn enum_keys_given_a_number_list_their_names() {
+        for (key, text, name) in [
+            (
+                "tcp.ecn_feedback",
+                format!("{MINI}[tcp]\necn_feedback = 3\n"),
+                "accecn",
+            ),
+            (
+                "output.format",
+                format!("{MINI}[output]\nformat = 3\n"),
+                "parquet",
+            ),
+            (
+                "links[1].queue_ab.variant",
+                MINI.replace("max_th = 15", "max_th = 15, variant = 3"),
+                "ns3",
+            ),
+        ] {
+            let e = err(&text);
+            assert!(
+                e.contains(&format!("`{key}`"))
+                    && e.contains("expected one of")
+                    && e.contains(&format!("`{name}`"))
+                    && e.contains("got integer 3")
+                    && !e.contains("variant,")
+                    && !e.contains("invalid type"),
+                "{e}"
+            );
+        }
+    }
+
+    /// A TOML syntax error on a long line echoes at most 200 characters
+    /// around the error, not the line.
+    #[test]
+    fn a_syntax_error_on_a_long_line_echoes_a_window() {
+        let text = format!("name = [{}\n", "[".repeat(100_000));
+        let e = err(&text);
+        assert!(e.contains("invalid TOML") && e.contains("line 1"), "{e}");
+        assert!(e.chars().count() < 700, "{} chars: {e}", e.chars().count());
+        let text = format!("name = \"{}\n", "7".repeat(1_000_000));
+        let e = err(&text);
+        assert!(e.chars().count() < 700, "{} chars", e.chars().count());
     }
 }
