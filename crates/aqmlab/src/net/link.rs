@@ -324,7 +324,11 @@ impl Port {
             Some(e) => std::mem::take(&mut e.pending_marks),
             None => 0,
         };
-        let d = if left >= super::link_model::NEVER { now } else { left } - p.enq_time;
+        let d = if left >= super::link_model::NEVER {
+            now
+        } else {
+            left
+        } - p.enq_time;
         self.stats.record_departure(d);
         self.log_departure(now, d, *p, marked);
     }

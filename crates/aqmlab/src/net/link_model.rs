@@ -599,7 +599,10 @@ mod tests {
                     free = f;
                     (f < NEVER).then_some(f)
                 };
-                assert_eq!(got, want[i], "case {case}, packet {i} of {arrivals:?}, trace {ms:?}, once {once}");
+                assert_eq!(
+                    got, want[i],
+                    "case {case}, packet {i} of {arrivals:?}, trace {ms:?}, once {once}"
+                );
                 packets += 1;
             }
         }

@@ -42,7 +42,9 @@
 //! `m_limitedTx` is read only when SACK is off, in `DupAck`).
 //! (#) A repeated timeout: the timer resends the segment it resent last
 //! time. ns-2.35 `TcpAgent::timeout` (tcp.cc) recomputes ssthresh on
-//! every expiry (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`);
+//! every expiry (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`: half
+//! of `window()`, which after a timeout is the loss window, so a repeated
+//! timeout sets the floor of 2);
 //! RFC 5681 §3.1, ns-3 3.44
 //! `TcpSocketBase::ReTxTimeout` and Linux 6.1 `tcp_enter_loss` hold it
 //! (see [`RtoSsthresh`](super::RtoSsthresh)). Not modelled of Linux's rule:

@@ -1094,15 +1094,25 @@ impl Sender {
                 // RFC 5681 §3.1 (eq. 4 and the paragraph after it): a
                 // segment the timer already resent keeps ssthresh; ns-2
                 // recomputes it on every expiry (`RtoSsthresh`)
-                let hold = match self.params.rto_ssthresh {
-                    Some(RtoSsthresh::Cut) => false,
-                    Some(RtoSsthresh::Hold) | None => {
-                        self.rto_una == self.snd_una || self.rec.holds_ssthresh_on_timeout()
-                    }
-                };
+                let repeated = self.rto_una == self.snd_una;
                 self.rto_una = self.snd_una;
-                if !hold {
-                    self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                match self.params.rto_ssthresh {
+                    Some(RtoSsthresh::Cut) if repeated => {
+                        // ns-2 `slowdown(CLOSE_SSTHRESH_HALF)`: half of
+                        // `window()` = min(cwnd, wnd), the window the
+                        // previous timeout left, not the flight
+                        let mut v = self.cc_state.clone();
+                        v.in_flight = v.cwnd.max(0.0) as u32;
+                        self.cc_state.ssthresh = self.cc.ssthresh(&v);
+                    }
+                    Some(RtoSsthresh::Cut) => {
+                        self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                    }
+                    Some(RtoSsthresh::Hold) | None => {
+                        if !repeated && !self.rec.holds_ssthresh_on_timeout() {
+                            self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                        }
+                    }
                 }
                 self.cc.on_timeout(&self.cc_state);
                 self.cc_state.cwnd = 1.0;
