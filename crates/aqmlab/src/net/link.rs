@@ -316,7 +316,8 @@ impl Port {
     /// The packet just dequeued from a traced port leaves its link at
     /// `left`: its delay is `left` less its arrival, Mahimahi's
     /// (`LinkQueue::record_departure`: departure time less arrival time),
-    /// which includes the wait for the opportunity; logged at `now`. A
+    /// which includes the wait for the opportunity (the event log, whose
+    /// records are in time order, logs the dequeue at `now`). A
     /// packet that never leaves (a `trace_once` link past its trace) counts
     /// the time it waited in the queue.
     pub fn record_traced_departure(&mut self, now: Time, left: Time, p: &Packet) {
@@ -330,7 +331,9 @@ impl Port {
             left
         } - p.enq_time;
         self.stats.record_departure(d);
-        self.log_departure(now, d, *p, marked);
+        // the event log keeps its records in time order: its sojourn is
+        // the time in the queue, to the dequeue
+        self.log_departure(now, now - p.enq_time, *p, marked);
     }
 
     /// Log a departure (its delay `sojourn`) and the marks made on it, if
