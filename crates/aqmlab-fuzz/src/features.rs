@@ -190,6 +190,7 @@ pub const TABLE_KEYS: &[(&str, &[&str])] = &[
             "classifier_ba",
             "trace",
             "trace_ba",
+            "trace_once",
         ],
     ),
     (
@@ -982,6 +983,9 @@ pub fn events(doc: &mut Value, rng: &mut Pcg64Mcg) -> String {
                 t.remove("rate");
             }
             t.insert(k.into(), Value::String(f.to_string()));
+            if rng.gen_bool(0.3) {
+                t.insert("trace_once".into(), Value::Boolean(rng.gen_bool(0.8)));
+            }
         }
         return format!("links[{i}].{k} = {f:?}");
     }

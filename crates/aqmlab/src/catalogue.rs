@@ -187,6 +187,13 @@ pub const TCP_PARAMS: &[Param] = &[
         "Limited Transmit (RFC 3042; with SACK, RFC 6675 step 3: new data while pipe < cwnd)"
     ),
     param!(
+        "rto_ssthresh",
+        "",
+        "\"hold\" or \"cut\"",
+        "\"sometimes\"",
+        "a repeated timeout: hold ssthresh (RFC 5681 §3.1, Linux, ns-3; default) or cut it again (ns-2)"
+    ),
+    param!(
         "tlp",
         "",
         "true/false",

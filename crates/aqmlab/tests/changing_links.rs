@@ -296,4 +296,68 @@ fn bad_events_and_traces_name_the_key() {
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
+    // a blank line: Mahimahi refuses it; the error names file and line
+    let blank = trace_file("blank.trace", "1\n\n2\n");
+    let e = err(
+        "",
+        &format!("{r}\ntrace = {:?}", blank.display().to_string()),
+    );
+    assert!(
+        e.contains("`links[0].trace`")
+            && e.contains("blank.trace")
+            && e.contains("line 2: empty line"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let e = err("", &format!("{r}\ntrace_once = true"));
+    assert!(
+        e.contains("`links[0].trace_once`") && e.contains("trace"),
+        "{e}"
+    );
+}
+
+/// On a traced link a packet's delay (the port's, in `queues.csv` and
+/// `summary.json`) runs from its arrival at the queue to the opportunity
+/// that carries it out (Mahimahi's `departure − arrival`), even when the
+/// link was idle and the packet waited for the next opportunity. With a
+/// trace of one line, `10` (an opportunity every 10 ms), each packet's
+/// delay exceeds its time in the queue (the event log's sojourn, to the
+/// dequeue) by its wait for the opportunity, more than 0 and at most
+/// 10 ms. With `trace_once` the link carries nothing after its last line
+/// (one opportunity here).
+#[test]
+fn traced_delays_include_the_wait_for_the_opportunity() {
+    use aqmlab::net::event_log::LogEvent;
+    let f = trace_file("every10.trace", "10\n");
+    let tr = format!("delay = \"10ms\"\ntrace = {:?}", f.display().to_string());
+    let sc = path(&tr, "3s", "[output]\nlog = [\"bottleneck\"]");
+    let r = run(&sc);
+    let log = r.event_log.as_ref().unwrap();
+    let q = r.queue("r->d").unwrap();
+    let id = (log.records.iter())
+        .find(|x| x.event == LogEvent::Dequeue && x.size > 100)
+        .unwrap()
+        .link;
+    let deq: Vec<u64> = (log.records.iter())
+        .filter(|x| x.event == LogEvent::Dequeue && x.link == id)
+        .map(|x| x.sojourn)
+        .collect();
+    assert_eq!(deq.len() as u64, q.dequeued, "every dequeue logged");
+    let in_queue = deq.iter().sum::<u64>() as f64 / deq.len() as f64 / 1e9;
+    let wait = q.mean_delay_s - in_queue;
+    assert!(
+        wait > 0.0 && wait <= 0.010,
+        "mean wait {wait} s ({} vs {in_queue})",
+        q.mean_delay_s
+    );
+    assert!(
+        deq.iter().any(|&s| s == 0),
+        "some packets found the link idle"
+    );
+    let once = path(&format!("{tr}\ntrace_once = true"), "3s", "");
+    let ro = run(&once);
+    let (a, b) = (link(&r, "r->d"), link(&ro, "r->d"));
+    // a 10-ms trace played once: one opportunity, 1504 B
+    assert!(b.tx_bytes <= 1504, "{b:?}");
+    assert!(a.tx_bytes > 100 * 1504, "{a:?}");
 }

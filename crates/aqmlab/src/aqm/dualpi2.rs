@@ -7,6 +7,18 @@
 //!   `calculate_probability`, `must_drop`, `dualpi2_classic_marking`,
 //!   `dualpi2_scalable_marking`, `dequeue_packet` (the WRR credit),
 //!   `do_step_aqm`, `dualpi2_enqueue_skb`;
+//! - `l4steam`: the L4S team's out-of-tree qdisc, the one their published
+//!   Prague results ran on (L4STeam/linux, `net/sched/sch_dualpi2.c`, read
+//!   at commit e1ec6e7961d4de69d7b5487fc612e78899c2eb98): the `linux`
+//!   code with its defaults, except that an L packet may be step-marked
+//!   only if the L queue already held more than one packet when it arrived
+//!   (`dualpi2_qdisc_enqueue`: `apply_step = qdisc_qlen(q->l_queue) > 1`),
+//!   which is mainline's rule with `min_qlen_step = 2`; the qdisc has no
+//!   such parameter (the key may still be written beside the preset).
+//!   Mainline's default `min_qlen_step = 0` step-marks every L packet that
+//!   waited over `step_thresh`, even one alone in the queue: at a few
+//!   Mbit/s, where one packet's transmission takes longer than 1 ms, that
+//!   is nearly every packet;
 //! - `rfc`: RFC 9332 ("Dual-Queue Coupled AQM for L4S"), Appendix A.1:
 //!   Figure 2 (defaults), Figure 3 (enqueue), Figures 4–5 (dequeue with the
 //!   overload handling), Figure 6 (the PI² update), the `laqm` ramp;
@@ -75,6 +87,8 @@ use std::collections::VecDeque;
 pub enum DualPi2Variant {
     #[default]
     Linux,
+    /// The L4S team's qdisc: `linux` with `min_qlen_step = 2`.
+    L4steam,
     Rfc,
     Ns3,
 }
@@ -83,6 +97,7 @@ impl DualPi2Variant {
     fn name(self) -> &'static str {
         match self {
             DualPi2Variant::Linux => "linux",
+            DualPi2Variant::L4steam => "l4steam",
             DualPi2Variant::Rfc => "rfc",
             DualPi2Variant::Ns3 => "ns3",
         }
@@ -173,12 +188,13 @@ impl From<RawDualPi2> for DualPi2Config {
     fn from(r: RawDualPi2) -> Self {
         use DualPi2Variant::*;
         let v = r.variant;
-        let linux = v == Linux;
+        // l4steam runs the linux code with its own defaults
+        let linux = matches!(v, Linux | L4steam);
         let or = |x: Option<Dur>, d: u64| Some(x.unwrap_or(Dur(d)));
         DualPi2Config {
             variant: v,
             limit: match v {
-                Linux => Some(r.limit.unwrap_or(Limit::Packets(10_000))),
+                Linux | L4steam => Some(r.limit.unwrap_or(Limit::Packets(10_000))),
                 Rfc => r.limit,
                 Ns3 => Some(r.limit.unwrap_or(Limit::Bytes(1_562_500))),
             },
@@ -190,7 +206,7 @@ impl From<RawDualPi2> for DualPi2Config {
             step_thresh: or(
                 r.step_thresh,
                 match v {
-                    Linux => MS,
+                    Linux | L4steam => MS,
                     Rfc => 800 * US,
                     Ns3 => 475 * US,
                 },
@@ -200,7 +216,11 @@ impl From<RawDualPi2> for DualPi2Config {
             tshift: if v == Ns3 { or(r.tshift, 50 * MS) } else { r.tshift },
             drop_overload: if linux { Some(r.drop_overload.unwrap_or(true)) } else { r.drop_overload },
             drop_early: if linux { Some(r.drop_early.unwrap_or(false)) } else { r.drop_early },
-            min_qlen_step: if linux { Some(r.min_qlen_step.unwrap_or(0)) } else { r.min_qlen_step },
+            min_qlen_step: match v {
+                Linux => Some(r.min_qlen_step.unwrap_or(0)),
+                L4steam => Some(r.min_qlen_step.unwrap_or(2)),
+                _ => r.min_qlen_step,
+            },
             mtu: Some(r.mtu.unwrap_or(1500)),
         }
     }
@@ -242,6 +262,7 @@ impl DualPi2Config {
     pub fn validate(&self) -> Result<(), (String, String)> {
         use DualPi2Variant::*;
         let v = self.variant;
+        let linux = matches!(v, Linux | L4steam);
         let only = |key: &str, set: bool, ok: bool, which: &str| {
             if set && !ok {
                 Err((
@@ -254,13 +275,13 @@ impl DualPi2Config {
         };
         only("ramp_range", self.ramp_range.is_some(), v == Rfc, "\"rfc\"")?;
         only("tshift", self.tshift.is_some(), v == Ns3, "\"ns3\"")?;
-        only("c_weight", self.c_weight.is_some(), v != Ns3, "\"linux\" or \"rfc\"")?;
+        only("c_weight", self.c_weight.is_some(), v != Ns3, "\"linux\", \"l4steam\" or \"rfc\"")?;
         for (k, set) in [
             ("drop_overload", self.drop_overload.is_some()),
             ("drop_early", self.drop_early.is_some()),
             ("min_qlen_step", self.min_qlen_step.is_some()),
         ] {
-            only(k, set, v == Linux, "\"linux\"")?;
+            only(k, set, linux, "\"linux\" or \"l4steam\"")?;
         }
         if let Some(l) = self.limit {
             l.validate().map_err(|m| ("limit".to_string(), m))?;
@@ -274,7 +295,7 @@ impl DualPi2Config {
         pos("ramp_range", self.ramp_range)?;
         for (k, x) in [("alpha", self.alpha), ("beta", self.beta)] {
             let x = x.unwrap_or(0.0);
-            if v == Linux {
+            if linux {
                 // netlink carries round(x·256) in [1, 2³¹ − 1]
                 let n = (x * 256.0).round();
                 if !(1.0..=ALPHA_BETA_MAX).contains(&n) {
@@ -288,7 +309,7 @@ impl DualPi2Config {
             }
         }
         let k = self.coupling.unwrap_or(2.0);
-        if v == Linux {
+        if linux {
             if !((1.0..=255.0).contains(&k) && k.fract() == 0.0) {
                 return Err((
                     "coupling".into(),
@@ -372,7 +393,11 @@ pub struct DualPi2 {
 impl DualPi2 {
     /// `rate_bps` sizes the `rfc` variant's default limit (250 ms).
     pub fn new(c: &DualPi2Config, rate_bps: u64) -> Self {
-        let v = c.variant;
+        // the L4S team's qdisc is the linux code (its defaults differ)
+        let v = match c.variant {
+            DualPi2Variant::L4steam => DualPi2Variant::Linux,
+            v => v,
+        };
         let limit = c.limit.unwrap_or(Limit::Bytes((rate_bps / 32).max(1)));
         let mtu = c.mtu.unwrap_or(1500) as u64;
         let wc = c.c_weight.unwrap_or(10) as i64;
@@ -454,7 +479,7 @@ impl DualPi2 {
     /// ns-3 `DualPi2Update`).
     pub fn update(&mut self, now: Time) {
         match self.v {
-            DualPi2Variant::Linux => {
+            DualPi2Variant::Linux | DualPi2Variant::L4steam => {
                 let qdelay = self.head_delay(L, now).max(self.head_delay(C, now));
                 let delta = (qdelay as i128 - self.target as i128) * self.alpha_fx as i128
                     + (qdelay as i128 - self.last_qdelay as i128) * self.beta_fx as i128;
@@ -754,7 +779,7 @@ impl QueueDisc for DualPi2 {
     fn dequeue(&mut self, ctx: &mut QdCtx) -> Option<Packet> {
         self.catch_up(ctx.now);
         match self.v {
-            DualPi2Variant::Linux => self.dequeue_linux(ctx),
+            DualPi2Variant::Linux | DualPi2Variant::L4steam => self.dequeue_linux(ctx),
             DualPi2Variant::Rfc => self.dequeue_rfc(ctx),
             DualPi2Variant::Ns3 => self.dequeue_ns3(ctx),
         }
@@ -804,7 +829,7 @@ impl super::registry::Registered for DualPi2Config {
     const ABOUT: &'static str =
         "DualQ Coupled AQM with PI2 for L4S (RFC 9332 App. A; Linux sch_dualpi2.c; ns-3 DualQCoupledPi2QueueDisc)";
     const PARAMS: &'static [crate::registry::Param] = &[
-        crate::registry::param!("variant", "", "\"linux\", \"rfc\" or \"ns3\"", "\"bsd\"", "the reference followed (defaults below are linux's)"),
+        crate::registry::param!("variant", "", "\"linux\", \"l4steam\", \"rfc\" or \"ns3\"", "\"bsd\"", "the reference followed: mainline Linux (default), the L4S team's qdisc (linux with min_qlen_step = 2), RFC 9332, ns-3 (defaults below are linux's)"),
         crate::registry::param!("limit", "packets, or bytes with a unit", "> 0", "0", "buffer of both queues (rfc: link rate × 250 ms; ns3: 1562500 B)"),
         crate::registry::param!("target", "time", "> 0", "\"0ms\"", "PI² queueing-delay target"),
         crate::registry::param!("tupdate", "time", "> 0", "\"0ms\"", "PI² update period (rfc, ns3: 15 ms)"),
@@ -813,11 +838,11 @@ impl super::registry::Registered for DualPi2Config {
         crate::registry::param!("coupling", "", "> 0; linux: integer 1..255", "0.0", "coupling factor k: p_CL = k·p′"),
         crate::registry::param!("step_thresh", "time", "≥ 0", "\"-1ms\"", "L native AQM threshold: linux step, rfc ramp start (800 µs), ns3 step (475 µs)"),
         crate::registry::param!("ramp_range", "time", "> 0; rfc only", "\"-1ms\"", "rfc: width of the L ramp (400 µs)"),
-        crate::registry::param!("c_weight", "percent", "0..100; linux, rfc", "101", "WRR weight of the C queue (c_protection)"),
+        crate::registry::param!("c_weight", "percent", "0..100; linux, l4steam, rfc", "101", "WRR weight of the C queue (c_protection)"),
         crate::registry::param!("tshift", "time", "≥ 0; ns3 only", "\"-1ms\"", "ns3: time shift of the FIFO scheduler (50 ms)"),
-        crate::registry::param!("drop_overload", "", "true/false; linux only", "", "drop instead of marking when k·p′ > 1"),
-        crate::registry::param!("drop_early", "", "true/false; linux only", "", "apply PI² at enqueue instead of dequeue"),
-        crate::registry::param!("min_qlen_step", "packets", "≥ 0; linux only", "-1", "L packets queued at enqueue below which no step mark"),
+        crate::registry::param!("drop_overload", "", "true/false; linux, l4steam", "", "drop instead of marking when k·p′ > 1"),
+        crate::registry::param!("drop_early", "", "true/false; linux, l4steam", "", "apply PI² at enqueue instead of dequeue"),
+        crate::registry::param!("min_qlen_step", "packets", "≥ 0; linux, l4steam", "-1", "L packets queued at enqueue below which no step mark (linux 0, l4steam 2)"),
         crate::registry::param!("mtu", "bytes", "≥ 1", "0", "MTU of the 2-MTU rule, the WRR credit and the rfc limit"),
     ];
     fn validate(&self) -> Result<(), (String, String)> {
@@ -896,6 +921,64 @@ mod tests {
         // the rfc default limit is 250 ms at the link rate, in bytes
         let q = DualPi2::new(&r, 50_000_000);
         assert_eq!(q.limit, Limit::Bytes(1_562_500));
+    }
+
+    /// `variant = "l4steam"` is `linux` with `min_qlen_step = 2`, every
+    /// other parameter the same; written keys override the preset.
+    #[test]
+    fn l4steam_preset_is_linux_with_min_qlen_step_2() {
+        let l = serde_json::to_value(DualPi2Config::of(DualPi2Variant::Linux)).unwrap();
+        let t = serde_json::to_value(DualPi2Config::of(DualPi2Variant::L4steam)).unwrap();
+        let (l, t) = (l.as_object().unwrap(), t.as_object().unwrap());
+        let mut keys: Vec<&String> = l.keys().chain(t.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let differ: Vec<&str> = (keys.into_iter())
+            .filter(|k| l.get(*k) != t.get(*k))
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(differ, ["min_qlen_step", "variant"]);
+        assert_eq!(t["min_qlen_step"], 2);
+        assert_eq!(t["variant"], "l4steam");
+        assert_eq!(l["min_qlen_step"], 0);
+        let c = cfg("variant = \"l4steam\"\nmin_qlen_step = 0\ndrop_early = true");
+        assert_eq!((c.min_qlen_step, c.drop_early), (Some(0), Some(true)));
+        assert_eq!(cfg("").variant, DualPi2Variant::Linux, "the default stays mainline");
+        let c: DualPi2Config = toml::from_str("variant = \"l4steam\"\nramp_range = \"1ms\"").unwrap();
+        assert_eq!(c.validate().unwrap_err().0, "ramp_range");
+    }
+
+    /// At 4 Mbit/s a 1500-B packet takes 3 ms to send. An L packet that
+    /// arrives while the one before it is being sent waits alone in the L
+    /// queue longer than the 1 ms step: mainline marks it, the L4S team's
+    /// qdisc does not (it step-marks only packets that found more than one
+    /// packet queued). A standing queue of three is marked under both
+    /// from its third packet; the first two only under mainline.
+    #[test]
+    fn a_single_queued_l_packet_is_not_step_marked_under_l4steam() {
+        let marks = |variant: &str| -> Vec<bool> {
+            let c = cfg(&format!("variant = \"{variant}\""));
+            let mut q = DualPi2::new(&c, 4_000_000);
+            let mut env = Env::new();
+            let mut out = Vec::new();
+            let tx = 3 * MS;
+            // A at 0 goes at once; B arrives 0.1 ms later, alone
+            q.enqueue(pkt(Ecn::Ect1, 0), &mut env.ctx(0)).unwrap();
+            out.push(q.dequeue(&mut env.ctx(0)).unwrap().ecn == Ecn::Ce);
+            q.enqueue(pkt(Ecn::Ect1, MS / 10), &mut env.ctx(MS / 10)).unwrap();
+            out.push(q.dequeue(&mut env.ctx(tx)).unwrap().ecn == Ecn::Ce);
+            // three arrive together while B is sent: queued 0, 1, 2 ahead
+            for _ in 0..3 {
+                q.enqueue(pkt(Ecn::Ect1, tx + MS / 10), &mut env.ctx(tx + MS / 10)).unwrap();
+            }
+            for k in 2..5 {
+                out.push(q.dequeue(&mut env.ctx(k * tx)).unwrap().ecn == Ecn::Ce);
+            }
+            assert_eq!(q.p_cl(), 0.0, "{variant}: the PI² part is silent");
+            out
+        };
+        assert_eq!(marks("linux"), [false, true, true, true, true]);
+        assert_eq!(marks("l4steam"), [false, false, false, false, true]);
     }
 
     #[test]

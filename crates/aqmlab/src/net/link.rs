@@ -127,6 +127,12 @@ pub struct Edge {
     pub classifier: Option<Classifier>,
     /// The per-packet event log (`net/event_log.rs`).
     pub log: Option<PortLog>,
+    /// The port feeds a trace-driven link: a departure's delay is
+    /// recorded when its link has found the opportunity that carries it
+    /// ([`Port::record_traced_departure`]), not at the dequeue.
+    pub traced: bool,
+    /// Marks the discipline made on the packet dequeued last (traced).
+    pending_marks: u32,
 }
 
 impl Port {
@@ -169,8 +175,14 @@ impl Port {
         self.tidy_edge();
     }
 
+    /// Mark the port as feeding a trace-driven link (see [`Edge::traced`]).
+    pub fn set_traced(&mut self) {
+        self.edge.get_or_insert_with(Default::default).traced = true;
+    }
+
     fn tidy_edge(&mut self) {
-        if matches!(self.edge.as_deref(), Some(e) if e.classifier.is_none() && e.log.is_none()) {
+        if matches!(self.edge.as_deref(), Some(e) if e.classifier.is_none() && e.log.is_none() && !e.traced)
+        {
             self.edge = None;
         }
     }
@@ -278,24 +290,60 @@ impl Port {
         (self.stats).record_dequeue_marks(p.as_ref().map(|p| p.ext.class()), marked as u64);
         self.flush_drops(drops, now);
         if let Some(p) = &p {
-            self.stats.record_departure(now - p.enq_time);
-            if self.edge.is_some() {
+            if self.edge.is_none() {
+                self.stats.record_departure(now - p.enq_time);
+            } else {
                 // a copy, made only when the port logs: lending `p` out
                 // would keep the packet from being built in the caller's slot
-                self.log_departure(now, *p, marked);
+                self.depart_edge(now, *p, marked);
             }
         }
         p
     }
 
-    /// Log a departure and the marks made on it, if the port logs.
+    /// A departure from a port with optional parts: recorded now, or, on a
+    /// traced link, once the link knows when the packet leaves.
     #[inline(never)]
-    fn log_departure(&mut self, now: Time, p: Packet, marked: u32) {
+    fn depart_edge(&mut self, now: Time, p: Packet, marked: u32) {
+        if let Some(e) = self.edge.as_deref_mut().filter(|e| e.traced) {
+            e.pending_marks = marked;
+            return;
+        }
+        self.stats.record_departure(now - p.enq_time);
+        self.log_departure(now, now - p.enq_time, p, marked);
+    }
+
+    /// The packet just dequeued from a traced port leaves its link at
+    /// `left`: its delay is `left` less its arrival, Mahimahi's
+    /// (`LinkQueue::record_departure`: departure time less arrival time),
+    /// which includes the wait for the opportunity (the event log, whose
+    /// records are in time order, logs the dequeue at `now`). A
+    /// packet that never leaves (a `trace_once` link past its trace) counts
+    /// the time it waited in the queue.
+    pub fn record_traced_departure(&mut self, now: Time, left: Time, p: &Packet) {
+        let marked = match self.edge.as_deref_mut() {
+            Some(e) => std::mem::take(&mut e.pending_marks),
+            None => 0,
+        };
+        let d = if left >= super::link_model::NEVER {
+            now
+        } else {
+            left
+        } - p.enq_time;
+        self.stats.record_departure(d);
+        // the event log keeps its records in time order: its sojourn is
+        // the time in the queue, to the dequeue
+        self.log_departure(now, now - p.enq_time, *p, marked);
+    }
+
+    /// Log a departure (its delay `sojourn`) and the marks made on it, if
+    /// the port logs.
+    #[inline(never)]
+    fn log_departure(&mut self, now: Time, sojourn: Time, p: Packet, marked: u32) {
         let q = (self.disc.len_pkts(), self.disc.len_bytes());
         let Some(log) = self.edge.as_deref_mut().and_then(|e| e.log.as_mut()) else {
             return;
         };
-        let sojourn = now - p.enq_time;
         log.record(
             now,
             &p,
@@ -465,14 +513,17 @@ pub struct Link {
 }
 
 impl Link {
-    /// When a packet of `size` bytes starting at `now` on a link with a
-    /// [`Varying`] model has left the transmitter.
+    /// When packet `p`, starting at `now` on a link with a [`Varying`]
+    /// model, has left the transmitter. On a trace link the port records
+    /// its delay then (up to that time: [`Port::record_traced_departure`]).
     #[inline(never)]
-    pub fn modelled_finish(&mut self, now: Time, size: u32) -> Time {
-        self.varying
-            .as_mut()
-            .expect("rate 0: modelled")
-            .finish(now, size)
+    pub fn modelled_finish(&mut self, now: Time, p: &Packet) -> Time {
+        let v = self.varying.as_mut().expect("rate 0: modelled");
+        let left = v.finish(now, p.size, p.enq_time);
+        if v.traced() {
+            self.port.record_traced_departure(now, left, p);
+        }
+        left
     }
 
     /// The delay a packet leaving the transmitter at `now` propagates with.

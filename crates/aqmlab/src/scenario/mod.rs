@@ -618,6 +618,11 @@ pub struct LinkSpec {
     /// The trace of the b→a direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_ba: Option<String>,
+    /// Play the traces once (Mahimahi `mm-link --once`): after its last
+    /// line a direction delivers nothing more; unset or false: each trace
+    /// repeats, shifted by its last timestamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_once: Option<bool>,
     /// The traces as loaded when the scenario was (a→b, b→a):
     /// [`Scenario::load_files`].
     #[serde(skip)]
@@ -1672,6 +1677,12 @@ impl Scenario {
                 return Err((
                     format!("{p}.rate"),
                     "required (a rate such as \"10Mbps\", or a `trace` file)".into(),
+                ));
+            }
+            if l.trace_once == Some(true) && l.trace.is_none() && l.trace_ba.is_none() {
+                return Err((
+                    format!("{p}.trace_once"),
+                    "true needs a `trace` (or `trace_ba`) file on this link: it plays the trace once".into(),
                 ));
             }
             for (k, path, d) in [("trace", &l.trace, 0), ("trace_ba", &l.trace_ba, 1)] {

@@ -54,7 +54,8 @@ fn build_link(
     // the lossy path)
     let varying = sc.link_schedule(li, sl.ab).map(|pts| {
         let trace = l.traces[usize::from(!sl.ab)].clone();
-        Box::new(crate::net::link_model::Varying::new(pts, trace))
+        let once = l.trace_once == Some(true);
+        Box::new(crate::net::link_model::Varying::new(pts, trace, once))
     });
     let (rate, loss) = match &varying {
         None => (rate, loss),
@@ -69,6 +70,9 @@ fn build_link(
     };
     let mut port = Port::new(disc, qrng);
     port.set_classifier(cl.map(crate::net::classifier::Classifier::new));
+    if varying.as_ref().is_some_and(|v| v.traced()) {
+        port.set_traced();
+    }
     Link {
         loss_rng: RngStream::new(seed, stream_id_of(&["loss:", &name])),
         name,

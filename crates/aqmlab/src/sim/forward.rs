@@ -142,12 +142,18 @@ impl LogicalProcess {
         // a constant link computes its serialisation inline; a link whose
         // service varies (rate 0) asks its model
         let d = if sl.link.rate_bps != 0 {
-            tx_time(p.size, sl.link.rate_bps)
+            let d = tx_time(p.size, sl.link.rate_bps);
+            sl.link.busy_ns += d;
+            d
         } else {
-            sl.link.modelled_finish(now, p.size) - now
+            let d = sl.link.modelled_finish(now, &p) - now;
+            // a `trace_once` link past its trace keeps the packet for ever
+            if now + d < crate::net::link_model::NEVER {
+                sl.link.busy_ns += d;
+            }
+            d
         };
         sl.link.tx_size = p.size;
-        sl.link.busy_ns += d;
         let tie = sl.tx_tie();
         self.events.schedule(now + d, tie, Event::TxDone(li));
         let sl = &mut self.links[li.ix()];

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub use profile::Profile;
 pub use receiver::Receiver;
-pub use recovery::{RecoveryKind, RtoRestart, SackVariant};
+pub use recovery::{RecoveryKind, RtoRestart, RtoSsthresh, SackVariant};
 pub use sender::Sender;
 
 /// The timers of a flow.
@@ -125,6 +125,11 @@ pub struct TcpOptions {
     /// "every-ack" or "first-partial-ack" (default: the recovery scheme's
     /// own rule, see [`RtoRestart`]).
     pub rto_restart: Option<RtoRestart>,
+    /// What a repeated timeout (the timer resending the segment it resent
+    /// last time) does to ssthresh: "hold" (RFC 5681 §3.1, Linux, ns-3;
+    /// the default) or "cut" (ns-2: every timeout recomputes it); see
+    /// [`RtoSsthresh`].
+    pub rto_ssthresh: Option<RtoSsthresh>,
     /// SACK recovery as the RFCs write it, "rfc" (RFC 6675 with RFC 6937
     /// PRR-SSRB, the default), or as ns-3 3.44 codes it, "ns3" (see
     /// `recovery/sack.rs`).
@@ -173,6 +178,7 @@ impl TcpOptions {
             limited_transmit,
             tlp,
             rto_restart,
+            rto_ssthresh,
             sack_variant,
             fin
         );
@@ -224,6 +230,9 @@ pub struct TcpParams {
     /// `None`: the recovery scheme's own rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_restart: Option<RtoRestart>,
+    /// `None`: "hold".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto_ssthresh: Option<RtoSsthresh>,
     /// `None`: "rfc".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack_variant: Option<SackVariant>,
@@ -282,6 +291,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             tlp: false,
             rto_restart: None,
+            rto_ssthresh: None,
             sack_variant: None,
             fin: false,
             rate_cc: false,
@@ -368,6 +378,9 @@ impl TcpParams {
         }
         if o.rto_restart.is_some() {
             self.rto_restart = o.rto_restart;
+        }
+        if o.rto_ssthresh.is_some() {
+            self.rto_ssthresh = o.rto_ssthresh;
         }
         if let Some(d) = o.syn_rto {
             self.syn_rto = Some(d.0);

@@ -20,6 +20,7 @@
 //! | `rack` / `tlp` | off / off | off / off (absent in 3.44) | on / on (`tcp_recovery = 1`, `tcp_early_retrans = 3`) |
 //! | `limited_transmit` | off | on (`LimitedTransmit`) | on (pipe-based `tcp_cwnd_test`) |
 //! | `rto_restart` (¶) | unset (the scheme's rule) | `first-partial-ack` (`NewAck (ackNumber, m_isFirstPartialAck)`) | `every-ack` (`tcp_rearm_rto`) |
+//! | `rto_ssthresh` (#) | `cut` (`TcpAgent::timeout`) | `hold` (`ReTxTimeout`) | `hold` (`tcp_enter_loss`) |
 //! | `dupack_threshold` | 3 (`numdupacks_`) | 3 (`ReTxThreshold`) | 3 (`tcp_reordering`) |
 //! | `ack_first_segment` | false | true (§) | false (†) |
 //! | `fin` | false (one-way `Agent/TCP`: no FIN) | true (`TcpSocketBase`: FIN with the last data, ACKed at once) | true (`tcp_send_fin`, `tcp_fin`) |
@@ -39,6 +40,18 @@
 //! both send new data whenever pipe < cwnd (ns-3 `AvailableWindow` over
 //! `TcpTxBuffer::BytesInFlight` = sent − SACKed − lost + retransmitted;
 //! `m_limitedTx` is read only when SACK is off, in `DupAck`).
+//! (#) A repeated timeout: the timer resends the segment it resent last
+//! time. ns-2.35 `TcpAgent::timeout` (tcp.cc) recomputes ssthresh on
+//! every expiry (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`: half
+//! of `window()`, which after a timeout is the loss window, so a repeated
+//! timeout sets the floor of 2);
+//! RFC 5681 §3.1, ns-3 3.44
+//! `TcpSocketBase::ReTxTimeout` and Linux 6.1 `tcp_enter_loss` hold it
+//! (see [`RtoSsthresh`](super::RtoSsthresh)). Not modelled of Linux's rule:
+//! a timeout during fast recovery (`TCP_CA_Recovery`, `high_seq` not yet
+//! acknowledged) keeps the ssthresh fast recovery set, and a timeout in
+//! `TCP_CA_Loss` after new data was acknowledged cuts again; here the
+//! first is cut and, with SACK, the second held (ns-3's rule).
 //! (§) `TcpSocketBase` sets `m_delAckCount = m_delAckMaxCount` on reaching
 //! ESTABLISHED ("always respond to first data packet to speed up the
 //! connection"): the first data segment is ACKed at once, so each
@@ -62,7 +75,7 @@
 
 use super::cc::cubic::{CubicConfig, CubicVariant};
 use super::cc::{CcConfig, CongestionControl};
-use super::recovery::{RecoveryKind, RtoRestart, SackVariant};
+use super::recovery::{RecoveryKind, RtoRestart, RtoSsthresh, SackVariant};
 use super::TcpParams;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
@@ -125,6 +138,9 @@ impl Profile {
                 p.timestamps = false;
                 p.recovery = Some(RecoveryKind::NewReno);
                 p.prr = false;
+                // TcpAgent::timeout: slowdown(CLOSE_SSTHRESH_HALF|...) on
+                // every expiry
+                p.rto_ssthresh = Some(RtoSsthresh::Cut);
             }
             Profile::Ns3 => {
                 p.init_cwnd = 10.0;

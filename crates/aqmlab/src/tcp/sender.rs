@@ -81,7 +81,9 @@ use super::cc::{CcState, CongestionControl, Recovery};
 use super::ecn::{self, EcnMode};
 use super::rate::RateEstimator;
 use super::receiver::TS_OPTION_BYTES;
-use super::recovery::{self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart};
+use super::recovery::{
+    self, EcnState, LossRecovery, RecIo, RecoveryKind, RetxQueue, RtoRestart, RtoSsthresh,
+};
 use super::{FlowCounters, TcpCtx, TcpParams, TimerKind};
 use crate::engine::{Time, Timer, TimerAction};
 use crate::net::packet::{flags, Ecn, FlowId, NodeId, Packet};
@@ -149,6 +151,10 @@ pub struct Sender {
     pub snd_max: u32,
     dupacks: u32,
     backoff: u32,
+    /// snd_una when the retransmission timer last fired (`u32::MAX`:
+    /// never): a timeout with snd_una still there resends a segment the
+    /// timer already resent (`tcp.rto_ssthresh`).
+    rto_una: u32,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -314,6 +320,7 @@ impl Sender {
             rttvar: 0.0,
             has_rtt: false,
             backoff: 0,
+            rto_una: u32::MAX,
             rtt_seq: None,
             rtt_time: 0,
             rto_timer: Timer::default(),
@@ -1084,8 +1091,28 @@ impl Sender {
             }
             SenderState::Established if self.snd_una < self.snd_max => {
                 self.timeouts += 1;
-                if !self.rec.holds_ssthresh_on_timeout() {
-                    self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                // RFC 5681 §3.1 (eq. 4 and the paragraph after it): a
+                // segment the timer already resent keeps ssthresh; ns-2
+                // recomputes it on every expiry (`RtoSsthresh`)
+                let repeated = self.rto_una == self.snd_una;
+                self.rto_una = self.snd_una;
+                match self.params.rto_ssthresh {
+                    Some(RtoSsthresh::Cut) if repeated => {
+                        // ns-2 `slowdown(CLOSE_SSTHRESH_HALF)`: half of
+                        // `window()` = min(cwnd, wnd), the window the
+                        // previous timeout left, not the flight
+                        let mut v = self.cc_state.clone();
+                        v.in_flight = v.cwnd.max(0.0) as u32;
+                        self.cc_state.ssthresh = self.cc.ssthresh(&v);
+                    }
+                    Some(RtoSsthresh::Cut) => {
+                        self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                    }
+                    Some(RtoSsthresh::Hold) | None => {
+                        if !repeated && !self.rec.holds_ssthresh_on_timeout() {
+                            self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state);
+                        }
+                    }
                 }
                 self.cc.on_timeout(&self.cc_state);
                 self.cc_state.cwnd = 1.0;

@@ -57,6 +57,35 @@ pub enum RtoRestart {
     FirstPartialAck,
 }
 
+/// `tcp.rto_ssthresh`: what a repeated retransmission timeout does to
+/// ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoSsthresh {
+    /// A timeout that resends a segment the timer already resent (no new
+    /// data acknowledged since the last timeout) keeps ssthresh (RFC 5681
+    /// §3.1: "when a TCP sender detects segment loss using the
+    /// retransmission timer and the given segment has already been
+    /// retransmitted by way of the retransmission timer at least once, the
+    /// value of ssthresh is held constant"). Linux 6.1 `tcp_enter_loss`
+    /// (net/ipv4/tcp_input.c: ssthresh is set only when `icsk_ca_state <=
+    /// TCP_CA_Disorder`, `snd_una == high_seq`, or in `TCP_CA_Loss` with
+    /// `icsk_retransmits == 0`, which `tcp_ack` clears when snd_una
+    /// advances) and ns-3 3.44 `TcpSocketBase::ReTxTimeout` (`m_ssThresh`
+    /// only when not in `CA_LOSS` or the head was not retransmitted) do
+    /// the same. SACK recovery also keeps it for any timeout during the
+    /// loss recovery a timeout started (`recovery/sack.rs`, as ns-3).
+    Hold,
+    /// Every timeout recomputes ssthresh: ns-2.35 `TcpAgent::timeout`
+    /// (tcp.cc) calls `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` on
+    /// each expiry (`Sack1TcpAgent::timeout` ends in it too).
+    Cut,
+}
+
+impl RtoSsthresh {
+    pub const NAMES: &'static [&'static str] = &["hold", "cut"];
+}
+
 /// `tcp.sack_variant`: which SACK loss recovery `recovery = "sack"` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -255,9 +284,10 @@ pub trait LossRecovery: Send {
     /// loss using the retransmission timer and the given segment has
     /// already been retransmitted by way of the retransmission timer at
     /// least once, the value of ssthresh is held constant"; Linux
-    /// `tcp_enter_loss`, ns-3 `TcpSocketBase::ReTxTimeout`). Reno and
-    /// NewReno keep ns-2's rule (`TcpAgent::timeout` halves on every
-    /// timeout), which the paper reproductions pin.
+    /// `tcp_enter_loss`, ns-3 `TcpSocketBase::ReTxTimeout`). SACK holds it
+    /// through the whole loss recovery; for every scheme the sender also
+    /// holds it when the timer resends the segment it resent last time
+    /// ([`RtoSsthresh::Hold`]).
     fn holds_ssthresh_on_timeout(&self) -> bool {
         false
     }
