@@ -20,7 +20,8 @@
 //! ([`aqmlab::metrics::invariants`]: goodput and throughput bins within
 //! the links' capacity, utilisation in [0, 1], delays ≥ 0, no NaN or
 //! infinity, conservation; an imported topology's file recorded with the
-//! SHA-256 of the text it was expanded from). A broken invariant or any panic is a failure;
+//! SHA-256 of the text it was expanded from; the warnings of listed causes,
+//! one line each, the same as the scenario's own). A broken invariant or any panic is a failure;
 //! a rejection is classified by how its message points at the fault
 //! ([`pointer`]);
 //! the binary adds an allocation and a wall-time budget per case. Cases are
@@ -465,6 +466,9 @@ fn run_scenario(sc: &Scenario, threads: usize) -> Outcome {
     if let Err(m) = aqmlab::metrics::invariants::check(sc, sc.seed, &r) {
         return Outcome::Violated(m);
     }
+    if let Err(m) = warnings_hold(sc, &r) {
+        return Outcome::Violated(m);
+    }
     if threads > 1 {
         // determinism: the same results whatever the thread count
         let mut par = Simulation::with_threads(sc, sc.seed, threads);
@@ -486,6 +490,25 @@ fn run_scenario(sc: &Scenario, threads: usize) -> Outcome {
         }
     }
     Outcome::Ran
+}
+
+/// The run's warnings: each of a listed cause, naming a key, on one line of
+/// at most 1 000 characters, and the same as the scenario's own
+/// (`Scenario::warnings`, computed apart from any run).
+fn warnings_hold(sc: &Scenario, r: &aqmlab::RunResult) -> Result<(), String> {
+    use aqmlab::scenario::warnings::CAUSES;
+    for w in &r.warnings {
+        if !CAUSES.iter().any(|(c, _)| *c == w.cause) {
+            return Err(format!("warning of an unlisted cause `{}`", w.cause));
+        }
+        if w.key.is_empty() || w.message.contains('\n') || w.message.chars().count() > 1000 {
+            return Err(format!("warning [{}] not one line naming a key: {:?}", w.cause, w.key));
+        }
+    }
+    if sc.warnings() != r.warnings {
+        return Err("the run's warnings differ from the scenario's".into());
+    }
+    Ok(())
 }
 
 /// Everything a run computes, without what may differ between equal runs
