@@ -502,7 +502,10 @@ fn warnings_hold(sc: &Scenario, r: &aqmlab::RunResult) -> Result<(), String> {
             return Err(format!("warning of an unlisted cause `{}`", w.cause));
         }
         if w.key.is_empty() || w.message.contains('\n') || w.message.chars().count() > 1000 {
-            return Err(format!("warning [{}] not one line naming a key: {:?}", w.cause, w.key));
+            return Err(format!(
+                "warning [{}] not one line naming a key: {:?}",
+                w.cause, w.key
+            ));
         }
     }
     if sc.warnings() != r.warnings {

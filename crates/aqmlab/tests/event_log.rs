@@ -205,7 +205,7 @@ fn bad_log_keys_name_the_key() {
     assert!(err("log = [\"r9->r2\"]").contains("output.log[0]"));
     let e = err("log = [\"r1->r2\"]\nlog_flows = [\"cubic\"]");
     assert!(
-        e.contains("output.log_flows[0]") && e.contains("dctcp, reno"),
+        e.contains("output.log_flows[0]") && e.contains("`dctcp`, `reno`"),
         "{e}"
     );
     assert!(err("log_flows = [\"reno\"]").contains("output.log_flows"));

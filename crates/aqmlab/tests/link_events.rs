@@ -240,7 +240,7 @@ fn bad_link_and_flow_events_name_the_key() {
         (
             "flow = \"nope\"\nstop = true",
             "`events[0].flow`",
-            "groups: g",
+            "groups: `g`",
         ),
         ("flow = \"g\"", "`events[0]`", "stop = true"),
         (

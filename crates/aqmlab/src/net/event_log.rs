@@ -49,7 +49,18 @@ pub const AUTO_REFUSED: &str = "`auto` is not a format: every table is CSV unles
 impl<'de> serde::Deserialize<'de> for FileFormat {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let s = String::deserialize(d)?;
+        // a value of another type is named with the allowed names, as
+        // every name-only key's (`registry`)
+        let s = match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => s,
+            v => {
+                return Err(D::Error::custom(format!(
+                    "expected one of `csv`, `parquet` (a string), got {} {}",
+                    v.type_str(),
+                    crate::echo::echo(&v.to_string())
+                )))
+            }
+        };
         match s.as_str() {
             "csv" => Ok(FileFormat::Csv),
             "parquet" => Ok(FileFormat::Parquet),

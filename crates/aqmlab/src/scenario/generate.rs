@@ -188,7 +188,7 @@ pub(super) fn link(a: &str, b: &str, rate: Rate, delay: Dur, queue: Option<Queue
         classifier_ba: None,
         trace: None,
         trace_ba: None,
-        trace_once: None,
+        trace_once: false,
         traces: Default::default(),
     }
 }

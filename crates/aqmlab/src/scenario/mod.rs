@@ -619,10 +619,10 @@ pub struct LinkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_ba: Option<String>,
     /// Play the traces once (Mahimahi `mm-link --once`): after its last
-    /// line a direction delivers nothing more; unset or false: each trace
-    /// repeats, shifted by its last timestamp.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_once: Option<bool>,
+    /// line a direction delivers nothing more; false (the default): each
+    /// trace repeats, shifted by its last timestamp.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trace_once: bool,
     /// The traces as loaded when the scenario was (a→b, b→a):
     /// [`Scenario::load_files`].
     #[serde(skip)]
@@ -739,6 +739,10 @@ pub struct FlowSpec {
     /// (not on ACKs); 0, the default, is CS0 (best effort).
     #[serde(default, skip_serializing_if = "is_zero_u8")]
     pub dscp: u8,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 fn is_zero_u8(v: &u8) -> bool {
@@ -1679,7 +1683,7 @@ impl Scenario {
                     "required (a rate such as \"10Mbps\", or a `trace` file)".into(),
                 ));
             }
-            if l.trace_once == Some(true) && l.trace.is_none() && l.trace_ba.is_none() {
+            if l.trace_once && l.trace.is_none() && l.trace_ba.is_none() {
                 return Err((
                     format!("{p}.trace_once"),
                     "true needs a `trace` (or `trace_ba`) file on this link: it plays the trace once".into(),

@@ -54,7 +54,7 @@ fn build_link(
     // the lossy path)
     let varying = sc.link_schedule(li, sl.ab).map(|pts| {
         let trace = l.traces[usize::from(!sl.ab)].clone();
-        let once = l.trace_once == Some(true);
+        let once = l.trace_once;
         Box::new(crate::net::link_model::Varying::new(pts, trace, once))
     });
     let (rate, loss) = match &varying {
