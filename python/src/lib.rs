@@ -246,6 +246,17 @@ impl NativeScenario {
         })
     }
 
+    /// A key path past the bound (`scenario::key_path_parts`) is refused
+    /// before its value is converted, whatever the value.
+    fn check_path(&self, py: Python<'_>, path: &str) -> PyResult<()> {
+        aqmlab::scenario::key_path_parts(path)
+            .map(|_| ())
+            .map_err(|m| {
+                let e = ScenarioError::invalid(&self.file, path.to_string(), m);
+                scenario_error(py, &e)
+            })
+    }
+
     /// The document with `(path, value)` pairs set, validated once at the end.
     fn with_values(&self, py: Python<'_>, pairs: Vec<(String, toml::Value)>) -> PyResult<Self> {
         let mut doc = self.doc.clone();
@@ -352,6 +363,7 @@ impl NativeScenario {
 
     /// A copy with `value` at `path` (the `--set` path syntax), validated.
     fn set(&self, py: Python<'_>, path: String, value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        self.check_path(py, &path)?;
         let v = to_toml(value, &path).map_err(|e| conversion_error(py, &self.file, e))?;
         self.with_values(py, vec![(path, v)])
     }
@@ -361,6 +373,7 @@ impl NativeScenario {
     fn set_many(&self, py: Python<'_>, pairs: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
         let mut v = Vec::with_capacity(pairs.len());
         for (p, x) in &pairs {
+            self.check_path(py, p)?;
             let x = to_toml(x, p).map_err(|e| conversion_error(py, &self.file, e))?;
             v.push((p.clone(), x));
         }

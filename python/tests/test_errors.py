@@ -91,7 +91,7 @@ def test_set_errors(repo):
     sc = aqmlab.Scenario.from_file(repo / COMPARE)
     with pytest.raises(aqmlab.ScenarioError) as e:
         sc.set("links.nosuch.rate", "1Mbps")
-    assert e.value.path == "links.nosuch.rate" and "no element named `nosuch`" in str(e.value)
+    assert e.value.path == "links.nosuch.rate" and "unknown element `nosuch`" in str(e.value)
     with pytest.raises(aqmlab.ScenarioError) as e:
         sc.set("links.7.rate", "1Mbps")
     assert "out of range" in e.value.reason

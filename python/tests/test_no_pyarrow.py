@@ -50,6 +50,9 @@ def test_every_table_reads_without_pyarrow(repo: Path) -> None:
     scenario = str(repo / "scenarios/aqm-compare.toml")
     p = subprocess.run(
         [sys.executable, "-c", SCRIPT, scenario, ",".join(ATTRS)],
+        # the repository root holds no `aqmlab` source tree to shadow the
+        # installed package (python/ does)
+        cwd=repo,
         capture_output=True,
         text=True,
         timeout=300,

@@ -38,6 +38,9 @@ values = [{}]
 /// Run `aqmlab` with `args` → (exit code, peak resident memory in bytes,
 /// stderr), the peak from the kernel's accounting of the child
 /// (`wait4`'s `ru_maxrss`).
+// the child is reaped by `wait4` (which also gives its resource usage), not
+// by `Child::wait`
+#[allow(clippy::zombie_processes)]
 fn run_measured(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> (i32, u64, String) {
     let err_path = dir.join("stderr.txt");
     let child = Command::new(assert_cmd::cargo::cargo_bin("aqmlab"))

@@ -1226,7 +1226,7 @@ pub fn long_key_path(rng: &mut Pcg64Mcg) -> (String, String) {
             .choose(rng)
             .expect("nonempty");
             std::iter::once(head)
-                .chain(std::iter::repeat("a").take(n - 1))
+                .chain(std::iter::repeat_n("a", n - 1))
                 .collect::<Vec<_>>()
                 .join(".")
         }
@@ -1237,8 +1237,7 @@ pub fn long_key_path(rng: &mut Pcg64Mcg) -> (String, String) {
             let c = *['x', 'é', '日'].choose(rng).expect("nonempty");
             format!(
                 "{head}.{}",
-                std::iter::repeat(c)
-                    .take(n.saturating_sub(head.chars().count() + 1))
+                std::iter::repeat_n(c, n.saturating_sub(head.chars().count() + 1))
                     .collect::<String>()
             )
         }

@@ -206,6 +206,9 @@ struct Failure {
     count: u64,
 }
 
+/// How many cases gave one reason, and the first of them (case, message).
+type Examples = (u64, Vec<(u64, String)>);
+
 fn main() -> std::process::ExitCode {
     let a = match parse_args() {
         Ok(a) => a,
@@ -292,7 +295,7 @@ fn main() -> std::process::ExitCode {
     let mut unnamed_first: Vec<(u64, String)> = Vec::new();
     // per feature: (cases, rejected, unclear); per reason: count, first cases
     let mut by_feature: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
-    let mut reasons: BTreeMap<&str, (u64, Vec<(u64, String)>)> = BTreeMap::new();
+    let mut reasons: BTreeMap<&str, Examples> = BTreeMap::new();
     let (mut peak_max, mut peak_case) = (0usize, 0u64);
     let (mut slow_ms, mut slow_case) = (0u128, 0u64);
     for i in a.start..a.start.saturating_add(a.cases) {

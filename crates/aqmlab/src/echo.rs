@@ -17,15 +17,13 @@ pub const MAX_LINE: usize = 1000;
 /// `… (N more characters)`.
 pub fn echo(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(MAX_ECHO + 32));
-    let mut shown = 0usize;
     let mut chars = s.chars();
-    for c in chars.by_ref() {
+    for (shown, c) in chars.by_ref().enumerate() {
         if shown == MAX_ECHO {
             let rest = 1 + chars.count();
             out.push_str(&format!("… ({rest} more characters)"));
             return out;
         }
-        shown += 1;
         if c.is_control() {
             out.extend(c.escape_default());
         } else {
