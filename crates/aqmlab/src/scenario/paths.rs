@@ -242,6 +242,19 @@ impl<'a> Topology<'a> {
     }
 }
 
+/// A workload's hosts grouped by role (client, server, sender, ...), in
+/// the order the workload lists them.
+pub(super) fn workload_roles(w: &crate::traffic::WorkloadSpec) -> Vec<(&'static str, Vec<&str>)> {
+    let mut roles: Vec<(&'static str, Vec<&str>)> = Vec::new();
+    for (k, h) in w.hosts() {
+        match roles.iter_mut().find(|(r, _)| *r == k) {
+            Some((_, v)) => v.push(h),
+            None => roles.push((k, vec![h])),
+        }
+    }
+    roles
+}
+
 /// The `cc` of a workload, read from its serialised form so that every
 /// workload kind that has a `cc` key is covered.
 fn workload_cc(w: &crate::traffic::WorkloadSpec) -> Option<CcConfig> {
@@ -315,13 +328,7 @@ pub fn check_routes(sc: &Scenario) -> Result<(), (String, String)> {
         // hosts in different roles talk to each other (client and server,
         // senders and receivers), both ways: pair the roles, never the hosts
         // of one role with each other
-        let mut roles: Vec<(&str, Vec<&str>)> = Vec::new();
-        for (k, h) in w.hosts() {
-            match roles.iter_mut().find(|(r, _)| *r == k) {
-                Some((_, v)) => v.push(h),
-                None => roles.push((k, vec![h])),
-            }
-        }
+        let roles = workload_roles(w);
         for (ia, (_, xs)) in roles.iter().enumerate() {
             for (ib, (_, ys)) in roles.iter().enumerate() {
                 if ia == ib {

@@ -240,13 +240,7 @@ fn route_warnings(sc: &Scenario, topo: &Topology, wl: &[(usize, bool)], out: &mu
         // hosts of different roles talk to each other, both ways: each
         // host against the first host of every other role covers every
         // host's links at a cost linear in the hosts (as `paths::check_routes`)
-        let mut roles: Vec<(&str, Vec<&str>)> = Vec::new();
-        for (k, h) in sc.workloads[i].hosts() {
-            match roles.iter_mut().find(|(r, _)| *r == k) {
-                Some((_, v)) => v.push(h),
-                None => roles.push((k, vec![h])),
-            }
-        }
+        let roles = super::paths::workload_roles(&sc.workloads[i]);
         for (ia, (_, xs)) in roles.iter().enumerate() {
             for (ib, (_, ys)) in roles.iter().enumerate() {
                 if ia == ib {
